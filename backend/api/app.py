@@ -1,0 +1,58 @@
+"""The FastAPI application: typed routes, typed errors, loopback-only security."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import Depends, FastAPI
+
+from backend.api.context import ApiContext
+from backend.api.errors import install_error_handlers
+from backend.api.routers import events, health, jobs, pipeline
+from backend.api.security import LoopbackHostMiddleware, require_token
+from backend.api.sse import EventTail
+from backend.config import AppPaths, load_settings
+from backend.store.db import Database
+
+
+def create_app(
+    paths: AppPaths, *, api_token: str, temporal_address: str, sse_keepalive_s: float = 15
+) -> FastAPI:
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        db = await Database.open(paths.database)
+        tail = EventTail(paths.database)
+        await tail.start()
+        context = ApiContext(
+            paths=paths, settings=load_settings(paths), db=db, tail=tail,
+            api_token=api_token, temporal_address=temporal_address,
+            sse_keepalive_s=sse_keepalive_s,
+        )
+        app.state.context = context
+        try:
+            yield
+        finally:
+            await tail.stop()
+            await db.close()
+
+    app = FastAPI(
+        title="JobCtrl local API",
+        version="1",
+        description="Loopback-only API of a running JobCtrl instance. Every route but "
+        "/v1/health needs the bearer token from runtime.json.",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,  # served below, behind the token like every other route
+    )
+    install_error_handlers(app)
+
+    @app.get("/openapi.json", include_in_schema=False, dependencies=[Depends(require_token)])
+    async def openapi_document() -> dict:
+        return app.openapi()
+
+    app.add_middleware(LoopbackHostMiddleware)
+    for module in (health, pipeline, events, jobs):
+        app.include_router(module.router)
+    return app

@@ -1,0 +1,148 @@
+"""Where JobCtrl keeps its data and how its processes find each other.
+
+The app dir (platform data folder, or ``--app-dir`` / ``JOBCTRL_APP_DIR``) holds the
+SQLite database, the embedded Temporal history, logs, ``settings.json`` and, while an
+instance runs, ``runtime.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from pathlib import Path
+
+import platformdirs
+from pydantic import Field
+
+from backend.domain.model import CamelModel
+from backend.sources.config import DEFAULT_SOURCES, SourceConfig
+
+APP_NAME = "JobCtrl"
+TENANT_ID = "local"
+TASK_QUEUE = "jobctrl-local"
+NAMESPACE = "default"
+
+
+class TemporalSettings(CamelModel):
+    """Empty address means: embed a dev server. Otherwise connect to that cluster."""
+
+    address: str | None = None
+    namespace: str = NAMESPACE
+    tls: bool = False
+    api_key_env: str | None = Field(
+        default=None, description="Name of an environment variable holding the API key"
+    )
+
+    @property
+    def external(self) -> bool:
+        return bool(self.address)
+
+
+class AppSettings(CamelModel):
+    temporal: TemporalSettings = TemporalSettings()
+    worker_activity_slots: int = Field(default=8, ge=1, le=64)
+    sources: list[SourceConfig] = Field(default_factory=lambda: list(DEFAULT_SOURCES))
+
+
+def default_app_dir() -> Path:
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def resolve_app_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
+    chosen = explicit or os.environ.get("JOBCTRL_APP_DIR")
+    app_dir = Path(chosen).expanduser() if chosen else default_app_dir()
+    app_dir = app_dir.resolve()
+    app_dir.mkdir(parents=True, exist_ok=True)
+    return app_dir
+
+
+class AppPaths:
+    """Every file location inside one app dir, named once."""
+
+    def __init__(self, app_dir: Path):
+        self.app_dir = app_dir
+
+    @property
+    def database(self) -> Path:
+        return self.app_dir / "jobctrl.db"
+
+    @property
+    def temporal_dir(self) -> Path:
+        return self.app_dir / "temporal"
+
+    @property
+    def temporal_history(self) -> Path:
+        return self.temporal_dir / "history.db"
+
+    @property
+    def logs(self) -> Path:
+        return self.app_dir / "logs"
+
+    @property
+    def settings(self) -> Path:
+        return self.app_dir / "settings.json"
+
+    @property
+    def runtime_file(self) -> Path:
+        return self.app_dir / "runtime.json"
+
+    @property
+    def instance_lock(self) -> Path:
+        return self.app_dir / "instance.lock"
+
+    @property
+    def children_pids(self) -> Path:
+        return self.app_dir / "children.pids.json"
+
+
+def load_settings(paths: AppPaths) -> AppSettings:
+    """Settings file, then environment overrides (handy for scripts and CI)."""
+    data: dict = {}
+    if paths.settings.exists():
+        data = json.loads(paths.settings.read_text(encoding="utf-8"))
+    settings = AppSettings.model_validate(data)
+    address = os.environ.get("JOBCTRL_TEMPORAL_ADDRESS")
+    if address:
+        temporal = settings.temporal.model_copy(update={"address": address})
+        settings = settings.model_copy(update={"temporal": temporal})
+    return settings
+
+
+class RuntimeInfo(CamelModel):
+    """What ``runtime.json`` tells scripts and the shell about a running instance."""
+
+    app_dir: str
+    database: str
+    api_base_url: str | None = None
+    api_token: str
+    temporal_address: str
+    temporal_namespace: str = NAMESPACE
+    temporal_ui_url: str | None = None
+    task_queue: str = TASK_QUEUE
+    pids: dict[str, int] = Field(default_factory=dict)
+
+
+def new_api_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def write_private_json(path: Path, payload: dict) -> None:
+    """Write a file only the current user can read, atomically."""
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(payload, fh, indent=2)
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, path)
+
+
+def write_runtime_info(paths: AppPaths, info: RuntimeInfo) -> None:
+    write_private_json(paths.runtime_file, info.model_dump(by_alias=True))
+
+
+def read_runtime_info(app_dir: Path) -> RuntimeInfo | None:
+    path = AppPaths(app_dir).runtime_file
+    if not path.exists():
+        return None
+    return RuntimeInfo.model_validate_json(path.read_text(encoding="utf-8"))

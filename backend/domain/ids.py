@@ -1,0 +1,38 @@
+"""Stable identities: one posting, wherever and however often it is seen, is one JobId."""
+
+from __future__ import annotations
+
+import hashlib
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+# Query parameters that only say how someone arrived at a posting, never which posting.
+TRACKING_PARAMS = frozenset(
+    {"gh_src", "gh_jid_src", "lever-source", "lever-origin", "ref", "referrer", "source",
+     "src", "trk", "fbclid", "gclid", "mc_cid", "mc_eid"}
+)
+
+
+class InvalidPostingUrl(ValueError):
+    """A posting URL that is not an absolute http(s) URL."""
+
+
+def canonical_url(url: str) -> str:
+    parts = urlsplit(url.strip())
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https") or not parts.hostname:
+        raise InvalidPostingUrl(f"not an absolute http(s) URL: {url[:200]!r}")
+    host = parts.hostname.lower()
+    if parts.port and parts.port not in (80, 443):
+        host = f"{host}:{parts.port}"
+    query = sorted(
+        (key, value)
+        for key, value in parse_qsl(parts.query, keep_blank_values=True)
+        if not key.lower().startswith("utm_") and key.lower() not in TRACKING_PARAMS
+    )
+    path = parts.path.rstrip("/") or "/"
+    return urlunsplit(("https", host, path, urlencode(query), ""))
+
+
+def job_id_for_url(url: str) -> str:
+    digest = hashlib.sha256(canonical_url(url).encode("utf-8")).hexdigest()
+    return f"job_{digest[:24]}"

@@ -1,0 +1,88 @@
+"""The child processes: ``jobctrl worker`` and ``jobctrl api``."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+
+from backend.config import AppPaths
+from backend.runtime.ports import LOOPBACK
+from backend.runtime.process import (
+    configure_logging,
+    hard_exit,
+    stop_on_signals,
+    stop_when_parent_dies,
+)
+
+log = logging.getLogger(__name__)
+
+
+def _temporal_address() -> str:
+    address = os.environ.get("JOBCTRL_TEMPORAL_ADDRESS")
+    if not address:
+        sys.exit("JOBCTRL_TEMPORAL_ADDRESS is not set: start the worker through `jobctrl serve`.")
+    return address
+
+
+def run_worker_process(paths: AppPaths, *, verbose: bool = False) -> None:
+    from backend.temporal.worker import run_worker
+
+    configure_logging(paths.logs, "worker", verbose=verbose)
+    address = _temporal_address()
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        stop_on_signals(stop)
+        watcher = asyncio.create_task(stop_when_parent_dies(stop))
+        try:
+            await run_worker(paths, address, stop)
+        finally:
+            watcher.cancel()
+
+    code = 0
+    try:
+        asyncio.run(main())
+    except Exception:
+        log.exception("worker stopped with an error")
+        code = 1
+    hard_exit(code)
+
+
+def run_api_process(paths: AppPaths, *, port: int, verbose: bool = False) -> None:
+    import uvicorn
+
+    from backend.api.app import create_app
+
+    configure_logging(paths.logs, "api", verbose=verbose)
+    token = os.environ.get("JOBCTRL_API_TOKEN")
+    if not token:
+        sys.exit("JOBCTRL_API_TOKEN is not set: start the API through `jobctrl serve`.")
+    keepalive = float(os.environ.get("JOBCTRL_SSE_KEEPALIVE_S", "15"))
+    app = create_app(paths, api_token=token, temporal_address=_temporal_address(),
+                     sse_keepalive_s=keepalive)
+    config = uvicorn.Config(app, host=LOOPBACK, port=port, log_config=None,
+                            access_log=False, lifespan="on", timeout_graceful_shutdown=3)
+    server = uvicorn.Server(config)
+
+    async def main() -> None:
+        stop = asyncio.Event()
+
+        async def exit_when_stopped() -> None:
+            await stop_when_parent_dies(stop)
+            server.should_exit = True
+
+        watcher = asyncio.create_task(exit_when_stopped())
+        try:
+            await server.serve()
+        finally:
+            watcher.cancel()
+
+    code = 0
+    try:
+        asyncio.run(main())
+    except Exception:
+        log.exception("api stopped with an error")
+        code = 1
+    hard_exit(code if server.started or code else 1)

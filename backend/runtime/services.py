@@ -1,0 +1,164 @@
+"""One supervised child process: start, readiness wait, restart with backoff, stop."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from backend.runtime.children import ChildRegistry
+
+log = logging.getLogger(__name__)
+
+ServiceState = Literal["stopped", "starting", "ready", "restarting", "failed", "external"]
+StatusCallback = Callable[["ServiceStatus"], None]
+
+BACKOFF_START_S = 0.5
+BACKOFF_MAX_S = 30.0
+HEALTHY_RESETS_BACKOFF_S = 60.0
+
+
+@dataclass(frozen=True)
+class ServiceStatus:
+    name: str
+    state: ServiceState
+    detail: str | None = None
+    pid: int | None = None
+
+
+class ServiceFailed(RuntimeError):
+    pass
+
+
+@dataclass
+class ServiceSpec:
+    name: str
+    argv: Callable[[], list[str]]  # called at every (re)start: ports may change
+    env: dict[str, str]
+    ready: Callable[[int], Awaitable[bool]]  # given the child's pid
+    ready_timeout: float
+    log_file: Path
+    restart_on_crash: bool = True
+
+
+class ManagedService:
+    def __init__(self, spec: ServiceSpec, children: ChildRegistry, on_status: StatusCallback):
+        self.spec = spec
+        self._children = children
+        self._on_status = on_status
+        self._process: subprocess.Popen | None = None
+        self._monitor: asyncio.Task | None = None
+        self._stopping = False
+        self.restarts = 0
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process else None
+
+    def _report(self, state: ServiceState, detail: str | None = None) -> None:
+        self._on_status(ServiceStatus(self.spec.name, state, detail, self.pid))
+
+    def _spawn(self) -> None:
+        self.spec.log_file.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.spec.log_file, "ab") as log_handle:
+            self._process = subprocess.Popen(
+                self.spec.argv(),
+                env=self.spec.env,
+                stdin=subprocess.DEVNULL,
+                stdout=log_handle,
+                stderr=subprocess.STDOUT,
+                **self._children.popen_options(),
+            )
+        self._children.register(self.spec.name, self._process.pid)
+
+    async def start(self) -> None:
+        """Spawn and wait until ready; raises ServiceFailed with a readable reason."""
+        self._stopping = False
+        self._report("starting")
+        self._spawn()
+        await self._wait_ready()
+        self._report("ready")
+        self._monitor = asyncio.create_task(self._watch(), name=f"watch-{self.spec.name}")
+
+    async def _wait_ready(self) -> None:
+        deadline = time.monotonic() + self.spec.ready_timeout
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                raise ServiceFailed(
+                    f"{self.spec.name} exited with code {self._process.returncode} while starting;"
+                    f" see {self.spec.log_file}"
+                )
+            with contextlib.suppress(Exception):
+                if await self.spec.ready(self._process.pid):
+                    return
+            await asyncio.sleep(0.1)
+        await self._terminate()
+        raise ServiceFailed(
+            f"{self.spec.name} was not ready within {self.spec.ready_timeout:.0f}s;"
+            f" see {self.spec.log_file}"
+        )
+
+    async def _watch(self) -> None:
+        """Restart a crashed child with exponential backoff; a long healthy run resets it."""
+        backoff = BACKOFF_START_S
+        while not self._stopping:
+            started = time.monotonic()
+            while self._process.poll() is None:
+                await asyncio.sleep(0.2)
+            if self._stopping:
+                return
+            code = self._process.returncode
+            self._children.unregister(self.spec.name)
+            if not self.spec.restart_on_crash:
+                self._report("failed", f"exited with code {code}")
+                return
+            if time.monotonic() - started > HEALTHY_RESETS_BACKOFF_S:
+                backoff = BACKOFF_START_S
+            self._report("restarting", f"exited with code {code}; restarting in {backoff:.1f}s")
+            log.warning("%s exited with %s; restarting in %.1fs", self.spec.name, code, backoff)
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, BACKOFF_MAX_S)
+            if self._stopping:
+                return
+            try:
+                self._spawn()
+                await self._wait_ready()
+            except ServiceFailed as error:
+                self._report("restarting", str(error))
+                continue
+            self.restarts += 1
+            self._report("ready")
+
+    async def stop(self, timeout: float = 10.0) -> None:
+        self._stopping = True
+        if self._monitor:
+            self._monitor.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._monitor
+        await self._terminate(timeout)
+        self._report("stopped")
+
+    async def _terminate(self, timeout: float = 10.0) -> None:
+        process = self._process
+        if process is None or process.poll() is not None:
+            self._children.unregister(self.spec.name)
+            return
+        if sys.platform == "win32":
+            process.terminate()
+        else:
+            process.send_signal(15)  # SIGTERM: every child shuts down cleanly on it
+        deadline = time.monotonic() + timeout
+        while process.poll() is None and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        if process.poll() is None:
+            log.warning("%s did not stop within %.0fs; killing it", self.spec.name, timeout)
+            process.kill()
+            await asyncio.to_thread(process.wait)
+        self._children.unregister(self.spec.name)

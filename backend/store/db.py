@@ -1,0 +1,133 @@
+"""The one SQLite database: connection settings, transactions and migrations.
+
+Every process (worker, API, tests) opens it through :class:`Database`. Migrations are
+numbered ``.sql`` files applied under ``BEGIN IMMEDIATE``, so two processes starting at
+once serialize on SQLite's write lock and the second sees the first one's work.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+from backend.domain.clock import utc_now_iso
+
+BUSY_TIMEOUT_MS = 10_000
+PRAGMAS = (
+    "PRAGMA journal_mode=WAL",
+    "PRAGMA synchronous=NORMAL",
+    "PRAGMA foreign_keys=ON",
+    f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}",
+)
+
+
+def _migration_files() -> list[tuple[int, str, str]]:
+    folder = resources.files("backend.store") / "migrations"
+    found = []
+    for entry in folder.iterdir():
+        if entry.name.endswith(".sql"):
+            version = int(entry.name.split("_", 1)[0])
+            found.append((version, entry.name, entry.read_text(encoding="utf-8")))
+    return sorted(found)
+
+
+def _split_statements(script: str) -> Iterable[str]:
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                yield buffer
+            buffer = ""
+    if buffer.strip():
+        raise ValueError("migration ends with an incomplete statement")
+
+
+def migrate(path: Path) -> list[int]:
+    """Apply missing migrations; returns the versions this call applied."""
+    conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+    try:
+        for pragma in PRAGMAS:
+            conn.execute(pragma)
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+            )
+            done = {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
+            applied = []
+            for version, name, script in _migration_files():
+                if version in done:
+                    continue
+                for statement in _split_statements(script):
+                    conn.execute(statement)
+                conn.execute(
+                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                    (version, name, utc_now_iso()),
+                )
+                applied.append(version)
+            conn.execute("COMMIT")
+            return applied
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    finally:
+        conn.close()
+
+
+class Database:
+    """An aiosqlite connection plus a lock that keeps this process's writes serial.
+
+    Write transactions take SQLite's write lock up front (``BEGIN IMMEDIATE``) so a
+    canonical row and its events always commit together or not at all.
+    """
+
+    def __init__(self, conn: aiosqlite.Connection, path: Path):
+        self._conn = conn
+        self.path = path
+        self._write_lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, path: Path, *, run_migrations: bool = True) -> Database:
+        if run_migrations:
+            await asyncio.to_thread(migrate, path)
+        conn = await aiosqlite.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+        conn.row_factory = aiosqlite.Row
+        for pragma in PRAGMAS:
+            await conn.execute(pragma)
+        return cls(conn, path)
+
+    async def close(self) -> None:
+        await self._conn.close()
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        async with self._write_lock:
+            await self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                await self._conn.execute("ROLLBACK")
+                raise
+            await self._conn.execute("COMMIT")
+
+    async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[aiosqlite.Row]:
+        async with self._conn.execute(sql, tuple(params)) as cursor:
+            return list(await cursor.fetchall())
+
+    async def fetchone(self, sql: str, params: Iterable[Any] = ()) -> aiosqlite.Row | None:
+        async with self._conn.execute(sql, tuple(params)) as cursor:
+            return await cursor.fetchone()
+
+    async def data_version(self) -> int:
+        """Changes whenever another connection commits: our cheap change detector."""
+        row = await self.fetchone("PRAGMA data_version")
+        return int(row[0])

@@ -1,0 +1,63 @@
+"""The append-only ``job_events`` log: the source of truth for projections and SSE."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import aiosqlite
+
+from backend.config import TENANT_ID
+from backend.domain.clock import utc_now_iso
+from backend.domain.events import DomainEvent
+from backend.store.db import Database
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    id: int
+    type: str
+    job_id: str | None
+    workflow_id: str | None
+    run_id: str | None
+    payload_json: str
+    created_at: str
+
+
+async def append_event(
+    conn: aiosqlite.Connection,
+    event: DomainEvent,
+    *,
+    job_id: str | None = None,
+    workflow_id: str | None = None,
+    run_id: str | None = None,
+    dedupe_key: str | None = None,
+    tenant_id: str = TENANT_ID,
+) -> int | None:
+    """Append inside the caller's transaction. With a dedupe key, a repeat is a no-op
+    (returns None), which is what makes a retried activity safe."""
+    cursor = await conn.execute(
+        "INSERT INTO job_events (tenant_id, type, job_id, workflow_id, run_id, payload_json,"
+        " dedupe_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT DO NOTHING",
+        (tenant_id, event.event_type, job_id, workflow_id, run_id, event.payload_json(),
+         dedupe_key, utc_now_iso()),
+    )
+    return cursor.lastrowid if cursor.rowcount == 1 else None
+
+
+async def read_events_after(
+    db: Database, after_id: int, limit: int, tenant_id: str = TENANT_ID
+) -> list[StoredEvent]:
+    rows = await db.fetchall(
+        "SELECT id, type, job_id, workflow_id, run_id, payload_json, created_at FROM job_events"
+        " WHERE tenant_id = ? AND id > ? ORDER BY id LIMIT ?",
+        (tenant_id, after_id, limit),
+    )
+    return [StoredEvent(*row) for row in rows]
+
+
+async def latest_event_id(db: Database, tenant_id: str = TENANT_ID) -> int:
+    row = await db.fetchone(
+        "SELECT COALESCE(MAX(id), 0) FROM job_events WHERE tenant_id = ?", (tenant_id,)
+    )
+    return int(row[0])

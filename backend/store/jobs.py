@@ -1,0 +1,71 @@
+"""Canonical job rows and the source observations that link them to discovery runs."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import aiosqlite
+
+from backend.config import TENANT_ID
+from backend.domain.clock import utc_now_iso
+from backend.domain.ids import canonical_url, job_id_for_url
+from backend.domain.postings import Posting
+from backend.store.db import Database
+
+
+@dataclass(frozen=True)
+class ObservedJob:
+    job_id: str
+    is_new: bool
+
+
+async def observe_posting(
+    conn: aiosqlite.Connection, posting: Posting, *, source_family: str, discover_run_id: str
+) -> ObservedJob:
+    """Insert the job if it is new, refresh ``last_seen_at`` otherwise, and record the
+    observation. Runs inside the caller's transaction."""
+    job_id = job_id_for_url(posting.url)
+    now = utc_now_iso()
+    salary = posting.salary
+    cursor = await conn.execute(
+        "INSERT INTO jobs (job_id, tenant_id, canonical_url, url, apply_url, title, company,"
+        " location, remote, salary_min, salary_max, salary_currency, salary_period,"
+        " employment_type, posted_at, description_html, tags_json, first_source,"
+        " first_seen_at, last_seen_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (job_id) DO NOTHING",
+        (job_id, TENANT_ID, canonical_url(posting.url), posting.url, posting.apply_url,
+         posting.title, posting.company, posting.location, posting.remote,
+         salary.min if salary else None, salary.max if salary else None,
+         salary.currency if salary else None, salary.period if salary else None,
+         posting.employment_type, posting.posted_at, posting.description_html,
+         json.dumps(posting.tags), source_family, now, now),
+    )
+    is_new = cursor.rowcount == 1
+    if not is_new:
+        await conn.execute("UPDATE jobs SET last_seen_at = ? WHERE job_id = ?", (now, job_id))
+    await conn.execute(
+        "INSERT INTO source_observations (tenant_id, job_id, source_family, source_key,"
+        " discover_run_id, first_observation, observed_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT DO NOTHING",
+        (TENANT_ID, job_id, source_family, posting.source_key, discover_run_id, int(is_new), now),
+    )
+    return ObservedJob(job_id=job_id, is_new=is_new)
+
+
+JOB_LIST_COLUMNS = (
+    "job_id, url, apply_url, title, company, location, remote, salary_min, salary_max,"
+    " salary_currency, salary_period, employment_type, posted_at, first_source,"
+    " first_seen_at, last_seen_at"
+)
+
+
+async def list_jobs(db: Database, *, limit: int, offset: int) -> tuple[int, list[dict]]:
+    total_row = await db.fetchone("SELECT COUNT(*) FROM jobs WHERE tenant_id = ?", (TENANT_ID,))
+    rows = await db.fetchall(
+        f"SELECT {JOB_LIST_COLUMNS} FROM jobs WHERE tenant_id = ?"
+        " ORDER BY first_seen_at DESC, job_id LIMIT ? OFFSET ?",
+        (TENANT_ID, limit, offset),
+    )
+    return int(total_row[0]), [dict(row) for row in rows]

@@ -1,0 +1,205 @@
+"""Discovery activities: thin I/O around the sources and the store.
+
+Each write commits canonical rows and their events in one transaction, with dedupe keys
+so a retried or resumed activity never duplicates a job or an event."""
+
+from __future__ import annotations
+
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from backend.config import AppPaths, load_settings
+from backend.domain import events as ev
+from backend.sources.config import SourceConfig
+from backend.sources.errors import SourceError
+from backend.sources.registry import fetch_source
+from backend.store import discovery as runs
+from backend.store.db import Database
+from backend.store.events import append_event
+from backend.store.jobs import observe_posting
+from backend.temporal.contracts import (
+    DiscoverResult,
+    DiscoveryExecutionRef,
+    DiscoveryPlan,
+    FamilyFailureInput,
+    FamilyInput,
+    FamilyOutcome,
+    FinalizeInput,
+    PlanInput,
+)
+
+WORKFLOW_TYPE = "DiscoverWorkflow"
+WRITE_BATCH = 25  # postings per transaction: small enough that jobs stream to the UI
+
+
+def select_sources(configured: list[SourceConfig], wanted: list[str] | None) -> list[SourceConfig]:
+    """Enabled sources, or exactly the requested ids (which must exist)."""
+    if wanted is None:
+        return [source for source in configured if source.enabled]
+    by_id = {source.id: source for source in configured}
+    missing = [source_id for source_id in wanted if source_id not in by_id]
+    if missing:
+        raise ApplicationError("unknown source id", type="configuration", non_retryable=True)
+    return [by_id[source_id] for source_id in wanted]
+
+
+def _ids(ref: DiscoveryExecutionRef) -> dict[str, str]:
+    return {"discover_workflow_id": ref.discover_workflow_id, "discover_run_id": ref.discover_run_id}
+
+
+class DiscoveryActivities:
+    def __init__(self, db: Database, paths: AppPaths):
+        self._db = db
+        self._paths = paths
+
+    @activity.defn(name="plan_discovery")
+    async def plan_discovery(self, input: PlanInput) -> DiscoveryPlan:
+        sources = select_sources(load_settings(self._paths).sources, input.source_ids)
+        await self._record_started(input.ref, [source.id for source in sources])
+        return DiscoveryPlan(sources=sources)
+
+    async def _record_started(self, ref: DiscoveryExecutionRef, families: list[str]) -> None:
+        run_id = ref.discover_run_id
+        async with self._db.transaction() as conn:
+            await runs.insert_run(
+                conn, workflow_id=ref.discover_workflow_id, run_id=run_id, families=families
+            )
+            common = {"workflow_id": ref.discover_workflow_id, "run_id": run_id}
+            await append_event(
+                conn,
+                ev.WorkflowStarted(
+                    workflow_id=ref.discover_workflow_id, run_id=run_id,
+                    workflow_type=WORKFLOW_TYPE, input_summary={"families": families},
+                ),
+                dedupe_key=f"WorkflowStarted:{run_id}", **common,
+            )
+            await append_event(
+                conn,
+                ev.DiscoveryRunStarted(**_ids(ref), families=families,
+                                       progress_total=len(families) + 2),
+                dedupe_key=f"DiscoveryRunStarted:{run_id}", **common,
+            )
+
+    @activity.defn(name="discover_source_family")
+    async def discover_source_family(self, input: FamilyInput) -> FamilyOutcome:
+        try:
+            postings = await fetch_source(input.source)
+        except SourceError as error:
+            raise ApplicationError(
+                "source family failed", type=error.code, non_retryable=not error.retryable
+            ) from None
+        ref, family = input.ref, input.source.id
+        for start in range(0, len(postings), WRITE_BATCH):
+            await self._store_batch(ref, family, postings[start : start + WRITE_BATCH])
+            activity.heartbeat(start)
+        new_jobs, observed = await self._family_counts(ref.discover_run_id, family)
+        outcome = FamilyOutcome(
+            family=family, status="succeeded", new_jobs=new_jobs, existing_jobs=observed - new_jobs
+        )
+        async with self._db.transaction() as conn:
+            await runs.advance_progress(
+                conn, ref.discover_run_id, reached=input.index + 1, family=family,
+                family_progress=outcome.model_dump(by_alias=True, exclude={"family"}),
+            )
+        return outcome
+
+    async def _store_batch(self, ref: DiscoveryExecutionRef, family: str, batch) -> None:
+        async with self._db.transaction() as conn:
+            for posting in batch:
+                observed = await observe_posting(
+                    conn, posting, source_family=family, discover_run_id=ref.discover_run_id
+                )
+                if not observed.is_new:
+                    continue
+                await append_event(
+                    conn,
+                    ev.JobDiscovered(
+                        **_ids(ref), job_id=observed.job_id, title=posting.title,
+                        company=posting.company, location=posting.location,
+                        remote=posting.remote, source_family=family,
+                    ),
+                    job_id=observed.job_id, workflow_id=ref.discover_workflow_id,
+                    run_id=ref.discover_run_id, dedupe_key=f"JobDiscovered:{observed.job_id}",
+                )
+
+    async def _family_counts(self, run_id: str, family: str) -> tuple[int, int]:
+        row = await self._db.fetchone(
+            "SELECT COALESCE(SUM(first_observation), 0), COUNT(DISTINCT job_id)"
+            " FROM source_observations WHERE discover_run_id = ? AND source_family = ?",
+            (run_id, family),
+        )
+        return int(row[0]), int(row[1])
+
+    @activity.defn(name="record_family_failure")
+    async def record_family_failure(self, input: FamilyFailureInput) -> None:
+        async with self._db.transaction() as conn:
+            await runs.advance_progress(
+                conn, input.ref.discover_run_id, reached=input.index + 1, family=input.family,
+                family_progress={"status": "failed", "errorCode": input.error_code},
+            )
+
+    @activity.defn(name="finalize_discovery")
+    async def finalize_discovery(self, input: FinalizeInput) -> DiscoverResult:
+        ref = input.ref
+        status = final_status(input)
+        failed = [
+            ev.FamilyFailure(family=o.family, error_code=o.error_code or "source_failed")
+            for o in input.outcomes
+            if o.status == "failed"
+        ]
+        error_code = input.error_code or (failed[0].error_code if failed else None)
+        run_id = ref.discover_run_id
+        async with self._db.transaction() as conn:
+            # Planning may have failed before the run row existed; record it anyway.
+            await runs.insert_run(conn, workflow_id=ref.discover_workflow_id, run_id=run_id,
+                                  families=[o.family for o in input.outcomes])
+            if status in ("completed", "completed_with_issues"):
+                await runs.advance_progress(conn, run_id, reached=runs.PROGRESS_COMPLETE)
+            await runs.finish_run(
+                conn, run_id, status=status,
+                error_code=None if status == "completed" else error_code,
+            )
+            observed, new = await runs.run_counts(conn, run_id)
+            await self._append_terminal_events(conn, ref, status, failed, error_code,
+                                               observed=observed, new=new, input=input)
+        return DiscoverResult(
+            status=status, jobs_observed=observed, jobs_new=new,
+            families_failed=[f.family for f in failed],
+        )
+
+    async def _append_terminal_events(self, conn, ref, status, failed, error_code, *,
+                                      observed, new, input) -> None:
+        run_id, workflow_id = ref.discover_run_id, ref.discover_workflow_id
+        common = {"workflow_id": workflow_id, "run_id": run_id}
+        wf = {"workflow_id": workflow_id, "run_id": run_id, "workflow_type": WORKFLOW_TYPE}
+        if status in ("completed", "completed_with_issues"):
+            run_event = ev.DiscoveryRunCompleted(
+                **_ids(ref), status=status, jobs_observed=observed, jobs_new=new,
+                families_succeeded=[o.family for o in input.outcomes if o.status == "succeeded"],
+                families_failed=failed,
+            )
+            workflow_event = ev.WorkflowCompleted(**wf)
+        else:
+            run_event = ev.DiscoveryRunFailed(
+                **_ids(ref), status=status, error_code=error_code or "canceled",
+                families_failed=failed,
+            )
+            workflow_event = (
+                ev.WorkflowCanceled(**wf) if status == "canceled"
+                else ev.WorkflowFailed(**wf, error_code=error_code or "source_failed")
+            )
+        # One terminal event of each kind per run, however often finalize is retried.
+        await append_event(conn, run_event, dedupe_key=f"DiscoveryRunTerminal:{run_id}", **common)
+        await append_event(conn, workflow_event, dedupe_key=f"WorkflowTerminal:{run_id}", **common)
+
+
+def final_status(input: FinalizeInput) -> str:
+    """completed / completed_with_issues (some families failed) / failed / canceled."""
+    if input.canceled:
+        return "canceled"
+    if input.error_code:
+        return "failed"
+    failed = sum(1 for outcome in input.outcomes if outcome.status == "failed")
+    if failed and failed == len(input.outcomes):
+        return "failed"
+    return "completed_with_issues" if failed else "completed"

@@ -1,0 +1,63 @@
+"""The worker process: one Temporal worker on one task queue, plus its heartbeat."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from datetime import timedelta
+
+from temporalio.worker import Worker
+
+from backend.config import TASK_QUEUE, AppPaths, load_settings
+from backend.runtime.heartbeat import heartbeat_loop, worker_identity
+from backend.store.db import Database
+from backend.store.heartbeats import write_heartbeat
+from backend.temporal.activities.discovery import DiscoveryActivities
+from backend.temporal.client import connect_with_retry
+from backend.temporal.interceptors import ActivitySlotTracker
+from backend.temporal.workflows.discover import DiscoverWorkflow
+
+log = logging.getLogger(__name__)
+
+
+def build_activities(db: Database, paths: AppPaths) -> list:
+    discovery = DiscoveryActivities(db, paths)
+    return [
+        discovery.plan_discovery,
+        discovery.discover_source_family,
+        discovery.record_family_failure,
+        discovery.finalize_discovery,
+    ]
+
+
+async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event) -> None:
+    settings = load_settings(paths)
+    db = await Database.open(paths.database)
+    client = await connect_with_retry(settings.temporal, temporal_address, timeout=30)
+    tracker = ActivitySlotTracker()
+    slots = settings.worker_activity_slots
+    identity = worker_identity(
+        paths, task_queue=TASK_QUEUE, namespace=settings.temporal.namespace, slots=slots
+    )
+    worker = Worker(
+        client,
+        task_queue=TASK_QUEUE,
+        workflows=[DiscoverWorkflow],
+        activities=build_activities(db, paths),
+        interceptors=[tracker],
+        max_concurrent_activities=slots,
+        graceful_shutdown_timeout=timedelta(seconds=5),
+    )
+    try:
+        async with worker:
+            beats = asyncio.create_task(heartbeat_loop(db, identity, tracker))
+            log.info("worker %s polling %s at %s", identity.worker_id, TASK_QUEUE, temporal_address)
+            await stop.wait()
+            beats.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await beats
+    finally:
+        # Tell readers at once that this worker is gone, instead of waiting for staleness.
+        await write_heartbeat(db, identity, active_slots=0, state="stopped")
+        await db.close()

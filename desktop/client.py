@@ -1,0 +1,114 @@
+"""Async client of the local API: typed REST calls and an SSE stream that reconnects
+with ``Last-Event-ID`` and backoff. Qt-free, so scripts and tests use it too."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from httpx_sse import aconnect_sse
+
+from backend.config import RuntimeInfo
+
+RECONNECT_MIN_S = 0.25
+RECONNECT_MAX_S = 10.0
+
+
+class ApiRequestError(RuntimeError):
+    """A typed error answer from the API: ``{"error": {"code", "message"}}``."""
+
+    def __init__(self, status: int, code: str, message: str):
+        super().__init__(f"{status} {code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class StreamedEvent:
+    id: int
+    type: str
+    payload: dict[str, Any]
+
+
+class ApiClient:
+    def __init__(self, base_url: str, token: str):
+        self.base_url = base_url
+        self._http = httpx.AsyncClient(
+            base_url=base_url,
+            headers={"Authorization": f"Bearer {token}"},
+            # No read timeout: an SSE stream is quiet between keepalives by design.
+            timeout=httpx.Timeout(10, read=None),
+        )
+
+    @classmethod
+    def from_runtime(cls, info: RuntimeInfo) -> ApiClient:
+        return cls(info.api_base_url, info.api_token)
+
+    async def close(self) -> None:
+        await self._http.aclose()
+
+    async def _json(self, method: str, path: str, **kwargs) -> Any:
+        response = await self._http.request(method, path, **kwargs)
+        if response.status_code >= 400:
+            raise _typed_error(response)
+        return response.json()
+
+    async def health(self) -> dict[str, Any]:
+        return await self._json("GET", "/v1/health")
+
+    async def run_stage(self, stage: str, **extra: Any) -> dict[str, Any]:
+        return await self._json("POST", "/v1/pipeline/actions/run-stage",
+                                json={"stage": stage, **extra})
+
+    async def jobs(self, *, limit: int = 50, offset: int = 0) -> dict[str, Any]:
+        return await self._json("GET", "/v1/jobs", params={"limit": limit, "offset": offset})
+
+    async def discovery_runs(self, *, limit: int = 20) -> list[dict[str, Any]]:
+        return await self._json("GET", "/v1/discovery-runs", params={"limit": limit})
+
+    async def events(
+        self,
+        last_event_id: int | None = None,
+        *,
+        on_state: Callable[[str], None] | None = None,
+    ) -> AsyncIterator[StreamedEvent]:
+        """Yields events forever, reconnecting after drops without losing or repeating one."""
+        backoff = RECONNECT_MIN_S
+        report = on_state or (lambda state: None)
+        while True:
+            headers = {} if last_event_id is None else {"Last-Event-ID": str(last_event_id)}
+            try:
+                async with aconnect_sse(self._http, "GET", "/v1/events/stream",
+                                        headers=headers) as source:
+                    if source.response.status_code >= 400:
+                        await source.response.aread()
+                        raise _typed_error(source.response)
+                    report("live")
+                    backoff = RECONNECT_MIN_S
+                    async with contextlib.aclosing(source.aiter_sse()) as stream:
+                        async for sse in stream:
+                            if sse.retry:
+                                backoff = max(RECONNECT_MIN_S, sse.retry / 1000)
+                            if not sse.event or not sse.id:
+                                continue
+                            last_event_id = int(sse.id)
+                            yield StreamedEvent(last_event_id, sse.event, json.loads(sse.data))
+            except (httpx.TransportError, httpx.StreamError):
+                pass
+            report("reconnecting")
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, RECONNECT_MAX_S)
+
+
+def _typed_error(response: httpx.Response) -> ApiRequestError:
+    try:
+        error = response.json()["error"]
+        return ApiRequestError(response.status_code, error["code"], error["message"])
+    except (ValueError, KeyError, TypeError):
+        return ApiRequestError(response.status_code, "http_error", response.text[:200])
