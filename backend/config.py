@@ -97,12 +97,13 @@ class AppPaths:
 
 
 def load_settings(paths: AppPaths) -> AppSettings:
-    """Settings file, then environment overrides (handy for scripts and CI)."""
+    """Settings file, then ``JOBCTRL_EXTERNAL_TEMPORAL_ADDRESS`` (use an existing cluster
+    without editing the file; handy for scripts and CI)."""
     data: dict = {}
     if paths.settings.exists():
         data = json.loads(paths.settings.read_text(encoding="utf-8"))
     settings = AppSettings.model_validate(data)
-    address = os.environ.get("JOBCTRL_TEMPORAL_ADDRESS")
+    address = os.environ.get("JOBCTRL_EXTERNAL_TEMPORAL_ADDRESS")
     if address:
         temporal = settings.temporal.model_copy(update={"address": address})
         settings = settings.model_copy(update={"temporal": temporal})

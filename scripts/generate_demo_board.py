@@ -86,8 +86,8 @@ CITIES = [
     ("Amsterdam, Netherlands", "NL", 3), ("Rotterdam, Netherlands", "NL", 1),
     ("Utrecht, Netherlands", "NL", 1), ("Paris, France", "FR", 3), ("Lyon, France", "FR", 1),
     ("Barcelona, Spain", "ES", 2), ("Madrid, Spain", "ES", 2), ("Warsaw, Poland", "PL", 2),
-    ("Kraków, Poland", "PL", 1), ("Dublin, Ireland", "IE", 2), ("Cork, Ireland", "IE", 1),
-    ("Stockholm, Sweden", "SE", 2), ("Gothenburg, Sweden", "SE", 1),
+    ("Kraków, Poland", "PL", 1), ("Dublin, Ireland", "IE", 3), ("Cork, Ireland", "IE", 1),
+    ("Stockholm, Sweden", "SE", 3), ("Gothenburg, Sweden", "SE", 1),
     ("Lisbon, Portugal", "PT", 2), ("Porto, Portugal", "PT", 1),
     ("Bengaluru, India", "IN", 3), ("Hyderabad, India", "IN", 1), ("Pune, India", "IN", 1),
     ("Sydney, Australia", "AU", 2), ("Melbourne, Australia", "AU", 1),
@@ -141,7 +141,7 @@ COMPANIES = [
     ("Quarry Labs", "Developer tools", "201-500", "San Francisco", "R",
      "Quarry Labs makes a serverless analytics database that product teams use to query "
      "event data."),
-    ("Patchbay Systems", "Observability", "501-1000", "Dublin", "R",
+    ("Patchbay Systems", "Observability", "501-1000", "Dublin", "H",
      "Patchbay Systems offers one observability platform for logs, metrics and traces."),
     ("Cargoloop", "Logistics", "501-1000", "Rotterdam", "H",
      "Cargoloop is a digital freight forwarder for containers moving between Europe and Asia."),
@@ -306,7 +306,7 @@ ROLES = [
           "Improve app performance, crash rate and start-up time",
           "Own the release process to the App Store",
           "Share knowledge with our Android engineers and agree on patterns"],
-         "build a polished iOS experience for {area}"),
+         "build a polished iOS app for {area}"),
     role(["Android Engineer", "Mobile Engineer (Android)"], "Head of Mobile", "J.SXL", 1.0, 3,
          "native Android development",
          ["Kotlin", "Jetpack Compose", "Coroutines", "Gradle", "Room", "Firebase"],
@@ -315,7 +315,7 @@ ROLES = [
           "Improve app performance, battery use and crash rate",
           "Own releases to Google Play, including staged rollouts",
           "Share knowledge with our iOS engineers and agree on patterns"],
-         "build a fast, reliable Android experience for {area}"),
+         "build a fast, reliable Android app for {area}"),
     role(["Platform Engineer", "Software Engineer, Platform"], "Head of Platform", ".SXPLH",
          1.05, 5, "infrastructure or platform engineering",
          ["Kubernetes", "Terraform", "AWS", "GCP", "Go", "Helm", "Argo CD", "Prometheus",
@@ -506,8 +506,7 @@ ROLES = [
 
 REQUIREMENT_TEMPLATES = [
     "Hands-on experience with {}", "Solid working knowledge of {}",
-    "You're comfortable using {} day to day", "A track record of getting results with {}",
-    "Practical experience with {}",
+    "Practical experience with {}", "Demonstrable experience with {}", "Strong skills in {}",
 ]
 BONUS_TEMPLATES = ["Experience with {}", "Exposure to {}", "Some familiarity with {}"]
 SOFT_SKILLS = [
@@ -582,6 +581,16 @@ CLOSINGS = [
     "We're committed to building a diverse team and an inclusive workplace. Tell us if you "
     "need any adjustments during the process.",
     "We read every application, and a human will get back to you either way.",
+]
+PARTNERS = ["product, design and engineering", "a product manager, a designer and a handful "
+            "of engineers", "our customer-facing teams", "colleagues across the company"]
+FIRST_MONTHS = [
+    "In your first month you'll meet the team, ship something small and learn how {area} "
+    "works today.",
+    "By the end of your third month you'll own a meaningful piece of {area} and have "
+    "opinions about where it should go next.",
+    "We'll pair you with an onboarding buddy and agree on a 30-60-90 day plan together.",
+    "Within six months we expect you to be leading work that others build on.",
 ]
 INTERVIEW_STEPS = ["a take-home exercise", "a pairing session", "a portfolio review",
                    "a case study", "a system design conversation", "a role-play exercise"]
@@ -663,7 +672,7 @@ def make_title(rng: random.Random, role_data: dict, level: str, employment: str)
     if level == "H":
         return role_data["head"]
     if employment == "internship":
-        return f"{base} Intern"
+        return f"{role_data['titles'][0]} Intern"
     if level == "J" and role_data["junior"]:
         return role_data["junior"]
     return f"{LEVELS[level][0]} {base}".strip()
@@ -768,13 +777,16 @@ def employment_sentence(ctx: dict) -> str:
 def role_paragraph(ctx: dict) -> str:
     rng, role_data, title = ctx["rng"], ctx["role"], ctx["title"]
     mission = role_data["mission"].format(area=ctx["area"], company=ctx["company"]["name"])
-    team = role_data["team"] or ctx["area"]
-    opener = rng.choice([
-        f"As {article(title)} {title} on our {team} team, you'll {mission}.",
-        f"We're looking for {article(title)} {title} to {mission}.",
-        f"{ctx['company']['name']} is hiring {article(title)} {title} to join the {team} "
-        f"team. You'll {mission}.",
-    ])
+    a_title, team = f"{article(title)} {title}", role_data["team"]
+    openers = [f"We're looking for {a_title} to {mission}.",
+               f"{ctx['company']['name']} is hiring {a_title}. You'll {mission}, working "
+               f"closely with {rng.choice(PARTNERS)}."]
+    if team:
+        openers += [f"As {a_title} on our {team} team, you'll {mission}.",
+                    f"Join the {team} team as {a_title}. You'll {mission}."]
+    else:
+        openers.append(f"As {a_title}, you'll {mission}.")
+    opener = rng.choice(openers)
     return paragraph(opener, work_mode_sentence(ctx), employment_sentence(ctx))
 
 
@@ -783,6 +795,17 @@ def intro_block(ctx: dict) -> list[str]:
         return [f"<h2>{esc(ctx['title'])}</h2>", company_paragraph(ctx), role_paragraph(ctx)]
     return [heading(ctx, "about", "h2"), company_paragraph(ctx),
             heading(ctx, "role", "h2"), role_paragraph(ctx)]
+
+
+def first_months_block(ctx: dict) -> list[str]:
+    rng = ctx["rng"]
+    if rng.random() > 0.3:
+        return []
+    sentences = [s.format(area=ctx["area"]) for s in rng.sample(FIRST_MONTHS, k=2)]
+    title = rng.choice(["Your first months", "What success looks like", "Getting started"])
+    tag = "p><strong" if ctx["strong_headings"] else "h3"
+    close = "strong></p" if ctx["strong_headings"] else "h3"
+    return [f"<{tag}>{title}</{close}>", paragraph(*sentences)]
 
 
 def duties_block(ctx: dict, size: int) -> list[str]:
@@ -878,7 +901,7 @@ def closing_block(ctx: dict) -> list[str]:
 
 def render_description(ctx: dict, size: int) -> str:
     blocks = intro_block(ctx)
-    blocks += duties_block(ctx, size) + stack_block(ctx)
+    blocks += duties_block(ctx, size) + stack_block(ctx) + first_months_block(ctx)
     blocks += requirements_block(ctx, size) + bonus_block(ctx)
     blocks += salary_block(ctx) + perks_block(ctx, size)
     blocks += process_block(ctx) + closing_block(ctx)
@@ -887,7 +910,7 @@ def render_description(ctx: dict, size: int) -> str:
 
 def fitted_description(ctx: dict) -> str:
     """Render at a normal size; shrink or grow until within the word budget."""
-    size = 1
+    size = ctx["rng"].choice([0, 1, 1, 2, 2, 3])
     for _ in range(10):
         html = render_description(ctx, size)
         words = word_count(html)
@@ -960,7 +983,7 @@ DUPLICATES = {
 def relist(rng: random.Random, number: int, original: dict, mangle) -> dict:
     posting = copy.deepcopy(original)
     posted = datetime.strptime(original["postedAt"], "%Y-%m-%dT%H:%M:%SZ")
-    last = datetime(LAST_DAY.year, LAST_DAY.month, LAST_DAY.day, 23, 59)
+    last = datetime(LAST_DAY.year, LAST_DAY.month, LAST_DAY.day, 17, 0)
     posted = min(posted + timedelta(days=rng.randint(2, 9)), last)
     posting.update(id=f"demo-{number:04d}", url=mangle(original["url"]),
                    applyUrl=mangle(original["applyUrl"]),

@@ -69,11 +69,12 @@ def run_api_process(paths: AppPaths, *, port: int, verbose: bool = False) -> Non
     async def main() -> None:
         stop = asyncio.Event()
 
-        async def exit_when_stopped() -> None:
+        async def exit_when_parent_dies() -> None:
             await stop_when_parent_dies(stop)
-            server.should_exit = True
+            if stop.is_set():
+                server.should_exit = True
 
-        watcher = asyncio.create_task(exit_when_stopped())
+        watcher = asyncio.create_task(exit_when_parent_dies())
         try:
             await server.serve()
         finally:

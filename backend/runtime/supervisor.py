@@ -75,7 +75,7 @@ class Supervisor:
         self._requested_api_port = api_port
         self._requested_temporal_port = temporal_port
         self._temporal_ui = temporal_ui
-        self._on_status = on_status or (lambda status: None)
+        self._user_on_status = on_status or (lambda status: None)
         self._lock = FileLock(str(self.paths.instance_lock))
         self._children = ChildRegistry(self.paths.children_pids)
         self._services: list[ManagedService] = []
@@ -121,10 +121,8 @@ class Supervisor:
             temporal_address=temporal_address,
             temporal_namespace=self.settings.temporal.namespace,
             temporal_ui_url=ui_url,
-            pids={"supervisor": os.getpid(),
-                  **{service.spec.name: service.pid for service in self._services}},
         )
-        write_runtime_info(self.paths, self.info)
+        self._refresh_runtime_pids()
         return self.info
 
     async def _start_temporal(self) -> tuple[str, str | None]:
@@ -214,6 +212,17 @@ class Supervisor:
         if self._lock.is_locked:
             self.paths.runtime_file.unlink(missing_ok=True)
             self._lock.release()
+
+    def _on_status(self, status: ServiceStatus) -> None:
+        if status.state == "ready" and self.info is not None:
+            self._refresh_runtime_pids()  # a restarted child has a new pid
+        self._user_on_status(status)
+
+    def _refresh_runtime_pids(self) -> None:
+        pids = {"supervisor": os.getpid(),
+                **{service.spec.name: service.pid for service in self._services}}
+        self.info = self.info.model_copy(update={"pids": pids})
+        write_runtime_info(self.paths, self.info)
 
     def service(self, name: str) -> ManagedService | None:
         return next((s for s in self._services if s.spec.name == name), None)
