@@ -10,12 +10,14 @@ from __future__ import annotations
 import json
 import os
 import secrets
+from decimal import Decimal
 from pathlib import Path
+from typing import Literal
 
 import platformdirs
 from pydantic import Field
 
-from backend.domain.model import CamelModel
+from backend.domain.model import CamelModel, Usd
 from backend.sources.config import DEFAULT_SOURCES, SourceConfig
 
 APP_NAME = "JobCtrl"
@@ -39,10 +41,28 @@ class TemporalSettings(CamelModel):
         return bool(self.address)
 
 
+class LlmSettings(CamelModel):
+    """Which model writes and scores. ``offline`` needs no key, no network and costs $0."""
+
+    provider: Literal["offline", "openai_compat", "anthropic"] = "offline"
+    base_url: str | None = Field(default=None, max_length=500,
+                                 description="OpenAI-compatible or Anthropic endpoint")
+    model: str | None = Field(default=None, max_length=200)
+    api_key_secret: str | None = Field(
+        default=None, pattern=r"^[a-z0-9_.-]{1,64}$",
+        description="Name of the secret (keyring entry) holding the API key",
+    )
+    timeout_s: float = Field(default=60, gt=0, le=600)
+
+
 class AppSettings(CamelModel):
     temporal: TemporalSettings = TemporalSettings()
     worker_activity_slots: int = Field(default=8, ge=1, le=64)
     sources: list[SourceConfig] = Field(default_factory=lambda: list(DEFAULT_SOURCES))
+    llm: LlmSettings = LlmSettings()
+    daily_budget_usd: Usd = Field(
+        default=Decimal("25"), ge=0, le=100_000, description="0 means unlimited"
+    )
 
 
 def default_app_dir() -> Path:

@@ -1,8 +1,15 @@
 """Base model for every JSON shape we store or expose: camelCase on the wire."""
 
-from pydantic import BaseModel, ConfigDict
+from decimal import Decimal
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, PlainSerializer
 from pydantic.alias_generators import to_camel
 
 
 class CamelModel(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True)
+
+
+# Money is Decimal in code (never float sums) and a JSON number on the wire.
+Usd = Annotated[Decimal, PlainSerializer(float, return_type=float, when_used="json")]
