@@ -7,7 +7,6 @@ headless; ``worker`` and ``api`` are the children the shell and ``serve`` start.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import multiprocessing
 import os
 import sys

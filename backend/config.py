@@ -12,10 +12,10 @@ import os
 import secrets
 from decimal import Decimal
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import platformdirs
-from pydantic import Field
+from pydantic import AfterValidator, ConfigDict, Field
 
 from backend.domain.model import CamelModel, Usd
 from backend.sources.config import DEFAULT_SOURCES, SourceConfig
@@ -29,6 +29,8 @@ NAMESPACE = "default"
 class TemporalSettings(CamelModel):
     """Empty address means: embed a dev server. Otherwise connect to that cluster."""
 
+    model_config = ConfigDict(extra="forbid")
+
     address: str | None = None
     namespace: str = NAMESPACE
     tls: bool = False
@@ -41,8 +43,18 @@ class TemporalSettings(CamelModel):
         return bool(self.address)
 
 
+def _unique_source_ids(sources: list[SourceConfig]) -> list[SourceConfig]:
+    ids = [source.id for source in sources]
+    duplicates = sorted({source_id for source_id in ids if ids.count(source_id) > 1})
+    if duplicates:
+        raise ValueError(f"source ids must be unique; repeated: {', '.join(duplicates)}")
+    return sources
+
+
 class LlmSettings(CamelModel):
     """Which model writes and scores. ``offline`` needs no key, no network and costs $0."""
+
+    model_config = ConfigDict(extra="forbid")
 
     provider: Literal["offline", "openai_compat", "anthropic"] = "offline"
     base_url: str | None = Field(default=None, max_length=500,
@@ -56,10 +68,16 @@ class LlmSettings(CamelModel):
 
 
 class AppSettings(CamelModel):
+    model_config = ConfigDict(extra="forbid")
+
     temporal: TemporalSettings = TemporalSettings()
     worker_activity_slots: int = Field(default=8, ge=1, le=64)
-    sources: list[SourceConfig] = Field(default_factory=lambda: list(DEFAULT_SOURCES))
+    sources: Annotated[list[SourceConfig], AfterValidator(_unique_source_ids)] = Field(
+        default_factory=lambda: list(DEFAULT_SOURCES))
     llm: LlmSettings = LlmSettings()
+    min_fit_score: int = Field(
+        default=0, ge=0, le=100, description="Jobs scored below this get no tailored materials"
+    )
     daily_budget_usd: Usd = Field(
         default=Decimal("25"), ge=0, le=100_000, description="0 means unlimited"
     )
@@ -128,6 +146,13 @@ def load_settings(paths: AppPaths) -> AppSettings:
         temporal = settings.temporal.model_copy(update={"address": address})
         settings = settings.model_copy(update={"temporal": temporal})
     return settings
+
+
+def save_settings(paths: AppPaths, settings: AppSettings) -> None:
+    """Atomic write: a crash never leaves half a settings file."""
+    tmp = paths.settings.with_suffix(".json.tmp")
+    tmp.write_text(settings.model_dump_json(by_alias=True, indent=2), encoding="utf-8")
+    os.replace(tmp, paths.settings)
 
 
 class RuntimeInfo(CamelModel):

@@ -9,7 +9,16 @@ from fastapi import Depends, FastAPI
 
 from backend.api.context import ApiContext
 from backend.api.errors import install_error_handlers
-from backend.api.routers import events, health, jobs, pipeline
+from backend.api.routers import (
+    events,
+    health,
+    jobs,
+    pipeline,
+    profile,
+    secrets,
+    settings,
+    spend,
+)
 from backend.api.security import LoopbackHostMiddleware, require_token
 from backend.api.sse import EventTail
 from backend.config import AppPaths, load_settings
@@ -53,6 +62,6 @@ def create_app(
         return app.openapi()
 
     app.add_middleware(LoopbackHostMiddleware)
-    for module in (health, pipeline, events, jobs):
+    for module in (health, pipeline, events, jobs, profile, settings, spend, secrets):
         app.include_router(module.router)
     return app

@@ -12,10 +12,8 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from backend.domain.model import CamelModel
 from backend.domain.clock import utc_now_iso
-
-WorkflowType = Literal["DiscoverWorkflow"]
+from backend.domain.model import CamelModel
 
 
 class DomainEvent(CamelModel):
@@ -97,6 +95,105 @@ class WorkflowCancellationRequested(_WorkflowEvent):
     requested_at: str
 
 
+class _JobEvent(DomainEvent):
+    """Per-job events. ``workflowId`` / ``runId`` name the run that recorded the event;
+    both are null for events recorded outside a run (a local reset, a user action)."""
+
+    job_id: str
+    workflow_id: str | None = None
+    run_id: str | None = None
+
+
+class _StageEvent(_JobEvent):
+    stage: Literal["enrich", "score", "tailor", "cover", "pdf"]
+
+
+class StageStarted(_StageEvent):
+    attempt: int
+
+
+class StageCompleted(_StageEvent):
+    duration_ms: int | None = None
+
+
+class StageFailed(_StageEvent):
+    error_code: str
+    retryable: bool
+
+
+class StageExhausted(_StageEvent):
+    error_code: str
+    attempts: int
+
+
+class StageReset(_StageEvent):
+    source: Literal["retry_stage", "rescore", "retailor", "run_stage"]
+    previous_status: str
+
+
+class StageBlocked(_StageEvent):
+    reason: str
+
+
+class StageSkipped(_StageEvent):
+    reason: str
+
+
+class StageCanceled(_StageEvent):
+    pass
+
+
+class JobEnriched(_JobEvent):
+    origin: Literal["source", "page"]
+    word_count: int
+    confidence: Literal["high", "low"]
+    low_confidence_reason: str | None = None
+
+
+class EnrichmentFailed(_JobEvent):
+    error_code: str
+    blocked: bool
+
+
+class JobScored(_JobEvent):
+    score: int
+    rationale: str
+    version: int
+    provider: str
+    model: str
+
+
+class ResumeApproved(_JobEvent):
+    generation: int
+    provider: str
+    model: str
+
+
+class ResumeFailed(_JobEvent):
+    error_code: str
+
+
+class CoverLetterGenerated(_JobEvent):
+    generation: int
+    provider: str
+    model: str
+
+
+class PdfRendered(_JobEvent):
+    kind: Literal["resume_pdf", "cover_letter_pdf"]
+    generation: int
+    pages: int
+    bytes: int
+
+
+class JobUserStatusChanged(_JobEvent):
+    user_status: Literal["applied", "skipped"] | None
+
+
+class CandidateProfileUpdated(DomainEvent):
+    revision: int
+
+
 EVENT_TYPES: tuple[type[DomainEvent], ...] = (
     DiscoveryRunStarted,
     JobDiscovered,
@@ -107,6 +204,23 @@ EVENT_TYPES: tuple[type[DomainEvent], ...] = (
     WorkflowFailed,
     WorkflowCanceled,
     WorkflowCancellationRequested,
+    StageStarted,
+    StageCompleted,
+    StageFailed,
+    StageExhausted,
+    StageReset,
+    StageBlocked,
+    StageSkipped,
+    StageCanceled,
+    JobEnriched,
+    EnrichmentFailed,
+    JobScored,
+    ResumeApproved,
+    ResumeFailed,
+    CoverLetterGenerated,
+    PdfRendered,
+    JobUserStatusChanged,
+    CandidateProfileUpdated,
 )
 
 EVENT_BY_NAME: dict[str, type[DomainEvent]] = {cls.event_type: cls for cls in EVENT_TYPES}

@@ -22,8 +22,14 @@ def canonical_url(url: str) -> str:
     if scheme not in ("http", "https") or not parts.hostname:
         raise InvalidPostingUrl(f"not an absolute http(s) URL: {url[:200]!r}")
     host = parts.hostname.lower()
-    if parts.port and parts.port not in (80, 443):
-        host = f"{host}:{parts.port}"
+    if ":" in host:
+        host = f"[{host}]"  # IPv6 literal keeps its brackets
+    try:
+        port = parts.port
+    except ValueError:
+        raise InvalidPostingUrl(f"invalid port in {url[:200]!r}") from None
+    if port and port != {"http": 80, "https": 443}[scheme]:
+        host = f"{host}:{port}"
     query = sorted(
         (key, value)
         for key, value in parse_qsl(parts.query, keep_blank_values=True)

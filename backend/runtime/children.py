@@ -132,9 +132,11 @@ class ChildRegistry:
             recorded = json.loads(self._path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             recorded = {}
+        if not isinstance(recorded, dict):
+            recorded = {}
         leftovers = []
         for entry in recorded.values():
-            with contextlib.suppress(psutil.Error, KeyError, TypeError):
+            with contextlib.suppress(psutil.Error, KeyError, TypeError, ValueError):
                 process = psutil.Process(int(entry["pid"]))
                 if abs(process.create_time() - float(entry["createTime"])) < 0.01:
                     leftovers.append(process)

@@ -6,6 +6,7 @@ runs (an exclusive lock), writes ``runtime.json`` for scripts and removes it on 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sys
@@ -42,10 +43,8 @@ API_READY_TIMEOUT_S = 30.0
 class AppDirInUseError(RuntimeError):
     def __init__(self, app_dir: Path):
         info = None
-        try:
+        with contextlib.suppress(ValueError):
             info = read_runtime_info(app_dir)
-        except ValueError:
-            pass
         owner = f" (API {info.api_base_url}, pids {info.pids})" if info else ""
         super().__init__(
             f"The app dir {app_dir} is already in use by another JobCtrl instance{owner}."

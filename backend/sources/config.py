@@ -3,12 +3,50 @@
 from __future__ import annotations
 
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from backend.domain.model import CamelModel
 
 SOURCE_ID_PATTERN = r"^[a-z0-9][a-z0-9_.:-]{0,63}$"
+# Board tokens / site names as they appear in board URLs (never a path or a query).
+BOARD_SLUG_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$"
+# Ashby board names are occasionally display names with spaces ("Acme Labs").
+ASHBY_BOARD_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9 _.-]{0,99}$"
+
+
+def _http_url(value: str, *, allow_query: bool) -> str:
+    text = value.strip()
+    try:
+        parts = urlsplit(text)
+        port_ok = parts.port is None or parts.port > 0
+    except ValueError:
+        raise ValueError("must be an http(s) URL") from None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname or not port_ok:
+        raise ValueError("must be an absolute http(s) URL")
+    if parts.username is not None or parts.password is not None:
+        raise ValueError("must not carry credentials")
+    if any(ch.isspace() for ch in text):
+        raise ValueError("must not contain whitespace")
+    if parts.fragment or (parts.query and not allow_query):
+        raise ValueError("must not have a query or fragment")
+    return text
+
+
+def _base_url(value: str) -> str:
+    return _http_url(value, allow_query=False).rstrip("/")
+
+
+def _feed_url(value: str) -> str:
+    return _http_url(value, allow_query=True)
+
+
+# An API root such as https://boards-api.greenhouse.io (or a loopback test server).
+HttpBaseUrl = Annotated[str, Field(min_length=8, max_length=500), AfterValidator(_base_url)]
+FeedUrl = Annotated[str, Field(min_length=8, max_length=2000), AfterValidator(_feed_url)]
+SourceId = Annotated[str, Field(pattern=SOURCE_ID_PATTERN)]
+CompanyName = Annotated[str, Field(min_length=1, max_length=200)]
 
 
 class DemoBoardSource(CamelModel):
@@ -26,6 +64,67 @@ class JsonFileSource(CamelModel):
     enabled: bool = True
 
 
-SourceConfig = Annotated[DemoBoardSource | JsonFileSource, Field(discriminator="kind")]
+class GreenhouseSource(CamelModel):
+    """A Greenhouse job board: ``{baseUrl}/v1/boards/{boardToken}/jobs?content=true``."""
+
+    kind: Literal["greenhouse"] = "greenhouse"
+    id: SourceId
+    board_token: str = Field(pattern=BOARD_SLUG_PATTERN)
+    company_name: CompanyName | None = None  # default: the board token
+    base_url: HttpBaseUrl = "https://boards-api.greenhouse.io"
+    enabled: bool = True
+
+
+class LeverSource(CamelModel):
+    """A Lever site: ``{baseUrl}/v0/postings/{company}?mode=json`` (EU: api.eu.lever.co)."""
+
+    kind: Literal["lever"] = "lever"
+    id: SourceId
+    company: str = Field(pattern=BOARD_SLUG_PATTERN)
+    company_name: CompanyName | None = None  # default: the site name
+    base_url: HttpBaseUrl = "https://api.lever.co"
+    enabled: bool = True
+
+
+class AshbySource(CamelModel):
+    """An Ashby job board: ``{baseUrl}/posting-api/job-board/{boardName}``."""
+
+    kind: Literal["ashby"] = "ashby"
+    id: SourceId
+    board_name: str = Field(pattern=ASHBY_BOARD_PATTERN)
+    company_name: CompanyName | None = None  # default: the board name
+    base_url: HttpBaseUrl = "https://api.ashbyhq.com"
+    enabled: bool = True
+
+
+class FeedSource(CamelModel):
+    """An RSS 2.0 or Atom feed of postings."""
+
+    kind: Literal["feed"] = "feed"
+    id: SourceId
+    url: FeedUrl
+    company_name: CompanyName | None = None  # default: entry author, then feed title
+    enabled: bool = True
+
+
+class CsvFileSource(CamelModel):
+    """Postings from a CSV file with a header row (url,title,company required)."""
+
+    kind: Literal["csv_file"] = "csv_file"
+    id: SourceId
+    path: str = Field(min_length=1, max_length=4096)
+    enabled: bool = True
+
+
+SourceConfig = Annotated[
+    DemoBoardSource
+    | JsonFileSource
+    | GreenhouseSource
+    | LeverSource
+    | AshbySource
+    | FeedSource
+    | CsvFileSource,
+    Field(discriminator="kind"),
+]
 
 DEFAULT_SOURCES: tuple[SourceConfig, ...] = (DemoBoardSource(),)

@@ -3,16 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from backend.domain.postings import Posting
+from backend.sources.ashby import fetch_ashby
 from backend.sources.board_file import fetch_demo_board, fetch_json_file
 from backend.sources.config import SourceConfig
+from backend.sources.csv_file import fetch_csv_file
+from backend.sources.feeds import fetch_feed
+from backend.sources.greenhouse import fetch_greenhouse
+from backend.sources.lever import fetch_lever
 
-Fetcher = Callable[[SourceConfig], Awaitable[list[Posting]]]
+# Each fetcher takes its own config model; the union's ``kind`` picks the right one.
+Fetcher = Callable[[Any], Awaitable[list[Posting]]]
 
 FETCHERS: dict[str, Fetcher] = {
     "demo_board": fetch_demo_board,
     "json_file": fetch_json_file,
+    "greenhouse": fetch_greenhouse,
+    "lever": fetch_lever,
+    "ashby": fetch_ashby,
+    "feed": fetch_feed,
+    "csv_file": fetch_csv_file,
 }
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from importlib import resources
@@ -50,12 +51,26 @@ def _split_statements(script: str) -> Iterable[str]:
         raise ValueError("migration ends with an incomplete statement")
 
 
+def _apply_pragmas_waiting(conn: sqlite3.Connection) -> None:
+    """Switching a brand-new file to WAL does not wait on the busy handler when another
+    process holds the write lock; retry until the busy timeout instead of failing."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            for pragma in PRAGMAS:
+                conn.execute(pragma)
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.05)
+
+
 def migrate(path: Path) -> list[int]:
     """Apply missing migrations; returns the versions this call applied."""
     conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
     try:
-        for pragma in PRAGMAS:
-            conn.execute(pragma)
+        _apply_pragmas_waiting(conn)
         conn.execute("BEGIN IMMEDIATE")
         try:
             conn.execute(

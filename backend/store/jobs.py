@@ -11,7 +11,6 @@ from backend.config import TENANT_ID
 from backend.domain.clock import utc_now_iso
 from backend.domain.ids import canonical_url, job_id_for_url
 from backend.domain.postings import Posting
-from backend.store.db import Database
 
 
 @dataclass(frozen=True)
@@ -52,20 +51,3 @@ async def observe_posting(
         (TENANT_ID, job_id, source_family, posting.source_key, discover_run_id, int(is_new), now),
     )
     return ObservedJob(job_id=job_id, is_new=is_new)
-
-
-JOB_LIST_COLUMNS = (
-    "job_id, url, apply_url, title, company, location, remote, salary_min, salary_max,"
-    " salary_currency, salary_period, employment_type, posted_at, first_source,"
-    " first_seen_at, last_seen_at"
-)
-
-
-async def list_jobs(db: Database, *, limit: int, offset: int) -> tuple[int, list[dict]]:
-    total_row = await db.fetchone("SELECT COUNT(*) FROM jobs WHERE tenant_id = ?", (TENANT_ID,))
-    rows = await db.fetchall(
-        f"SELECT {JOB_LIST_COLUMNS} FROM jobs WHERE tenant_id = ?"
-        " ORDER BY first_seen_at DESC, job_id LIMIT ? OFFSET ?",
-        (TENANT_ID, limit, offset),
-    )
-    return int(total_row[0]), [dict(row) for row in rows]

@@ -45,6 +45,7 @@ class FamilyOutcome(CamelModel):
     new_jobs: int = 0
     existing_jobs: int = 0
     error_code: str | None = None
+    job_ids: list[str] = Field(default_factory=list, description="Jobs this family observed")
 
 
 class FamilyFailureInput(CamelModel):
@@ -66,3 +67,62 @@ class DiscoverResult(CamelModel):
     jobs_observed: int
     jobs_new: int
     families_failed: list[str]
+
+
+class PrepInput(CamelModel):
+    """Input of ``JobPreparationWorkflow`` (id ``prep-{idempotencyKey}``)."""
+
+    job_id: str
+    idempotency_key: str
+    stages: list[Literal["enrich", "score", "tailor", "cover", "pdf"]] = Field(
+        default_factory=lambda: ["enrich", "score", "tailor", "cover", "pdf"]
+    )
+    force_stages: list[str] = Field(default_factory=list)
+    discover_workflow_id: str | None = None
+    discover_run_id: str | None = None
+
+
+class RunRef(CamelModel):
+    workflow_id: str
+    run_id: str
+    workflow_type: str
+
+
+class StageInput(CamelModel):
+    run: RunRef
+    job_id: str
+    stage: Literal["enrich", "score", "tailor", "cover", "pdf"]
+    force: bool = False
+
+
+class StageOutcome(CamelModel):
+    stage: str
+    status: Literal["succeeded", "done", "blocked", "skipped", "deferred"]
+    reason: str | None = None
+
+
+class StageFailureInput(CamelModel):
+    run: RunRef
+    job_id: str
+    stage: Literal["enrich", "score", "tailor", "cover", "pdf"]
+    error_code: str
+    retryable: bool
+    attempts: int
+
+
+class WorkflowLifecycleInput(CamelModel):
+    run: RunRef
+    job_id: str | None = None
+    outcome: Literal["started", "completed", "failed", "canceled"]
+    error_code: str | None = None
+    input_summary: dict[str, str | int | list[str] | None] = Field(default_factory=dict)
+
+
+class FanoutInput(CamelModel):
+    ref: DiscoveryExecutionRef
+    job_ids: list[str]
+
+
+class PrepResult(CamelModel):
+    job_id: str
+    outcomes: list[StageOutcome]

@@ -14,20 +14,37 @@ from backend.runtime.heartbeat import heartbeat_loop, worker_identity
 from backend.store.db import Database
 from backend.store.heartbeats import write_heartbeat
 from backend.temporal.activities.discovery import DiscoveryActivities
+from backend.temporal.activities.preparation import PreparationActivities
+from backend.temporal.activities.spend import SpendActivities
 from backend.temporal.client import connect_with_retry
 from backend.temporal.interceptors import ActivitySlotTracker
 from backend.temporal.workflows.discover import DiscoverWorkflow
+from backend.temporal.workflows.preparation import JobPreparationWorkflow
 
 log = logging.getLogger(__name__)
 
 
+WORKFLOWS = [DiscoverWorkflow, JobPreparationWorkflow]
+
+
 def build_activities(db: Database, paths: AppPaths) -> list:
     discovery = DiscoveryActivities(db, paths)
+    preparation = PreparationActivities(db, paths)
+    spend = SpendActivities(db, paths)
     return [
         discovery.plan_discovery,
         discovery.discover_source_family,
         discovery.record_family_failure,
+        discovery.plan_preparation,
         discovery.finalize_discovery,
+        spend.check_spend_budget,
+        preparation.enrich_job,
+        preparation.score_job,
+        preparation.tailor_resume,
+        preparation.write_cover_letter,
+        preparation.render_pdfs,
+        preparation.reconcile_stage_failure,
+        preparation.record_workflow_lifecycle,
     ]
 
 
@@ -43,7 +60,7 @@ async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event
     worker = Worker(
         client,
         task_queue=TASK_QUEUE,
-        workflows=[DiscoverWorkflow],
+        workflows=WORKFLOWS,
         activities=build_activities(db, paths),
         interceptors=[tracker],
         max_concurrent_activities=slots,

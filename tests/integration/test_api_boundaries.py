@@ -112,10 +112,12 @@ async def test_openapi_documents_the_routes(base_url, auth):
 
 async def test_stream_sends_retry_hint_and_keepalives(base_url, auth, running):
     # The session API uses the default 15 s keepalive; this checks framing of the first bytes.
-    async with httpx.AsyncClient(base_url=base_url, headers=auth, timeout=10) as http:
-        async with http.stream("GET", "/v1/events/stream") as response:
-            assert response.headers["content-type"].startswith("text/event-stream")
-            first = await anext(response.aiter_text())
+    async with (
+        httpx.AsyncClient(base_url=base_url, headers=auth, timeout=10) as http,
+        http.stream("GET", "/v1/events/stream") as response,
+    ):
+        assert response.headers["content-type"].startswith("text/event-stream")
+        first = await anext(response.aiter_text())
     assert ": connected" in first and "retry: 2000" in first
 
 

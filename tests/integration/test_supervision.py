@@ -12,8 +12,8 @@ import time
 import httpx
 import pytest
 
-from backend.temporal.client import connect_temporal
 from backend.config import TemporalSettings
+from backend.temporal.client import connect_temporal
 from desktop.client import ApiClient
 from tests.integration.serve_process import ServeProcess, wait_gone
 

@@ -1,24 +1,36 @@
-"""Read routes over canonical rows: jobs and discovery runs (filters arrive later)."""
+"""Jobs: the filtered list, one job's detail, and the per-job actions."""
 
 from __future__ import annotations
 
 import json
+from typing import Any, Literal
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi.responses import JSONResponse
+from pydantic import ConfigDict
 
-from backend.api.errors import error_responses
+from backend.api.errors import ApiError, error_responses
 from backend.api.security import require_token
+from backend.domain import events as ev
 from backend.domain.model import CamelModel
+from backend.domain.stages import ACTIVE_STATUSES, STAGES
+from backend.store import stages as stage_store
 from backend.store.discovery import list_runs
-from backend.store.jobs import list_jobs
+from backend.store.events import append_event
+from backend.store.job_queries import JobFilter, SortKey, job_detail, list_jobs
+from backend.temporal.dispatch import stages_from, start_preparation
+from backend.temporal.workflows.preparation import prep_workflow_id
 
 router = APIRouter(tags=["jobs"], dependencies=[Depends(require_token)])
+
+JOB_KEY = Path(pattern=r"^job_[0-9a-f]{24}$", description="The job's stable JobId")
+StageName = Literal["enrich", "score", "tailor", "cover", "pdf"]
+RETRYABLE_STATUSES = frozenset({"failed", "exhausted", "blocked", "canceled"})
 
 
 class JobSummary(CamelModel):
     job_id: str
     url: str
-    apply_url: str | None
     title: str
     company: str
     location: str | None
@@ -26,12 +38,11 @@ class JobSummary(CamelModel):
     salary_min: int | None
     salary_max: int | None
     salary_currency: str | None
-    salary_period: str | None
-    employment_type: str | None
     posted_at: str | None
-    first_source: str
     first_seen_at: str
-    last_seen_at: str
+    user_status: str | None
+    score: int | None
+    stages: dict[str, str]
 
 
 class JobPage(CamelModel):
@@ -44,12 +55,174 @@ class JobPage(CamelModel):
 @router.get("/v1/jobs", response_model=JobPage, responses=error_responses(401, 422))
 async def get_jobs(
     request: Request,
+    q: str | None = Query(default=None, max_length=200),
+    remote: Literal["remote", "hybrid", "onsite", "unknown"] | None = None,
+    min_score: int | None = Query(default=None, alias="minScore", ge=0, le=100),
+    stage: StageName | None = None,
+    stage_status: str | None = Query(default=None, alias="stageStatus", max_length=20),
+    user_status: Literal["applied", "skipped"] | None = Query(default=None, alias="userStatus"),
+    sort: SortKey = "firstSeen",
+    order: Literal["asc", "desc"] = "desc",
     limit: int = Query(default=50, ge=1, le=500),
     offset: int = Query(default=0, ge=0, le=10_000_000),
 ) -> JobPage:
-    total, rows = await list_jobs(request.app.state.context.db, limit=limit, offset=offset)
+    filters = JobFilter(q=q, remote=remote, min_score=min_score, stage=stage,
+                        stage_status=stage_status, user_status=user_status)
+    total, rows = await list_jobs(request.app.state.context.db, filters, sort=sort,
+                                  descending=order == "desc", limit=limit, offset=offset)
     return JobPage(total=total, limit=limit, offset=offset,
                    items=[JobSummary.model_validate(row) for row in rows])
+
+
+async def _job_or_404(request: Request, job_key: str) -> dict:
+    detail = await job_detail(request.app.state.context.db, job_key)
+    if detail is None:
+        raise ApiError(404, "job_not_found", f"No job {job_key}.")
+    return detail
+
+
+@router.get("/v1/jobs/{job_key}", responses=error_responses(401, 404, 422))
+async def get_job(request: Request, job_key: str = JOB_KEY) -> dict[str, Any]:
+    """Stages (canonical job_stage_states), enrichment, score, materials and artifacts."""
+    return _camel(await _job_or_404(request, job_key))
+
+
+def _camel(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {_to_camel(k): _camel(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_camel(v) for v in value]
+    return value
+
+
+def _to_camel(key: str) -> str:
+    head, *rest = key.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+class JobStageRequest(CamelModel):
+    model_config = ConfigDict(extra="forbid")
+    stage: StageName
+
+
+class RetryStageRequest(JobStageRequest):
+    run_after: bool = False
+
+
+class StageDispatch(CamelModel):
+    job_id: str
+    stage: str
+    workflow_id: str | None = None
+    first_execution_run_id: str | None = None
+    already_running: bool = False
+    noop_reason: str | None = None
+
+
+def _stage_status(detail: dict, stage: str) -> str:
+    return next((s["status"] for s in detail["stages"] if s["stage"] == stage), "pending")
+
+
+def _active(detail: dict) -> bool:
+    return any(s["status"] in ACTIVE_STATUSES for s in detail["stages"])
+
+
+async def _dispatch(request: Request, job_id: str, stage: str, *, force: list[str]) -> JSONResponse:
+    client = await request.app.state.context.require_runtime()
+    started = await start_preparation(client, job_id, stages=stages_from(stage), force=force)
+    body = StageDispatch(job_id=job_id, stage=stage, workflow_id=started.workflow_id,
+                         first_execution_run_id=started.first_execution_run_id,
+                         already_running=started.already_running)
+    return JSONResponse(body.model_dump(by_alias=True), status_code=202)
+
+
+def _noop(job_id: str, stage: str, reason: str) -> JSONResponse:
+    body = StageDispatch(job_id=job_id, stage=stage, noop_reason=reason)
+    return JSONResponse(body.model_dump(by_alias=True), status_code=200)
+
+
+@router.post("/v1/jobs/{job_key}/actions/run-stage", response_model=StageDispatch,
+             status_code=202, responses=error_responses(401, 404, 422, 503))
+async def run_job_stage(body: JobStageRequest, request: Request, job_key: str = JOB_KEY):
+    """202 with run identity, or 200 with ``noopReason`` when there is nothing to do."""
+    detail = await _job_or_404(request, job_key)
+    if _active(detail):
+        return _noop(job_key, body.stage, "preparation_running")
+    if _stage_status(detail, body.stage) == "succeeded":
+        return _noop(job_key, body.stage, "already_succeeded")
+    return await _dispatch(request, job_key, body.stage, force=[])
+
+
+@router.post("/v1/jobs/{job_key}/actions/retry-stage", response_model=StageDispatch,
+             responses=error_responses(401, 404, 409, 422, 503))
+async def retry_job_stage(body: RetryStageRequest, request: Request, job_key: str = JOB_KEY):
+    """``runAfter: false`` is a local reset; ``runAfter: true`` checks worker readiness
+    before touching anything, so a 503 leaves the failed stage and its events intact."""
+    context = request.app.state.context
+    detail = await _job_or_404(request, job_key)
+    status = _stage_status(detail, body.stage)
+    if status not in RETRYABLE_STATUSES:
+        raise ApiError(409, "stage_not_retryable",
+                       f"The {body.stage} stage is {status}; only failed, exhausted, blocked "
+                       "or canceled stages can be retried.")
+    if body.run_after:
+        await context.require_runtime()
+    async with context.db.transaction() as conn:
+        await stage_store.reset(conn, job_key, body.stage, source="retry_stage")
+    if not body.run_after:
+        return JSONResponse(StageDispatch(job_id=job_key, stage=body.stage)
+                            .model_dump(by_alias=True), status_code=200)
+    return await _dispatch(request, job_key, body.stage, force=[])
+
+
+@router.post("/v1/jobs/{job_key}/actions/rescore", response_model=StageDispatch,
+             status_code=202, responses=error_responses(401, 404, 409, 503))
+async def rescore(request: Request, job_key: str = JOB_KEY):
+    return await _policy_rerun(request, job_key, ["score"])
+
+
+@router.post("/v1/jobs/{job_key}/actions/retailor", response_model=StageDispatch,
+             status_code=202, responses=error_responses(401, 404, 409, 503))
+async def retailor(request: Request, job_key: str = JOB_KEY):
+    return await _policy_rerun(request, job_key, ["tailor", "cover", "pdf"])
+
+
+async def _policy_rerun(request: Request, job_key: str, forced: list[str]):
+    detail = await _job_or_404(request, job_key)
+    if _active(detail):
+        raise ApiError(409, "preparation_running", "This job is being prepared right now.")
+    return await _dispatch(request, job_key, forced[0], force=forced)
+
+
+class MarkRequest(CamelModel):
+    model_config = ConfigDict(extra="forbid")
+    user_status: Literal["applied", "skipped"] | None
+
+
+@router.post("/v1/jobs/{job_key}/actions/mark", responses=error_responses(401, 404, 422))
+async def mark_job(body: MarkRequest, request: Request, job_key: str = JOB_KEY) -> dict:
+    """Mark applied / skipped (or clear the mark): a local, synchronous command."""
+    await _job_or_404(request, job_key)
+    async with request.app.state.context.db.transaction() as conn:
+        await conn.execute("UPDATE jobs SET user_status = ? WHERE job_id = ?",
+                           (body.user_status, job_key))
+        await append_event(conn, ev.JobUserStatusChanged(job_id=job_key,
+                                                         user_status=body.user_status),
+                           job_id=job_key)
+    return {"jobId": job_key, "userStatus": body.user_status}
+
+
+@router.post("/v1/jobs/{job_key}/actions/cancel", status_code=202,
+             responses=error_responses(401, 404, 503))
+async def cancel_job(request: Request, job_key: str = JOB_KEY):
+    """Requests cancellation of this job's running preparation; idempotent."""
+    detail = await _job_or_404(request, job_key)
+    if not _active(detail):
+        return _noop(job_key, "", "nothing_running")
+    client = await request.app.state.context.require_runtime()
+    handle = client.get_workflow_handle(prep_workflow_id(job_key))
+    await handle.cancel()
+    return JSONResponse({"jobId": job_key, "workflowId": handle.id,
+                         "cancellationRequested": True}, status_code=202)
 
 
 class DiscoveryRunSummary(CamelModel):
@@ -67,11 +240,8 @@ class DiscoveryRunSummary(CamelModel):
     finished_at: str | None
 
 
-@router.get(
-    "/v1/discovery-runs",
-    response_model=list[DiscoveryRunSummary],
-    responses=error_responses(401, 422),
-)
+@router.get("/v1/discovery-runs", response_model=list[DiscoveryRunSummary],
+            responses=error_responses(401, 422))
 async def get_discovery_runs(
     request: Request, limit: int = Query(default=20, ge=1, le=200)
 ) -> list[DiscoveryRunSummary]:
@@ -84,3 +254,6 @@ async def get_discovery_runs(
         )
         for row in rows
     ]
+
+
+__all__ = ["router", "STAGES"]

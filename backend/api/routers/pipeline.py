@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse
 from pydantic import ConfigDict, Field
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
@@ -12,7 +13,9 @@ from backend.api.errors import ApiError, error_responses
 from backend.api.security import require_token
 from backend.config import TASK_QUEUE
 from backend.domain.model import CamelModel
+from backend.store.stages import runnable_jobs
 from backend.temporal.contracts import DiscoverInput
+from backend.temporal.dispatch import stages_from, start_preparation
 from backend.temporal.workflows.discover import DISCOVER_WORKFLOW_ID
 
 router = APIRouter(tags=["pipeline"], dependencies=[Depends(require_token)])
@@ -21,7 +24,10 @@ router = APIRouter(tags=["pipeline"], dependencies=[Depends(require_token)])
 class RunStageRequest(CamelModel):
     model_config = ConfigDict(extra="forbid")
 
-    stage: Literal["discover"] = Field(description="The stage to run; more stages follow.")
+    stage: Literal["discover", "enrich", "score", "tailor", "cover", "pdf"] = Field(
+        description="discover starts DiscoverWorkflow; a per-job stage starts preparation "
+        "(from that stage on) for every job whose stage is pending or failed"
+    )
     source_ids: list[str] | None = Field(
         default=None, min_length=1, description="Only these configured sources (default: all enabled)"
     )
@@ -29,10 +35,14 @@ class RunStageRequest(CamelModel):
 
 class RunStageAccepted(CamelModel):
     stage: str
-    workflow_id: str
-    run_id: str = Field(description="Compatibility handle: the workflow id")
-    first_execution_run_id: str = Field(description="The exact Temporal execution id")
-    already_running: bool
+    workflow_id: str | None = None
+    run_id: str | None = Field(default=None, description="Compatibility handle: the workflow id")
+    first_execution_run_id: str | None = Field(
+        default=None, description="The exact Temporal execution id")
+    already_running: bool = False
+    started_workflows: int | None = Field(
+        default=None, description="Per-job stages: preparation workflows started")
+    noop_reason: str | None = None
 
 
 @router.post(
@@ -49,6 +59,8 @@ async def run_stage(body: RunStageRequest, request: Request) -> RunStageAccepted
         if unknown:
             raise ApiError(422, "unknown_source", f"Unknown source ids: {', '.join(unknown)}")
     client = await context.require_runtime()
+    if body.stage != "discover":
+        return await _run_job_stage_everywhere(context, client, body.stage)
     try:
         handle = await client.start_workflow(
             "DiscoverWorkflow",
@@ -64,3 +76,17 @@ async def run_stage(body: RunStageRequest, request: Request) -> RunStageAccepted
         stage=body.stage, workflow_id=DISCOVER_WORKFLOW_ID, run_id=DISCOVER_WORKFLOW_ID,
         first_execution_run_id=run_id, already_running=already,
     )
+
+
+async def _run_job_stage_everywhere(context, client, stage: str):
+    """Start preparation from ``stage`` for every job whose stage is runnable and that
+    nobody is preparing right now. 200 with a reason when there is nothing to do."""
+    job_ids = await runnable_jobs(context.db, stage)
+    if not job_ids:
+        body = RunStageAccepted(stage=stage, started_workflows=0, noop_reason="nothing_eligible")
+        return JSONResponse(body.model_dump(by_alias=True), status_code=200)
+    started = 0
+    for job_id in job_ids:
+        result = await start_preparation(client, job_id, stages=stages_from(stage))
+        started += 0 if result.already_running else 1
+    return RunStageAccepted(stage=stage, started_workflows=started)

@@ -10,13 +10,17 @@ from temporalio.exceptions import ApplicationError
 
 from backend.config import AppPaths, load_settings
 from backend.domain import events as ev
+from backend.domain.stages import ACTIVE_STATUSES
 from backend.sources.config import SourceConfig
 from backend.sources.errors import SourceError
 from backend.sources.registry import fetch_source
 from backend.store import discovery as runs
+from backend.store import stages as stage_store
 from backend.store.db import Database
 from backend.store.events import append_event
 from backend.store.jobs import observe_posting
+from backend.store.lifecycle import record_workflow_started, record_workflow_terminal
+from backend.store.stages import REDO_STATUSES, RETRYABLE_BLOCKS
 from backend.temporal.contracts import (
     DiscoverResult,
     DiscoveryExecutionRef,
@@ -24,6 +28,7 @@ from backend.temporal.contracts import (
     FamilyFailureInput,
     FamilyInput,
     FamilyOutcome,
+    FanoutInput,
     FinalizeInput,
     PlanInput,
 )
@@ -36,6 +41,7 @@ def select_sources(configured: list[SourceConfig], wanted: list[str] | None) -> 
     """Enabled sources, or exactly the requested ids (which must exist)."""
     if wanted is None:
         return [source for source in configured if source.enabled]
+    wanted = list(dict.fromkeys(wanted))  # a repeated id is crawled once
     by_id = {source.id: source for source in configured}
     missing = [source_id for source_id in wanted if source_id not in by_id]
     if missing:
@@ -65,13 +71,9 @@ class DiscoveryActivities:
                 conn, workflow_id=ref.discover_workflow_id, run_id=run_id, families=families
             )
             common = {"workflow_id": ref.discover_workflow_id, "run_id": run_id}
-            await append_event(
-                conn,
-                ev.WorkflowStarted(
-                    workflow_id=ref.discover_workflow_id, run_id=run_id,
-                    workflow_type=WORKFLOW_TYPE, input_summary={"families": families},
-                ),
-                dedupe_key=f"WorkflowStarted:{run_id}", **common,
+            await record_workflow_started(
+                conn, workflow_id=ref.discover_workflow_id, run_id=run_id,
+                workflow_type=WORKFLOW_TYPE, input_summary={"families": families},
             )
             await append_event(
                 conn,
@@ -89,26 +91,31 @@ class DiscoveryActivities:
                 "source family failed", type=error.code, non_retryable=not error.retryable
             ) from None
         ref, family = input.ref, input.source.id
+        job_ids: dict[str, None] = {}  # ordered set: the order postings were seen
         for start in range(0, len(postings), WRITE_BATCH):
-            await self._store_batch(ref, family, postings[start : start + WRITE_BATCH])
+            batch_ids = await self._store_batch(ref, family, postings[start : start + WRITE_BATCH])
+            job_ids.update(dict.fromkeys(batch_ids))
             activity.heartbeat(start)
         new_jobs, observed = await self._family_counts(ref.discover_run_id, family)
         outcome = FamilyOutcome(
-            family=family, status="succeeded", new_jobs=new_jobs, existing_jobs=observed - new_jobs
+            family=family, status="succeeded", new_jobs=new_jobs,
+            existing_jobs=observed - new_jobs, job_ids=list(job_ids),
         )
         async with self._db.transaction() as conn:
             await runs.advance_progress(
                 conn, ref.discover_run_id, reached=input.index + 1, family=family,
-                family_progress=outcome.model_dump(by_alias=True, exclude={"family"}),
+                family_progress=outcome.model_dump(by_alias=True, exclude={"family", "job_ids"}),
             )
         return outcome
 
-    async def _store_batch(self, ref: DiscoveryExecutionRef, family: str, batch) -> None:
+    async def _store_batch(self, ref: DiscoveryExecutionRef, family: str, batch) -> list[str]:
+        job_ids = []
         async with self._db.transaction() as conn:
             for posting in batch:
                 observed = await observe_posting(
                     conn, posting, source_family=family, discover_run_id=ref.discover_run_id
                 )
+                job_ids.append(observed.job_id)
                 if not observed.is_new:
                     continue
                 await append_event(
@@ -121,6 +128,7 @@ class DiscoveryActivities:
                     job_id=observed.job_id, workflow_id=ref.discover_workflow_id,
                     run_id=ref.discover_run_id, dedupe_key=f"JobDiscovered:{observed.job_id}",
                 )
+        return job_ids
 
     async def _family_counts(self, run_id: str, family: str) -> tuple[int, int]:
         row = await self._db.fetchone(
@@ -129,6 +137,22 @@ class DiscoveryActivities:
             (run_id, family),
         )
         return int(row[0]), int(row[1])
+
+    @activity.defn(name="plan_preparation")
+    async def plan_preparation(self, input: FanoutInput) -> list[str]:
+        """The observed jobs that still need preparation (none active, not user-skipped)."""
+        async with self._db.transaction() as conn:
+            for job_id in input.job_ids:
+                await stage_store.ensure_rows(conn, job_id)
+            placeholders = ",".join("?" * len(input.job_ids))
+            cursor = await conn.execute(
+                "SELECT s.job_id, s.status, s.blocked_reason FROM job_stage_states s"
+                " JOIN jobs j ON j.job_id = s.job_id"
+                f" WHERE s.job_id IN ({placeholders}) AND j.user_status IS NULL",
+                input.job_ids,
+            )
+            rows = await cursor.fetchall()
+        return needing_preparation(input.job_ids, rows)
 
     @activity.defn(name="record_family_failure")
     async def record_family_failure(self, input: FamilyFailureInput) -> None:
@@ -170,27 +194,41 @@ class DiscoveryActivities:
     async def _append_terminal_events(self, conn, ref, status, failed, error_code, *,
                                       observed, new, input) -> None:
         run_id, workflow_id = ref.discover_run_id, ref.discover_workflow_id
-        common = {"workflow_id": workflow_id, "run_id": run_id}
-        wf = {"workflow_id": workflow_id, "run_id": run_id, "workflow_type": WORKFLOW_TYPE}
         if status in ("completed", "completed_with_issues"):
             run_event = ev.DiscoveryRunCompleted(
                 **_ids(ref), status=status, jobs_observed=observed, jobs_new=new,
                 families_succeeded=[o.family for o in input.outcomes if o.status == "succeeded"],
                 families_failed=failed,
             )
-            workflow_event = ev.WorkflowCompleted(**wf)
         else:
             run_event = ev.DiscoveryRunFailed(
                 **_ids(ref), status=status, error_code=error_code or "canceled",
                 families_failed=failed,
             )
-            workflow_event = (
-                ev.WorkflowCanceled(**wf) if status == "canceled"
-                else ev.WorkflowFailed(**wf, error_code=error_code or "source_failed")
-            )
-        # One terminal event of each kind per run, however often finalize is retried.
-        await append_event(conn, run_event, dedupe_key=f"DiscoveryRunTerminal:{run_id}", **common)
-        await append_event(conn, workflow_event, dedupe_key=f"WorkflowTerminal:{run_id}", **common)
+        await append_event(conn, run_event, workflow_id=workflow_id, run_id=run_id,
+                           dedupe_key=f"DiscoveryRunTerminal:{run_id}")
+        await record_workflow_terminal(
+            conn, workflow_id=workflow_id, run_id=run_id, workflow_type=WORKFLOW_TYPE,
+            outcome="completed" if status.startswith("completed") else status,
+            error_code=error_code or "source_failed",
+        )
+
+
+def needing_preparation(job_ids: list[str], rows) -> list[str]:
+    """Jobs with work left that nobody is doing: keeps Discover from re-queuing finished,
+    robots-blocked or already-running preparation."""
+    by_job: dict[str, list[tuple[str, str | None]]] = {}
+    for job_id, status, reason in rows:
+        by_job.setdefault(job_id, []).append((status, reason))
+    eligible = []
+    for job_id in job_ids:
+        states = by_job.get(job_id)
+        if not states or any(status in ACTIVE_STATUSES for status, _ in states):
+            continue
+        if any(status in REDO_STATUSES or (status == "blocked" and reason in RETRYABLE_BLOCKS)
+               for status, reason in states):
+            eligible.append(job_id)
+    return eligible
 
 
 def final_status(input: FinalizeInput) -> str:

@@ -6,11 +6,18 @@ Orchestration only: every read and write happens in the activities."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, ApplicationError, is_cancelled_exception
+from temporalio.exceptions import (
+    ActivityError,
+    ApplicationError,
+    WorkflowAlreadyStartedError,
+    is_cancelled_exception,
+)
+from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from backend.config import TENANT_ID
@@ -19,21 +26,20 @@ with workflow.unsafe.imports_passed_through():
         DiscoverInput,
         DiscoverResult,
         DiscoveryExecutionRef,
+        DiscoveryPlan,
         FamilyFailureInput,
         FamilyInput,
         FamilyOutcome,
+        FanoutInput,
         FinalizeInput,
-        DiscoveryPlan,
         PlanInput,
+        PrepInput,
     )
+    from backend.temporal.workflows.common import BOOKKEEPING, NON_RETRYABLE
+    from backend.temporal.workflows.preparation import prep_workflow_id
 
 DISCOVER_WORKFLOW_ID = "discover-local"
-NON_RETRYABLE = ["configuration", "source_payload_invalid", "budget_exceeded", "missing_input"]
-
-BOOKKEEPING = {
-    "start_to_close_timeout": timedelta(seconds=30),
-    "retry_policy": RetryPolicy(maximum_attempts=5, non_retryable_error_types=NON_RETRYABLE),
-}
+FANOUT_BATCH = 50  # child starts issued together in one workflow task
 FAMILY = {
     "start_to_close_timeout": timedelta(minutes=10),
     "retry_policy": RetryPolicy(
@@ -67,7 +73,10 @@ class DiscoverWorkflow:
                 **BOOKKEEPING,
             )
             for index, source in enumerate(plan.sources):
-                outcomes.append(await self._crawl_family(ref, source, index))
+                outcome = await self._crawl_family(ref, source, index)
+                outcomes.append(outcome)
+                # Score as you discover: this family's jobs start preparing right away.
+                await self._fan_out(ref, outcome.job_ids)
         except (asyncio.CancelledError, ActivityError) as error:
             if is_cancelled_exception(error):
                 # Finalize still runs: a canceled workflow may schedule new activities.
@@ -75,7 +84,8 @@ class DiscoverWorkflow:
                 raise
             code = getattr(error.cause, "type", None) or "planning_failed"
             await self._finalize(FinalizeInput(ref=ref, outcomes=outcomes, error_code=code))
-            raise ApplicationError("discovery planning failed", type=code, non_retryable=True)
+            raise ApplicationError(
+                "discovery planning failed", type=code, non_retryable=True) from None
         result = await self._finalize(FinalizeInput(ref=ref, outcomes=outcomes))
         if result.status == "failed":
             first = next(o.error_code for o in outcomes if o.status == "failed")
@@ -100,6 +110,29 @@ class DiscoverWorkflow:
                 **BOOKKEEPING,
             )
             return FamilyOutcome(family=source.id, status="failed", error_code=code)
+
+    async def _fan_out(self, ref: DiscoveryExecutionRef, job_ids: list[str]) -> None:
+        if not job_ids:
+            return
+        eligible = await workflow.execute_activity(
+            "plan_preparation", FanoutInput(ref=ref, job_ids=job_ids), result_type=list[str],
+            **BOOKKEEPING,
+        )
+        for start in range(0, len(eligible), FANOUT_BATCH):
+            batch = eligible[start : start + FANOUT_BATCH]
+            await asyncio.gather(*(self._start_preparation(ref, job_id) for job_id in batch))
+
+    async def _start_preparation(self, ref: DiscoveryExecutionRef, job_id: str) -> None:
+        with contextlib.suppress(WorkflowAlreadyStartedError):  # already preparing
+            await workflow.start_child_workflow(
+                "JobPreparationWorkflow",
+                PrepInput(job_id=job_id, idempotency_key=job_id,
+                          discover_workflow_id=ref.discover_workflow_id,
+                          discover_run_id=ref.discover_run_id),
+                id=prep_workflow_id(job_id),
+                # Preparation outlives the Discover run that started it.
+                parent_close_policy=ParentClosePolicy.ABANDON,
+            )
 
     async def _finalize(self, input: FinalizeInput) -> DiscoverResult:
         return await workflow.execute_activity(

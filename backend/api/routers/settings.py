@@ -1,0 +1,50 @@
+"""GET / PATCH /v1/settings: camelCase keys; an invalid value saves nothing."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fastapi import APIRouter, Body, Depends, Request
+from pydantic import ValidationError
+
+from backend.api.errors import ApiError, error_responses
+from backend.api.security import require_token
+from backend.config import AppSettings, save_settings
+
+router = APIRouter(tags=["settings"], dependencies=[Depends(require_token)])
+
+NESTED = ("llm", "temporal")  # objects merged key by key; everything else is replaced
+
+
+def merge_patch(current: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(current)
+    for key, value in patch.items():
+        if key in NESTED and isinstance(value, dict) and isinstance(current.get(key), dict):
+            merged[key] = {**current[key], **value}
+        else:
+            merged[key] = value
+    return merged
+
+
+@router.get("/v1/settings", response_model=AppSettings, responses=error_responses(401))
+async def get_settings(request: Request) -> AppSettings:
+    return request.app.state.context.settings
+
+
+@router.patch("/v1/settings", response_model=AppSettings, responses=error_responses(401, 422))
+async def patch_settings(request: Request, patch: dict[str, Any] = Body(...)) -> AppSettings:
+    context = request.app.state.context
+    current = json.loads(context.settings.model_dump_json(by_alias=True))
+    try:
+        updated = AppSettings.model_validate(merge_patch(current, patch))
+    except ValidationError as error:
+        fields = sorted({".".join(str(p) for p in e["loc"]) for e in error.errors()})
+        raise ApiError(422, "validation_error",
+                       "Invalid settings: " + "; ".join(
+                           f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}"
+                           for e in error.errors()[:5]),
+                       fields=fields) from None
+    save_settings(context.paths, updated)
+    context.settings = updated
+    return updated

@@ -1,0 +1,65 @@
+"""Build the configured provider from settings and the secret store."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from backend.config import LlmSettings
+from backend.llm.anthropic import AnthropicProvider
+from backend.llm.base import ChatProvider, LlmConfigurationError
+from backend.llm.offline import OfflineProvider
+from backend.llm.openai_compat import OpenAiCompatProvider
+
+
+class SecretReader(Protocol):
+    def get(self, name: str) -> str | None: ...
+
+
+def _missing(setting: str, why: str) -> LlmConfigurationError:
+    return LlmConfigurationError(f"{setting} is not set: {why}", setting=setting)
+
+
+def _api_key(llm: LlmSettings, secrets: SecretReader, *, required: bool) -> str | None:
+    if not llm.api_key_secret:
+        if required:
+            raise _missing("llm.apiKeySecret", f"the {llm.provider} provider needs an API key")
+        return None
+    try:
+        key = secrets.get(llm.api_key_secret)
+    except Exception as error:  # noqa: BLE001 - keyring failures: name the class only
+        raise LlmConfigurationError(
+            f"the secret {llm.api_key_secret!r} named by llm.apiKeySecret cannot be read "
+            f"({type(error).__name__})", setting="llm.apiKeySecret",
+        ) from None
+    if not key:
+        raise LlmConfigurationError(
+            f"the secret {llm.api_key_secret!r} named by llm.apiKeySecret is not stored",
+            setting="llm.apiKeySecret",
+        )
+    return key
+
+
+def provider_from_settings(llm: LlmSettings, secrets: SecretReader) -> ChatProvider:
+    """``offline`` (the default) needs nothing; ``openai_compat`` needs a base URL and a
+    model (a key only if ``apiKeySecret`` names one); ``anthropic`` needs a model and a key.
+    A missing part raises LlmConfigurationError naming the setting."""
+    if llm.provider == "offline":
+        return OfflineProvider()
+    if llm.provider == "openai_compat":
+        if not llm.base_url:
+            raise _missing("llm.baseUrl", "e.g. http://localhost:11434/v1 or "
+                                          "https://api.openai.com/v1")
+        if not llm.model:
+            raise _missing("llm.model", "name the model to call")
+        return OpenAiCompatProvider(
+            base_url=llm.base_url, model=llm.model,
+            api_key=_api_key(llm, secrets, required=False), timeout_s=llm.timeout_s,
+        )
+    if llm.provider == "anthropic":
+        if not llm.model:
+            raise _missing("llm.model", "name the model to call")
+        return AnthropicProvider(
+            model=llm.model, api_key=_api_key(llm, secrets, required=True),
+            base_url=llm.base_url, timeout_s=llm.timeout_s,
+        )
+    raise LlmConfigurationError(f"unknown llm.provider {llm.provider!r}", setting="llm.provider")

@@ -1,0 +1,107 @@
+"""Greenhouse job boards (public Job Board API, no key).
+
+``GET {baseUrl}/v1/boards/{token}/jobs?content=true`` ->
+``{"jobs": [{"id", "title", "absolute_url", "location": {"name"}, "content", "updated_at",
+"first_published"?, "departments", "offices", "metadata"}], "meta": {"total"}}``.
+``content`` is entity-escaped HTML (``&lt;p&gt;``): unescaped, then sanitized.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import quote
+
+from backend.domain.postings import Posting, Salary
+from backend.sources.config import GreenhouseSource
+from backend.sources.errors import SourcePayloadInvalid
+from backend.sources.http import get_json
+from backend.sources.normalize import (
+    build_posting,
+    collect,
+    description_html,
+    employment_type,
+    infer_remote,
+    iso_utc,
+    make_salary,
+    parse_salary_text,
+)
+
+_SALARY_FIELD = re.compile(r"salary|compensation|pay\b|pay range|wage", re.IGNORECASE)
+_EMPLOYMENT_FIELD = re.compile(r"employment|job type|commitment|time type", re.IGNORECASE)
+
+
+def jobs_url(source: GreenhouseSource) -> str:
+    return f"{source.base_url}/v1/boards/{quote(source.board_token, safe='')}/jobs?content=true"
+
+
+async def fetch_greenhouse(source: GreenhouseSource) -> list[Posting]:
+    payload = await get_json(jobs_url(source))
+    jobs = payload.get("jobs") if isinstance(payload, dict) else None
+    if not isinstance(jobs, list):
+        raise SourcePayloadInvalid()
+    company = source.company_name or source.board_token
+    return collect(jobs, lambda job: to_posting(job, company), family="greenhouse")
+
+
+def _names(items: Any) -> list[str]:
+    if not isinstance(items, list):
+        return []
+    return [item["name"] for item in items if isinstance(item, dict)
+            and isinstance(item.get("name"), str)]
+
+
+def _metadata(job: dict) -> list[dict]:
+    items = job.get("metadata")
+    return [item for item in items if isinstance(item, dict)] if isinstance(items, list) else []
+
+
+def _salary(job: dict) -> Salary | None:
+    for field in _metadata(job):
+        if not _SALARY_FIELD.search(str(field.get("name") or "")):
+            continue
+        value = field.get("value")
+        if isinstance(value, dict):  # value_type "currency_range"
+            # The field does not say per what; the name sometimes does ("Hourly pay").
+            salary = make_salary(value.get("min_value"), value.get("max_value"),
+                                 value.get("unit") or value.get("currency"),
+                                 "hourly" if "hour" in str(field.get("name")).lower() else None)
+        elif isinstance(value, str):
+            salary = parse_salary_text(value)
+        else:
+            salary = None
+        if salary:
+            return salary
+    return None
+
+
+def _employment(job: dict) -> str | None:
+    for field in _metadata(job):
+        if _EMPLOYMENT_FIELD.search(str(field.get("name") or "")):
+            value = field.get("value")
+            if isinstance(value, list):
+                value = next((v for v in value if isinstance(v, str)), None)
+            kind = employment_type(value)
+            if kind:
+                return kind
+    return None
+
+
+def to_posting(job: dict, company: str) -> Posting:
+    location = job.get("location")
+    location_name = location.get("name") if isinstance(location, dict) else None
+    offices = _names(job.get("offices"))
+    title = job.get("title")
+    return build_posting(
+        source_key=job.get("id"),
+        url=job.get("absolute_url"),
+        title=title,
+        company=company,
+        location=location_name,
+        remote=infer_remote(location_name, title if isinstance(title, str) else None, *offices),
+        salary=_salary(job),
+        employment=_employment(job),
+        posted_at=iso_utc(job.get("first_published") or job.get("updated_at")),
+        description=description_html(job.get("content"), escaped=True),
+        tags=_names(job.get("departments")),
+    )

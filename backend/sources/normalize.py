@@ -1,0 +1,477 @@
+"""Shared normalization for every source family: one Posting shape, whatever the board.
+
+Remote mode, salary, employment type, timestamps and description HTML are derived here so
+that a Greenhouse posting and the same posting read from a feed look alike in the store.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import re
+import time
+from collections.abc import Callable, Iterable
+from datetime import UTC, date, datetime
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from bs4 import BeautifulSoup, Comment, Doctype, Tag
+from pydantic import ValidationError
+
+from backend.domain.ids import InvalidPostingUrl, canonical_url
+from backend.domain.postings import Posting, RemoteMode, Salary
+from backend.sources.errors import SourcePayloadInvalid
+
+log = logging.getLogger(__name__)
+
+MAX_TITLE = 300
+MAX_COMPANY = 200
+MAX_LOCATION = 300
+MAX_URL = 2000
+MAX_SOURCE_KEY = 300
+MAX_TAGS = 30
+MAX_TAG = 100
+
+# --------------------------------------------------------------------------- text
+
+
+_SPACE = re.compile(r"\s+")
+
+
+def clean_text(value: Any, max_length: int | None = None) -> str | None:
+    """A single-line string with collapsed whitespace, or None when empty / not a string."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str):
+        return None
+    text = _SPACE.sub(" ", value).strip()
+    if not text:
+        return None
+    if max_length is not None and len(text) > max_length:
+        text = text[: max_length - 1].rstrip() + "…"
+    return text
+
+
+def clean_tags(values: Iterable[Any]) -> list[str]:
+    tags: list[str] = []
+    seen: set[str] = set()
+    for value in values:
+        tag = clean_text(value, MAX_TAG)
+        if tag and tag.lower() not in seen:
+            seen.add(tag.lower())
+            tags.append(tag)
+        if len(tags) >= MAX_TAGS:
+            break
+    return tags
+
+
+# --------------------------------------------------------------------------- remote mode
+
+_HYBRID = re.compile(r"\bhybrid\b", re.IGNORECASE)
+_REMOTE = re.compile(
+    r"\b(remote|anywhere|work[- ]from[- ]home|wfh|telecommut\w*|home[- ]based)\b", re.IGNORECASE
+)
+_ONSITE = re.compile(r"\b(on[- ]?site|in[- ]office|in[- ]person|office[- ]based)\b", re.IGNORECASE)
+
+_EXPLICIT_REMOTE: dict[str, RemoteMode] = {
+    "remote": "remote",
+    "fullyremote": "remote",
+    "hybrid": "hybrid",
+    "onsite": "onsite",
+    "inoffice": "onsite",
+    "inperson": "onsite",
+    "office": "onsite",
+}
+
+
+def remote_from_explicit(value: Any) -> RemoteMode | None:
+    """A board's own workplace field (Lever ``on-site``, Ashby ``OnSite``...), if it says."""
+    if not isinstance(value, str):
+        return None
+    key = re.sub(r"[\s_-]+", "", value).lower()
+    return _EXPLICIT_REMOTE.get(key)
+
+
+def infer_remote(location: str | None, *hints: str | None) -> RemoteMode:
+    """Remote mode from the location text first, then from hints (title, offices, tags).
+
+    A known location that mentions neither remote nor hybrid work is onsite; no location
+    and no hint is unknown."""
+    for text in (location, *hints):
+        if not text:
+            continue
+        if _HYBRID.search(text):
+            return "hybrid"
+        if _REMOTE.search(text):
+            return "remote"
+        if _ONSITE.search(text):
+            return "onsite"
+    return "onsite" if location and location.strip() else "unknown"
+
+
+# --------------------------------------------------------------------------- employment type
+
+
+def employment_type(value: Any) -> str | None:
+    """``FullTime`` / ``Full-time`` / ``Regular Full Time`` -> ``full_time`` (demo board words)."""
+    text = clean_text(value)
+    if not text:
+        return None
+    words = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text).lower()
+    flat = re.sub(r"[^a-z]", "", words)
+    if "intern" in flat:
+        return "internship"
+    if "contract" in flat or "freelanc" in flat:
+        return "contract"
+    if "temp" in flat:
+        return "temporary"
+    if "parttime" in flat:
+        return "part_time"
+    if "fulltime" in flat or "permanent" in flat or flat == "regular":
+        return "full_time"
+    slug = re.sub(r"[^a-z0-9]+", "_", words).strip("_")
+    return slug[:40] or None
+
+
+# --------------------------------------------------------------------------- timestamps
+
+
+def iso_utc(value: Any) -> str | None:
+    """``2026-11-23T10:00:00Z`` from an ISO string, a date, ms since the epoch or a
+    ``time.struct_time`` (feedparser). Anything unreadable is None, never an error."""
+    try:
+        if value is None or isinstance(value, bool):
+            return None
+        if isinstance(value, time.struct_time):
+            moment = datetime(*value[:6], tzinfo=UTC)
+        elif isinstance(value, int | float):
+            seconds = value / 1000 if value > 10**11 else value  # ms epoch (Lever) or s
+            moment = datetime.fromtimestamp(seconds, tz=UTC)
+        elif isinstance(value, datetime):
+            moment = value
+        elif isinstance(value, date):
+            moment = datetime(value.year, value.month, value.day)
+        elif isinstance(value, str) and value.strip():
+            moment = datetime.fromisoformat(value.strip().replace("z", "Z"))
+        else:
+            return None
+    except (ValueError, OverflowError, OSError, TypeError):
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# --------------------------------------------------------------------------- salary
+
+_CURRENCY_SYMBOLS = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR",
+                     "C$": "CAD", "CA$": "CAD", "A$": "AUD", "AU$": "AUD", "CHF": "CHF"}
+_CURRENCY_CODES = ("USD", "EUR", "GBP", "CAD", "AUD", "NZD", "CHF", "SEK", "NOK", "DKK", "PLN",
+                   "JPY", "INR", "SGD", "BRL", "MXN", "ILS", "ZAR")
+_AMOUNT = r"(\d{1,3}(?:[,.\u00a0 ]\d{3})+|\d+(?:\.\d+)?)\s*([kKmM])?\b"
+_CURRENCY = r"(US\$|CA\$|AU\$|C\$|A\$|[$€£¥₹]|\b(?:" + "|".join(_CURRENCY_CODES) + r")\b)"
+_RANGE = re.compile(
+    _CURRENCY + r"?\s*" + _AMOUNT + r"(?:\s*(?:-|–|—|to)\s*" + _CURRENCY + r"?\s*" + _AMOUNT + r")?"
+    + r"(?:\s*" + _CURRENCY + r")?",
+    re.IGNORECASE,
+)
+_PER = r"(?:\b(?:per|an|a)\s+|/\s*)"
+_PERIODS = (
+    (re.compile(_PER + r"(?:hour|hr|h)\b|\bhourly\b", re.I), "hour"),
+    (re.compile(_PER + r"day\b|\bdaily\b", re.I), "day"),
+    (re.compile(_PER + r"(?:week|wk)\b|\bweekly\b", re.I), "week"),
+    (re.compile(_PER + r"(?:month|mo)\b|\bmonthly\b", re.I), "month"),
+    (re.compile(_PER + r"(?:year|yr|annum|y)\b|\bannual(?:ly)?\b|\bp\.a\.?(?!\w)", re.I),
+     "year"),
+)
+
+_LEVER_INTERVALS = {
+    "per-year-salary": "year", "per-month-salary": "month", "semi-month-salary": "semi_month",
+    "bi-month-salary": "bi_month", "bi-week-salary": "bi_week", "per-week-salary": "week",
+    "per-day-wage": "day", "per-day-salary": "day", "per-hour-wage": "hour",
+    "per-hour-salary": "hour", "one-time": "one_time",
+}
+
+
+def salary_period(value: Any) -> str | None:
+    """Lever ``per-year-salary``, Ashby ``1 YEAR``, or a plain word -> ``year``/``hour``/..."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    text = value.strip().lower()
+    if text in _LEVER_INTERVALS:
+        return _LEVER_INTERVALS[text]
+    match = re.fullmatch(r"(\d+)\s+(year|month|week|day|hour)s?", text)
+    if match:
+        count, unit = match.groups()
+        return unit if count == "1" else f"{count}_{unit}"[:16]
+    simple = {"yearly": "year", "annual": "year", "annually": "year", "hourly": "hour",
+              "monthly": "month", "weekly": "week", "daily": "day"}
+    if text in simple:
+        return simple[text]
+    if text in ("year", "month", "week", "day", "hour"):
+        return text
+    return None
+
+
+def amount(value: Any) -> int | None:
+    """120000 / 120000.0 / "120,000" / "$120k" / "1.5M" -> int; negatives and junk -> None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float | Decimal):
+        number = Decimal(str(value))
+    elif isinstance(value, str):
+        match = re.search(_AMOUNT, value.replace("\u202f", " "))
+        if not match or value.strip().startswith("-"):
+            return None
+        number = _decimal(match.group(1), match.group(2))
+        if number is None:
+            return None
+    else:
+        return None
+    try:
+        if not number.is_finite() or number < 0:
+            return None
+        return int(number.to_integral_value())
+    except (InvalidOperation, OverflowError):
+        return None
+
+
+def _decimal(digits: str, suffix: str | None) -> Decimal | None:
+    # "120,000" / "120.000" / "120 000" are thousands separators; "120.5" is a decimal.
+    if re.fullmatch(r"\d{1,3}(?:[,.\u00a0 ]\d{3})+", digits):
+        digits = re.sub(r"[,.\u00a0 ]", "", digits)
+    try:
+        number = Decimal(digits)
+    except InvalidOperation:
+        return None
+    if suffix:
+        number *= 1000 if suffix.lower() == "k" else 1_000_000
+    return number
+
+
+def make_salary(
+    minimum: Any = None, maximum: Any = None, currency: Any = None, period: Any = None
+) -> Salary | None:
+    low, high = amount(minimum), amount(maximum)
+    if low is None and high is None:
+        return None
+    if low is not None and high is not None and high < low:
+        low, high = high, low
+    code = clean_text(currency)
+    code = code.upper()[:8] if code else None
+    return Salary(min=low, max=high, currency=code, period=salary_period(period) or None)
+
+
+def parse_salary_text(text: Any) -> Salary | None:
+    """A salary from free text such as ``$81K – $87K``, ``€50,000 - €60,000 per year`` or
+    ``USD 45-60 / hour``. Requires a currency marker so that stray numbers never count."""
+    if not isinstance(text, str) or not text.strip():
+        return None
+    for match in _RANGE.finditer(text):
+        cur1, num1, suf1, cur2, num2, suf2, cur3 = match.groups()
+        marker = cur1 or cur2 or cur3
+        if not marker:
+            continue
+        if num2 and not suf1 and suf2:
+            suf1 = suf2  # "$80-95k"
+        low = _decimal(num1, suf1)
+        high = _decimal(num2, suf2) if num2 else None
+        if low is None:
+            continue
+        currency = _CURRENCY_SYMBOLS.get(marker.upper(), _CURRENCY_SYMBOLS.get(marker))
+        currency = currency or marker.upper()
+        period = next((name for pattern, name in _PERIODS if pattern.search(text)), None)
+        return make_salary(low, high, currency, period)
+    return None
+
+
+# --------------------------------------------------------------------------- HTML
+
+ALLOWED_TAGS = frozenset(
+    {"p", "ul", "ol", "li", "h1", "h2", "h3", "h4", "strong", "em", "b", "i", "br", "a"}
+)
+# Removed together with everything inside them.
+_DROP_TAGS = frozenset(
+    {"script", "style", "iframe", "frame", "frameset", "object", "embed", "applet", "noscript",
+     "template", "svg", "math", "form", "input", "button", "select", "option", "textarea",
+     "head", "title", "meta", "link", "base", "img", "picture", "video", "audio", "source",
+     "track", "canvas", "map", "area", "dialog"}
+)
+# Block containers: become a paragraph when they hold only inline content, else unwrapped.
+_BLOCKISH = frozenset(
+    {"div", "section", "article", "header", "footer", "main", "aside", "blockquote", "pre",
+     "figure", "figcaption", "address", "center", "details", "summary", "dl", "dt", "dd",
+     "table", "thead", "tbody", "tfoot", "tr", "caption", "nav", "body", "html", "hr"}
+)
+_BLOCK_CHILDREN = ALLOWED_TAGS - {"strong", "em", "b", "i", "br", "a"} | _BLOCKISH | {"h5", "h6"}
+_SAFE_HREF = re.compile(r"^(https?:|mailto:)", re.IGNORECASE)
+_LOOKS_LIKE_HTML = re.compile(r"<(?:/?[a-zA-Z][a-zA-Z0-9]*(?:\s[^<>]*)?/?|!--)>", re.DOTALL)
+
+
+def looks_like_html(text: str) -> bool:
+    return bool(_LOOKS_LIKE_HTML.search(text))
+
+
+def sanitize_html(raw: str) -> str:
+    """Keep only the allowlisted tags (and ``href`` on links to http(s)/mailto); drop
+    scripts, styles, embedded content, comments and every other attribute. Text is
+    re-serialized from the parse tree, so whatever survives is escaped."""
+    soup = BeautifulSoup(raw, "html.parser")
+    for node in soup.find_all(string=lambda s: isinstance(s, Comment | Doctype)):
+        node.extract()
+    for tag in soup.find_all(list(_DROP_TAGS)):
+        tag.decompose()
+    for tag in soup.find_all(True):
+        if tag.decomposed:
+            continue
+        name = tag.name.lower()
+        if name in ("h5", "h6"):
+            tag.name, name = "h4", "h4"
+        if name in ALLOWED_TAGS:
+            href = tag.get("href") if name == "a" else None
+            tag.attrs = {}
+            if name == "a":
+                href = href.strip() if isinstance(href, str) else ""
+                if _SAFE_HREF.match(href):
+                    tag.attrs["href"] = href
+                else:
+                    tag.unwrap()
+            continue
+        if name in _BLOCKISH and name not in ("body", "html", "hr"):
+            holds_blocks = any(
+                isinstance(child, Tag) and child.name.lower() in _BLOCK_CHILDREN
+                for child in tag.children
+            )
+            if not holds_blocks:
+                tag.name, tag.attrs = "p", {}
+                continue
+        if name in ("td", "th"):
+            tag.insert_after(" ")
+        tag.unwrap()
+    for tag in soup.find_all(["p", "li", "h1", "h2", "h3", "h4", "strong", "em", "b", "i"]):
+        if not tag.get_text(strip=True) and not tag.find("a"):
+            tag.decompose()
+    return re.sub(r"\n{3,}", "\n\n", str(soup)).strip()
+
+
+def text_to_html(text: str) -> str:
+    """Plain text -> escaped paragraphs (blank lines) with line breaks inside them."""
+    paragraphs = [part.strip() for part in re.split(r"\n\s*\n", text.replace("\r\n", "\n"))]
+    return "\n".join(
+        "<p>" + "<br/>".join(html.escape(line.strip()) for line in part.splitlines()) + "</p>"
+        for part in paragraphs
+        if part
+    )
+
+
+def description_html(raw: Any, *, escaped: bool = False) -> str | None:
+    """Safe description HTML from HTML (``escaped=True``: entity-escaped HTML such as
+    Greenhouse ``content``) or from plain text."""
+    if not isinstance(raw, str) or not raw.strip():
+        return None
+    text = html.unescape(raw) if escaped else raw
+    result = sanitize_html(text) if looks_like_html(text) else text_to_html(text)
+    return result or None
+
+
+# --------------------------------------------------------------------------- postings
+
+
+class SkipPosting(Exception):
+    """This one entry is unusable (no URL or title); the rest of the payload still counts."""
+
+
+def http_url(value: Any) -> str | None:
+    """An absolute http(s) URL short enough to store, else None."""
+    text = clean_text(value)
+    if not text or len(text) > MAX_URL or " " in text:
+        return None
+    try:
+        canonical_url(text)
+    except InvalidPostingUrl:
+        return None
+    return text
+
+
+def build_posting(
+    *,
+    source_key: Any,
+    url: Any,
+    title: Any,
+    company: Any,
+    apply_url: Any = None,
+    location: Any = None,
+    remote: RemoteMode = "unknown",
+    salary: Salary | None = None,
+    employment: str | None = None,
+    posted_at: str | None = None,
+    description: str | None = None,
+    tags: Iterable[Any] = (),
+) -> Posting:
+    posting_url = http_url(url)
+    posting_title = clean_text(title, MAX_TITLE)
+    posting_company = clean_text(company, MAX_COMPANY)
+    if not posting_url or not posting_title or not posting_company:
+        raise SkipPosting()
+    key = clean_text(source_key)
+    if not key or len(key) > MAX_SOURCE_KEY:
+        key = canonical_url(posting_url)[:MAX_SOURCE_KEY]
+    return Posting(
+        source_key=key,
+        url=posting_url,
+        apply_url=http_url(apply_url),
+        title=posting_title,
+        company=posting_company,
+        location=clean_text(location, MAX_LOCATION),
+        remote=remote,
+        salary=salary,
+        employment_type=employment,
+        posted_at=posted_at,
+        description_html=description,
+        tags=clean_tags(tags),
+    )
+
+
+def collect(
+    items: list[Any], convert: Callable[[Any], Posting], *, family: str
+) -> list[Posting]:
+    """Convert every entry, skipping unusable ones (logged as a count). One posting per
+    canonical URL. A non-empty payload with no usable posting is SourcePayloadInvalid."""
+    postings: list[Posting] = []
+    seen: set[str] = set()
+    skipped = 0
+    for item in items:
+        try:
+            if not isinstance(item, dict) and not hasattr(item, "get"):
+                raise SkipPosting()
+            posting = convert(item)
+        except (SkipPosting, KeyError, TypeError, ValueError, AttributeError, ValidationError):
+            skipped += 1
+            continue
+        key = canonical_url(posting.url)
+        if key in seen:
+            continue
+        seen.add(key)
+        postings.append(posting)
+    if skipped:
+        log.warning("%s: skipped %d of %d postings without a usable URL or title",
+                    family, skipped, len(items))
+    if items and not postings:
+        raise SourcePayloadInvalid()
+    return postings
+
+
+def first_text(*values: Any) -> str | None:
+    for value in values:
+        text = clean_text(value)
+        if text:
+            return text
+    return None
+
+
+__all__ = [
+    "ALLOWED_TAGS", "SkipPosting", "build_posting", "clean_tags",
+    "clean_text", "collect", "description_html", "employment_type", "first_text", "http_url",
+    "infer_remote", "iso_utc", "looks_like_html", "make_salary", "parse_salary_text",
+    "remote_from_explicit", "salary_period", "sanitize_html", "text_to_html",
+]

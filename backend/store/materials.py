@@ -1,0 +1,132 @@
+"""Canonical per-job results: enrichment, scores, materials and rendered artifacts."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import aiosqlite
+
+from backend.config import TENANT_ID
+from backend.domain.clock import utc_now_iso
+
+
+@dataclass(frozen=True)
+class EnrichmentRow:
+    current_status: str
+    description_text: str | None
+    description_html: str | None
+    word_count: int | None
+    confidence: str | None
+    low_confidence_reason: str | None
+    origin: str | None
+    blocked_reason: str | None
+
+
+async def read_enrichment(conn: aiosqlite.Connection, job_id: str) -> EnrichmentRow | None:
+    cursor = await conn.execute(
+        "SELECT current_status, description_text, description_html, word_count, confidence,"
+        " low_confidence_reason, origin, blocked_reason FROM job_enrichments WHERE job_id = ?",
+        (job_id,),
+    )
+    row = await cursor.fetchone()
+    return EnrichmentRow(*row) if row else None
+
+
+async def write_enrichment(conn: aiosqlite.Connection, job_id: str, row: EnrichmentRow) -> None:
+    await conn.execute(
+        "INSERT INTO job_enrichments (job_id, tenant_id, current_status, description_text,"
+        " description_html, word_count, confidence, low_confidence_reason, origin,"
+        " blocked_reason, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (job_id) DO UPDATE SET current_status = excluded.current_status,"
+        " description_text = excluded.description_text,"
+        " description_html = excluded.description_html, word_count = excluded.word_count,"
+        " confidence = excluded.confidence,"
+        " low_confidence_reason = excluded.low_confidence_reason, origin = excluded.origin,"
+        " blocked_reason = excluded.blocked_reason, updated_at = excluded.updated_at",
+        (job_id, TENANT_ID, row.current_status, row.description_text, row.description_html,
+         row.word_count, row.confidence, row.low_confidence_reason, row.origin,
+         row.blocked_reason, utc_now_iso()),
+    )
+
+
+@dataclass(frozen=True)
+class ScoreRow:
+    version: int
+    score: int
+    rationale: str
+    matched: list[str]
+    missing: list[str]
+    provider: str
+    model: str
+    profile_revision: int
+    created_at: str
+
+
+async def latest_score(conn: aiosqlite.Connection, job_id: str) -> ScoreRow | None:
+    cursor = await conn.execute(
+        "SELECT version, score, rationale, matched_json, missing_json, provider, model,"
+        " profile_revision, created_at FROM job_scores WHERE job_id = ?"
+        " ORDER BY version DESC LIMIT 1",
+        (job_id,),
+    )
+    row = await cursor.fetchone()
+    if row is None:
+        return None
+    return ScoreRow(row[0], row[1], row[2], json.loads(row[3]), json.loads(row[4]), *row[5:])
+
+
+async def insert_score(conn, job_id: str, *, version: int, score: int, rationale: str,
+                       matched: list[str], missing: list[str], provider: str, model: str,
+                       profile_revision: int, workflow_id: str, run_id: str) -> None:
+    await conn.execute(
+        "INSERT INTO job_scores (tenant_id, job_id, version, score, rationale, matched_json,"
+        " missing_json, provider, model, profile_revision, workflow_id, run_id, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (TENANT_ID, job_id, version, score, rationale, json.dumps(matched), json.dumps(missing),
+         provider, model, profile_revision, workflow_id, run_id, utc_now_iso()),
+    )
+
+
+async def latest_material(conn, job_id: str, kind: str) -> tuple[int, dict] | None:
+    cursor = await conn.execute(
+        "SELECT generation, content_json FROM job_materials WHERE job_id = ? AND kind = ?"
+        " ORDER BY generation DESC LIMIT 1",
+        (job_id, kind),
+    )
+    row = await cursor.fetchone()
+    return (int(row[0]), json.loads(row[1])) if row else None
+
+
+async def insert_material(conn, job_id: str, *, kind: str, generation: int, content: dict,
+                          provider: str, model: str, profile_revision: int, workflow_id: str,
+                          run_id: str) -> None:
+    await conn.execute(
+        "INSERT INTO job_materials (tenant_id, job_id, kind, generation, content_json, provider,"
+        " model, profile_revision, workflow_id, run_id, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (TENANT_ID, job_id, kind, generation, json.dumps(content), provider, model,
+         profile_revision, workflow_id, run_id, utc_now_iso()),
+    )
+
+
+async def insert_artifact(conn, job_id: str, *, kind: str, generation: int, path: str,
+                          size: int, pages: int, sha256: str) -> None:
+    await conn.execute(
+        "INSERT INTO job_artifacts (tenant_id, job_id, kind, generation, path, bytes, pages,"
+        " sha256, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (job_id, kind, generation) DO UPDATE SET path = excluded.path,"
+        " bytes = excluded.bytes, pages = excluded.pages, sha256 = excluded.sha256",
+        (TENANT_ID, job_id, kind, generation, path, size, pages, sha256, utc_now_iso()),
+    )
+
+
+async def latest_artifacts(conn, job_id: str) -> list[dict]:
+    cursor = await conn.execute(
+        "SELECT kind, generation, path, bytes, pages, sha256, created_at FROM job_artifacts a"
+        " WHERE job_id = ? AND generation = (SELECT MAX(generation) FROM job_artifacts b"
+        "   WHERE b.job_id = a.job_id AND b.kind = a.kind) ORDER BY kind",
+        (job_id,),
+    )
+    names = ("kind", "generation", "path", "bytes", "pages", "sha256", "createdAt")
+    return [dict(zip(names, row, strict=True)) for row in await cursor.fetchall()]

@@ -1,0 +1,236 @@
+"""``job_stage_states``: the source of truth for per-job stages, with run ownership.
+
+A running Score/Tailor/Cover row records the exact Temporal run that owns the write and
+the result version before it (the baseline). A retried activity of the same run that
+finds a result committed after its baseline accepts it without calling the model again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import aiosqlite
+
+from backend.config import TENANT_ID
+from backend.domain import events as ev
+from backend.domain.clock import parse_iso, utc_now_iso
+from backend.domain.stages import (
+    PROFILE_MISSING,
+    STAGES,
+    UPSTREAM_NOT_SUCCEEDED,
+    Stage,
+)
+from backend.store.events import append_event
+
+
+@dataclass(frozen=True)
+class Owner:
+    workflow_id: str
+    run_id: str
+    attempt: int
+
+
+@dataclass(frozen=True)
+class StageRow:
+    job_id: str
+    stage: str
+    status: str
+    attempt: int
+    owner_workflow_id: str | None
+    owner_run_id: str | None
+    baseline_version: int | None
+    result_version: int
+    error_code: str | None
+    retryable: bool | None
+    blocked_reason: str | None
+    started_at: str | None
+    finished_at: str | None
+    duration_ms: int | None
+    updated_at: str
+
+
+COLUMNS = (
+    "job_id, stage, status, attempt, owner_workflow_id, owner_run_id, baseline_version,"
+    " result_version, error_code, retryable, blocked_reason, started_at, finished_at,"
+    " duration_ms, updated_at"
+)
+
+
+async def ensure_rows(conn: aiosqlite.Connection, job_id: str) -> None:
+    now = utc_now_iso()
+    await conn.executemany(
+        "INSERT INTO job_stage_states (tenant_id, job_id, stage, status, updated_at)"
+        " VALUES (?, ?, ?, 'pending', ?) ON CONFLICT DO NOTHING",
+        [(TENANT_ID, job_id, stage, now) for stage in STAGES],
+    )
+
+
+async def read_rows(conn: aiosqlite.Connection, job_id: str) -> dict[str, StageRow]:
+    cursor = await conn.execute(
+        f"SELECT {COLUMNS} FROM job_stage_states WHERE tenant_id = ? AND job_id = ?",
+        (TENANT_ID, job_id),
+    )
+    return {row[1]: StageRow(*row) for row in await cursor.fetchall()}
+
+
+def _run_ids(owner: Owner | None) -> dict[str, str | None]:
+    return {"workflow_id": owner.workflow_id if owner else None,
+            "run_id": owner.run_id if owner else None}
+
+
+async def _append(conn, event: ev.DomainEvent, job_id: str, owner: Owner | None, key: str | None):
+    await append_event(conn, event, job_id=job_id, dedupe_key=key, **_run_ids(owner))
+
+
+async def claim(conn: aiosqlite.Connection, job_id: str, stage: Stage, owner: Owner) -> int:
+    """Take ownership for this run; returns the baseline result version."""
+    row = (await read_rows(conn, job_id))[stage]
+    same_run = row.owner_run_id == owner.run_id and row.status == "running"
+    baseline = row.baseline_version if same_run else row.result_version
+    now = utc_now_iso()
+    await conn.execute(
+        "UPDATE job_stage_states SET status = 'running', attempt = ?, owner_workflow_id = ?,"
+        " owner_run_id = ?, baseline_version = ?, error_code = NULL, retryable = NULL,"
+        " blocked_reason = NULL, started_at = ?, finished_at = NULL, updated_at = ?"
+        " WHERE tenant_id = ? AND job_id = ? AND stage = ?",
+        (owner.attempt, owner.workflow_id, owner.run_id, baseline, now, now,
+         TENANT_ID, job_id, stage),
+    )
+    await _append(conn, ev.StageStarted(job_id=job_id, stage=stage, attempt=owner.attempt,
+                                        **_run_ids(owner)),
+                  job_id, owner, f"StageStarted:{owner.run_id}:{job_id}:{stage}:{owner.attempt}")
+    return baseline
+
+
+async def still_owned(conn: aiosqlite.Connection, job_id: str, stage: Stage, owner: Owner) -> bool:
+    row = (await read_rows(conn, job_id))[stage]
+    return row.status == "running" and row.owner_run_id == owner.run_id
+
+
+async def complete(conn: aiosqlite.Connection, job_id: str, stage: Stage, owner: Owner) -> int:
+    """Mark succeeded and bump the result version; returns the new version."""
+    row = (await read_rows(conn, job_id))[stage]
+    version = row.result_version + 1
+    now = utc_now_iso()
+    duration = _duration_ms(row.started_at, now)
+    await conn.execute(
+        "UPDATE job_stage_states SET status = 'succeeded', result_version = ?, finished_at = ?,"
+        " duration_ms = ?, updated_at = ? WHERE tenant_id = ? AND job_id = ? AND stage = ?",
+        (version, now, duration, now, TENANT_ID, job_id, stage),
+    )
+    await _append(conn, ev.StageCompleted(job_id=job_id, stage=stage, duration_ms=duration,
+                                          **_run_ids(owner)),
+                  job_id, owner, f"StageCompleted:{owner.run_id}:{job_id}:{stage}")
+    return version
+
+
+async def settle(
+    conn: aiosqlite.Connection, job_id: str, stage: Stage, *, status: str, reason: str,
+    owner: Owner | None,
+) -> None:
+    """Record a stage that will not run now: blocked or skipped, with a bounded reason."""
+    now = utc_now_iso()
+    await conn.execute(
+        "UPDATE job_stage_states SET status = ?, blocked_reason = ?, owner_workflow_id = ?,"
+        " owner_run_id = ?, finished_at = ?, updated_at = ?"
+        " WHERE tenant_id = ? AND job_id = ? AND stage = ?",
+        (status, reason, owner.workflow_id if owner else None, owner.run_id if owner else None,
+         now, now, TENANT_ID, job_id, stage),
+    )
+    event_type = ev.StageBlocked if status == "blocked" else ev.StageSkipped
+    run_key = owner.run_id if owner else now
+    await _append(conn, event_type(job_id=job_id, stage=stage, reason=reason, **_run_ids(owner)),
+                  job_id, owner, f"{event_type.__name__}:{run_key}:{job_id}:{stage}")
+
+
+async def reconcile_failure(
+    conn: aiosqlite.Connection, job_id: str, stage: Stage, owner: Owner, *,
+    error_code: str, retryable: bool,
+) -> str:
+    """After the stage activity gave up: accept a result this run committed after its
+    baseline, else terminalize as failed (non-retryable) or exhausted. Returns the status."""
+    row = (await read_rows(conn, job_id))[stage]
+    if row.owner_run_id != owner.run_id:
+        return row.status  # someone else owns it now: not ours to settle
+    if row.status == "succeeded":
+        return "succeeded"
+    status = "exhausted" if retryable else "failed"
+    now = utc_now_iso()
+    await conn.execute(
+        "UPDATE job_stage_states SET status = ?, error_code = ?, retryable = ?, finished_at = ?,"
+        " updated_at = ? WHERE tenant_id = ? AND job_id = ? AND stage = ?",
+        (status, error_code, int(retryable), now, now, TENANT_ID, job_id, stage),
+    )
+    key = f"StageTerminal:{owner.run_id}:{job_id}:{stage}"
+    if status == "exhausted":
+        event = ev.StageExhausted(job_id=job_id, stage=stage, error_code=error_code,
+                                  attempts=owner.attempt, **_run_ids(owner))
+    else:
+        event = ev.StageFailed(job_id=job_id, stage=stage, error_code=error_code,
+                               retryable=False, **_run_ids(owner))
+    await _append(conn, event, job_id, owner, key)
+    return status
+
+
+async def cancel_owned(conn: aiosqlite.Connection, job_id: str, owner: Owner) -> list[str]:
+    """An explicit cancellation terminalizes only the stages this exact run owns."""
+    cursor = await conn.execute(
+        "SELECT stage FROM job_stage_states WHERE tenant_id = ? AND job_id = ?"
+        " AND owner_run_id = ? AND status IN ('queued', 'running')",
+        (TENANT_ID, job_id, owner.run_id),
+    )
+    canceled = [row[0] for row in await cursor.fetchall()]
+    now = utc_now_iso()
+    for stage in canceled:
+        await conn.execute(
+            "UPDATE job_stage_states SET status = 'canceled', finished_at = ?, updated_at = ?"
+            " WHERE tenant_id = ? AND job_id = ? AND stage = ?",
+            (now, now, TENANT_ID, job_id, stage),
+        )
+        await _append(conn, ev.StageCanceled(job_id=job_id, stage=stage, **_run_ids(owner)),
+                      job_id, owner, f"StageCanceled:{owner.run_id}:{job_id}:{stage}")
+    return canceled
+
+
+async def reset(
+    conn: aiosqlite.Connection, job_id: str, stage: Stage, *, source: str
+) -> str:
+    """Back to pending, clearing the previous owner so a canceled predecessor cannot
+    reclaim explicitly retried work. Returns the previous status."""
+    row = (await read_rows(conn, job_id))[stage]
+    now = utc_now_iso()
+    await conn.execute(
+        "UPDATE job_stage_states SET status = 'pending', owner_workflow_id = NULL,"
+        " owner_run_id = NULL, baseline_version = NULL, error_code = NULL, retryable = NULL,"
+        " blocked_reason = NULL, started_at = NULL, finished_at = NULL, updated_at = ?"
+        " WHERE tenant_id = ? AND job_id = ? AND stage = ?",
+        (now, TENANT_ID, job_id, stage),
+    )
+    await _append(conn, ev.StageReset(job_id=job_id, stage=stage, source=source,
+                                      previous_status=row.status), job_id, None, None)
+    return row.status
+
+
+def _duration_ms(started_at: str | None, finished_at: str) -> int | None:
+    if not started_at:
+        return None
+    return int((parse_iso(finished_at) - parse_iso(started_at)).total_seconds() * 1000)
+
+
+# Blocks that lift by themselves once their cause is fixed (a profile saved, upstream done).
+RETRYABLE_BLOCKS = (PROFILE_MISSING, UPSTREAM_NOT_SUCCEEDED)
+REDO_STATUSES = ("pending", "failed", "exhausted", "canceled")
+
+
+async def runnable_jobs(db, stage: Stage) -> list[str]:
+    """Jobs whose ``stage`` can run now: not done, not blocked for a lasting reason, not
+    user-skipped, and with no stage of theirs queued or running."""
+    rows = await db.fetchall(
+        "SELECT s.job_id FROM job_stage_states s JOIN jobs j ON j.job_id = s.job_id"
+        " WHERE s.tenant_id = ? AND s.stage = ? AND j.user_status IS NULL"
+        " AND (s.status IN (?, ?, ?, ?) OR (s.status = 'blocked' AND s.blocked_reason IN (?, ?)))"
+        " AND NOT EXISTS (SELECT 1 FROM job_stage_states a WHERE a.job_id = s.job_id"
+        "   AND a.status IN ('queued', 'running')) ORDER BY s.job_id",
+        (TENANT_ID, stage, *REDO_STATUSES, *RETRYABLE_BLOCKS),
+    )
+    return [row[0] for row in rows]

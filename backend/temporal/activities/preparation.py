@@ -1,0 +1,421 @@
+"""Per-job stage activities: Enrich, Score, Tailor, Cover, PDF.
+
+Every stage runs the same way: decide pickup and claim ownership (one transaction), do
+the I/O (page fetch, model call, rendering) outside any transaction, then commit the
+result, the stage transition and its events together — only if this run still owns the
+stage. A retry of the same run that finds its result already committed does nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import date
+
+import httpx
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from backend.config import AppPaths, AppSettings, load_settings
+from backend.domain import events as ev
+from backend.domain.profile import CandidateProfile
+from backend.pipeline import cover as cover_logic
+from backend.pipeline import enrich as enrich_logic
+from backend.pipeline import pdf as pdf_logic
+from backend.pipeline import score as score_logic
+from backend.pipeline import tailor as tailor_logic
+from backend.pipeline.documents import CoverLetterDoc, ResumeDoc
+from backend.pipeline.eligibility import (
+    EnrichmentFacts,
+    PickupFacts,
+    StageFacts,
+    decide_pickup,
+)
+from backend.store import materials, stages
+from backend.store.db import Database
+from backend.store.events import append_event
+from backend.store.lifecycle import record_workflow_started, record_workflow_terminal
+from backend.store.profile import read_profile
+from backend.temporal.contracts import (
+    RunRef,
+    StageFailureInput,
+    StageInput,
+    StageOutcome,
+    WorkflowLifecycleInput,
+)
+from backend.temporal.llm_access import build_provider, typed_failure
+
+HEARTBEAT_EVERY_S = 20
+Commit = Callable[["object", int], Awaitable[None]]  # (conn, new result version)
+
+
+class BlockStage(Exception):
+    """The stage cannot run for a typed reason (e.g. robots.txt); not a failure."""
+
+    def __init__(self, reason: str, commit: Callable | None = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.commit = commit
+
+
+@dataclass
+class JobFacts:
+    job: dict
+    profile_revision: int
+    profile: CandidateProfile | None
+    enrichment: materials.EnrichmentRow | None
+    score: materials.ScoreRow | None
+    settings: AppSettings
+
+    def job_text(self) -> score_logic.JobText:
+        return score_logic.JobText(
+            title=self.job["title"], company=self.job["company"], location=self.job["location"],
+            remote=self.job["remote"],
+            description=(self.enrichment.description_text if self.enrichment else "") or "",
+            salary_min=self.job["salary_min"], salary_max=self.job["salary_max"],
+            salary_currency=self.job["salary_currency"],
+        )
+
+    def score_result(self) -> score_logic.ScoreResult:
+        s = self.score
+        return score_logic.ScoreResult(s.score, s.rationale, s.matched, s.missing)
+
+
+def _owner(run: RunRef) -> stages.Owner:
+    return stages.Owner(run.workflow_id, run.run_id, activity.info().attempt)
+
+
+def _run_ids(run: RunRef) -> dict[str, str]:
+    return {"workflow_id": run.workflow_id, "run_id": run.run_id}
+
+
+@contextlib.asynccontextmanager
+async def _heartbeating():
+    """Keeps the 2-minute heartbeat timeout satisfied during a long model call."""
+
+    async def beat() -> None:
+        while True:
+            activity.heartbeat()
+            await asyncio.sleep(HEARTBEAT_EVERY_S)
+
+    task = asyncio.create_task(beat())
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+class PreparationActivities:
+    def __init__(self, db: Database, paths: AppPaths):
+        self._db = db
+        self._paths = paths
+        self._robots = enrich_logic.RobotsCache()
+
+    # -- the shared stage runner -----------------------------------------------------------
+
+    async def _facts(self, conn, job_id: str) -> JobFacts:
+        cursor = await conn.execute("SELECT * FROM jobs WHERE job_id = ?", (job_id,))
+        row = await cursor.fetchone()
+        if row is None:
+            raise ApplicationError("unknown job", type="missing_input", non_retryable=True)
+        columns = [d[0] for d in cursor.description]
+        stored_profile = await read_profile(conn)
+        return JobFacts(
+            job=dict(zip(columns, row, strict=True)),
+            profile_revision=stored_profile[0] if stored_profile else 0,
+            profile=stored_profile[1] if stored_profile else None,
+            enrichment=await materials.read_enrichment(conn, job_id),
+            score=await materials.latest_score(conn, job_id),
+            settings=load_settings(self._paths),
+        )
+
+    async def _decide(self, conn, input: StageInput, facts: JobFacts):
+        await stages.ensure_rows(conn, input.job_id)
+        rows = await stages.read_rows(conn, input.job_id)
+        enrichment = facts.enrichment
+        return decide_pickup(PickupFacts(
+            stage=input.stage,
+            states={name: StageFacts(r.status, r.owner_run_id) for name, r in rows.items()},
+            enrichment=EnrichmentFacts(
+                enrichment.current_status, bool(enrichment.description_text),
+                enrichment.confidence, enrichment.blocked_reason,
+            ) if enrichment else None,
+            latest_score=facts.score.score if facts.score else None,
+            min_fit_score=facts.settings.min_fit_score,
+            has_profile=facts.profile is not None and not facts.profile.is_empty(),
+            user_status=facts.job["user_status"],
+            force=input.force,
+            current_run_id=input.run.run_id,
+        ))
+
+    async def _run_stage(
+        self, input: StageInput, work: Callable[[JobFacts], Awaitable[Commit]]
+    ) -> StageOutcome:
+        owner = _owner(input.run)
+        async with self._db.transaction() as conn:
+            facts = await self._facts(conn, input.job_id)
+            decision = await self._decide(conn, input, facts)
+            if decision.kind == "run":
+                await stages.claim(conn, input.job_id, input.stage, owner)
+            elif decision.kind in ("blocked", "skipped"):
+                await stages.settle(conn, input.job_id, input.stage, status=decision.kind,
+                                    reason=decision.reason, owner=owner)
+        if decision.kind != "run":
+            status = "succeeded" if decision.kind == "done" else decision.kind
+            return StageOutcome(stage=input.stage, status=status, reason=decision.reason)
+        try:
+            async with _heartbeating():
+                commit = await work(facts)
+        except BlockStage as block:
+            return await self._block(input, owner, block)
+        except Exception as error:
+            typed = typed_failure(error)
+            if typed is None:
+                raise
+            raise typed from None
+        async with self._db.transaction() as conn:
+            if not await stages.still_owned(conn, input.job_id, input.stage, owner):
+                return StageOutcome(stage=input.stage, status="deferred", reason="ownership_lost")
+            rows = await stages.read_rows(conn, input.job_id)
+            await commit(conn, rows[input.stage].result_version + 1)
+            await stages.complete(conn, input.job_id, input.stage, owner)
+        return StageOutcome(stage=input.stage, status="succeeded")
+
+    async def _block(self, input: StageInput, owner, block: BlockStage) -> StageOutcome:
+        async with self._db.transaction() as conn:
+            if block.commit is not None:
+                await block.commit(conn)
+            await stages.settle(conn, input.job_id, input.stage, status="blocked",
+                                reason=block.reason, owner=owner)
+        return StageOutcome(stage=input.stage, status="blocked", reason=block.reason)
+
+    # -- Enrich ----------------------------------------------------------------------------
+
+    @activity.defn(name="enrich_job")
+    async def enrich_job(self, input: StageInput) -> StageOutcome:
+        return await self._run_stage(input, lambda facts: self._enrich(input, facts))
+
+    async def _enrich(self, input: StageInput, facts: JobFacts) -> Commit:
+        extraction = enrich_logic.description_from_source(facts.job["description_html"])
+        origin = "source"
+        if extraction is None or extraction.confidence != "high":
+            try:
+                async with httpx.AsyncClient(
+                    timeout=20, headers={"User-Agent": enrich_logic.USER_AGENT}
+                ) as client:
+                    html = await enrich_logic.fetch_posting_page(
+                        facts.job["url"], client=client, robots=self._robots)
+                extraction, origin = enrich_logic.extract_description(html), "page"
+            except enrich_logic.EnrichBlocked as blocked:
+                raise BlockStage(blocked.code, self._enrichment_blocked(input, blocked.code)) from None
+
+        async def commit(conn, version: int) -> None:
+            await materials.write_enrichment(conn, input.job_id, materials.EnrichmentRow(
+                current_status="enriched", description_text=extraction.text,
+                description_html=extraction.html, word_count=extraction.word_count,
+                confidence=extraction.confidence, low_confidence_reason=extraction.reason,
+                origin=origin, blocked_reason=None,
+            ))
+            await append_event(conn, ev.JobEnriched(
+                job_id=input.job_id, origin=origin, word_count=extraction.word_count,
+                confidence=extraction.confidence, low_confidence_reason=extraction.reason,
+                **_run_ids(input.run)), job_id=input.job_id, **_run_ids(input.run))
+
+        return commit
+
+    def _enrichment_blocked(self, input: StageInput, code: str):
+        async def commit(conn) -> None:
+            await materials.write_enrichment(conn, input.job_id, materials.EnrichmentRow(
+                current_status="blocked", description_text=None, description_html=None,
+                word_count=None, confidence=None, low_confidence_reason=None, origin=None,
+                blocked_reason=code,
+            ))
+            await append_event(conn, ev.EnrichmentFailed(
+                job_id=input.job_id, error_code=code, blocked=True, **_run_ids(input.run)),
+                job_id=input.job_id, **_run_ids(input.run))
+
+        return commit
+
+    # -- Score -----------------------------------------------------------------------------
+
+    @activity.defn(name="score_job")
+    async def score_job(self, input: StageInput) -> StageOutcome:
+        return await self._run_stage(input, lambda facts: self._score(input, facts))
+
+    async def _score(self, input: StageInput, facts: JobFacts) -> Commit:
+        provider = build_provider(self._paths, self._db, facts.settings)
+        if provider.is_offline:
+            result = score_logic.offline_score(facts.profile, facts.job_text())
+        else:
+            completion = await provider.complete(
+                system=score_logic.SCORE_SYSTEM,
+                user=score_logic.score_prompt(facts.profile, facts.job_text()), json_mode=True)
+            result = score_logic.parse_model_score(completion.text)
+
+        async def commit(conn, version: int) -> None:
+            await materials.insert_score(
+                conn, input.job_id, version=version, score=result.score,
+                rationale=result.rationale, matched=result.matched, missing=result.missing,
+                provider=provider.name, model=provider.model,
+                profile_revision=facts.profile_revision, **_run_ids(input.run))
+            await append_event(conn, ev.JobScored(
+                job_id=input.job_id, score=result.score, rationale=result.rationale,
+                version=version, provider=provider.name, model=provider.model,
+                **_run_ids(input.run)), job_id=input.job_id, **_run_ids(input.run))
+
+        return commit
+
+    # -- Tailor ----------------------------------------------------------------------------
+
+    @activity.defn(name="tailor_resume")
+    async def tailor_resume(self, input: StageInput) -> StageOutcome:
+        return await self._run_stage(input, lambda facts: self._tailor(input, facts))
+
+    async def _tailor(self, input: StageInput, facts: JobFacts) -> Commit:
+        provider = build_provider(self._paths, self._db, facts.settings)
+        if provider.is_offline:
+            resume = tailor_logic.offline_tailor(facts.profile, facts.job_text(),
+                                                 facts.score_result())
+        else:
+            completion = await provider.complete(
+                system=tailor_logic.TAILOR_SYSTEM,
+                user=tailor_logic.tailor_prompt(facts.profile, facts.job_text(),
+                                                facts.score_result()), json_mode=True)
+            resume = tailor_logic.parse_model_resume(completion.text, facts.profile)
+        return self._material_commit(input, facts, provider, "resume", resume.model_dump(
+            by_alias=True), ev.ResumeApproved)
+
+    def _material_commit(self, input, facts, provider, kind, content, event_type) -> Commit:
+        async def commit(conn, version: int) -> None:
+            await materials.insert_material(
+                conn, input.job_id, kind=kind, generation=version, content=content,
+                provider=provider.name, model=provider.model,
+                profile_revision=facts.profile_revision, **_run_ids(input.run))
+            await append_event(conn, event_type(
+                job_id=input.job_id, generation=version, provider=provider.name,
+                model=provider.model, **_run_ids(input.run)),
+                job_id=input.job_id, **_run_ids(input.run))
+
+        return commit
+
+    # -- Cover -----------------------------------------------------------------------------
+
+    @activity.defn(name="write_cover_letter")
+    async def write_cover_letter(self, input: StageInput) -> StageOutcome:
+        return await self._run_stage(input, lambda facts: self._cover(input, facts))
+
+    async def _cover(self, input: StageInput, facts: JobFacts) -> Commit:
+        async with self._db.transaction() as conn:
+            stored = await materials.latest_material(conn, input.job_id, "resume")
+        if stored is None:
+            raise ApplicationError("no tailored resume", type="missing_input", non_retryable=True)
+        resume = ResumeDoc.model_validate(stored[1])
+        provider = build_provider(self._paths, self._db, facts.settings)
+        today = date.today()
+        if provider.is_offline:
+            letter = cover_logic.offline_cover(facts.profile, facts.job_text(),
+                                               facts.score_result(), resume, today)
+        else:
+            completion = await provider.complete(
+                system=cover_logic.COVER_SYSTEM,
+                user=cover_logic.cover_prompt(facts.profile, facts.job_text(),
+                                              facts.score_result(), resume), json_mode=True)
+            letter = cover_logic.parse_model_cover(completion.text, facts.profile,
+                                                   facts.job_text(), today)
+        return self._material_commit(input, facts, provider, "cover_letter",
+                                     letter.model_dump(by_alias=True), ev.CoverLetterGenerated)
+
+    # -- PDF -------------------------------------------------------------------------------
+
+    @activity.defn(name="render_pdfs")
+    async def render_pdfs(self, input: StageInput) -> StageOutcome:
+        return await self._run_stage(input, lambda facts: self._pdf(input))
+
+    async def _pdf(self, input: StageInput) -> Commit:
+        async with self._db.transaction() as conn:
+            resume = await materials.latest_material(conn, input.job_id, "resume")
+            letter = await materials.latest_material(conn, input.job_id, "cover_letter")
+            rows = await stages.read_rows(conn, input.job_id)
+        if resume is None or letter is None:
+            raise ApplicationError("materials missing", type="missing_input", non_retryable=True)
+        generation = rows["pdf"].result_version + 1
+        folder = self._paths.app_dir / "artifacts" / input.job_id
+        folder.mkdir(parents=True, exist_ok=True)
+        rendered = await asyncio.to_thread(
+            _render_both, ResumeDoc.model_validate(resume[1]),
+            CoverLetterDoc.model_validate(letter[1]), folder, generation)
+
+        async def commit(conn, version: int) -> None:
+            for kind, info in rendered:
+                await materials.insert_artifact(
+                    conn, input.job_id, kind=kind, generation=version, path=str(info.path),
+                    size=info.bytes, pages=info.pages, sha256=info.sha256)
+                await append_event(conn, ev.PdfRendered(
+                    job_id=input.job_id, kind=kind, generation=version, pages=info.pages,
+                    bytes=info.bytes, **_run_ids(input.run)),
+                    job_id=input.job_id, **_run_ids(input.run))
+
+        return commit
+
+    # -- failure reconciliation and lifecycle ----------------------------------------------
+
+    @activity.defn(name="reconcile_stage_failure")
+    async def reconcile_stage_failure(self, input: StageFailureInput) -> str:
+        """The mandatory step after a stage activity gave up (exhausted or non-retryable)."""
+        owner = stages.Owner(input.run.workflow_id, input.run.run_id, input.attempts)
+        async with self._db.transaction() as conn:
+            status = await stages.reconcile_failure(
+                conn, input.job_id, input.stage, owner,
+                error_code=input.error_code, retryable=input.retryable)
+            if status in ("failed", "exhausted"):
+                await self._stage_failure_event(conn, input)
+        return status
+
+    async def _stage_failure_event(self, conn, input: StageFailureInput) -> None:
+        ids = _run_ids(input.run)
+        key = f"StageFailureDetail:{input.run.run_id}:{input.job_id}:{input.stage}"
+        if input.stage == "enrich":
+            event: ev.DomainEvent = ev.EnrichmentFailed(
+                job_id=input.job_id, error_code=input.error_code, blocked=False, **ids)
+        elif input.stage == "tailor":
+            event = ev.ResumeFailed(job_id=input.job_id, error_code=input.error_code, **ids)
+        else:
+            return  # Score/Cover/PDF failures surface as StageFailed + WorkflowFailed only
+        await append_event(conn, event, job_id=input.job_id, dedupe_key=key, **ids)
+
+    @activity.defn(name="record_workflow_lifecycle")
+    async def record_workflow_lifecycle(self, input: WorkflowLifecycleInput) -> None:
+        run = input.run
+        async with self._db.transaction() as conn:
+            if input.outcome == "started":
+                await record_workflow_started(
+                    conn, workflow_id=run.workflow_id, run_id=run.run_id,
+                    workflow_type=run.workflow_type, job_id=input.job_id,
+                    input_summary=input.input_summary)
+                return
+            if input.outcome == "canceled" and input.job_id:
+                await stages.cancel_owned(conn, input.job_id,
+                                          stages.Owner(run.workflow_id, run.run_id, 0))
+            await record_workflow_terminal(
+                conn, workflow_id=run.workflow_id, run_id=run.run_id,
+                workflow_type=run.workflow_type, outcome=input.outcome,
+                error_code=input.error_code, job_id=input.job_id)
+
+
+def _render_both(resume: ResumeDoc, letter: CoverLetterDoc, folder, generation: int):
+    printable_resume = pdf_logic.ResumeDocument(
+        name=resume.name, headline=resume.headline, contact_lines=list(resume.contact_lines),
+        summary=resume.summary,
+        sections=[pdf_logic.ResumeSection(title=s.title, items=list(s.items))
+                  for s in resume.sections],
+    )
+    printable_letter = pdf_logic.CoverLetterDocument(**letter.model_dump())
+    resume_info = pdf_logic.render_resume_pdf(
+        printable_resume, folder / f"resume-g{generation}.pdf")
+    letter_info = pdf_logic.render_cover_letter_pdf(
+        printable_letter, folder / f"cover-letter-g{generation}.pdf")
+    return [("resume_pdf", resume_info), ("cover_letter_pdf", letter_info)]

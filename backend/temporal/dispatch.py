@@ -1,0 +1,42 @@
+"""Starting preparation workflows from the API (per job or for a whole stage)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from temporalio.client import Client
+from temporalio.exceptions import WorkflowAlreadyStartedError
+
+from backend.config import TASK_QUEUE
+from backend.domain.stages import STAGES
+from backend.temporal.contracts import PrepInput
+from backend.temporal.workflows.preparation import prep_workflow_id
+
+
+@dataclass(frozen=True)
+class Started:
+    workflow_id: str
+    first_execution_run_id: str
+    already_running: bool
+
+
+def stages_from(stage: str) -> list[str]:
+    """A stage and everything downstream of it."""
+    return list(STAGES[STAGES.index(stage):])
+
+
+async def start_preparation(
+    client: Client, job_id: str, *, stages: list[str], force: list[str] | None = None
+) -> Started:
+    workflow_id = prep_workflow_id(job_id)
+    try:
+        handle = await client.start_workflow(
+            "JobPreparationWorkflow",
+            PrepInput(job_id=job_id, idempotency_key=job_id, stages=stages,
+                      force_stages=force or []),
+            id=workflow_id,
+            task_queue=TASK_QUEUE,
+        )
+    except WorkflowAlreadyStartedError as running:
+        return Started(workflow_id, running.run_id, True)
+    return Started(workflow_id, handle.first_execution_run_id, False)

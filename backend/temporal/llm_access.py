@@ -1,0 +1,36 @@
+"""How activities reach the configured model, and how domain errors become Temporal
+errors with bounded codes (retryable or not)."""
+
+from __future__ import annotations
+
+from temporalio.exceptions import ApplicationError
+
+from backend.config import AppPaths, AppSettings
+from backend.llm.base import ChatProvider, LlmError
+from backend.llm.factory import provider_from_settings
+from backend.llm.metered import MeteredProvider
+from backend.llm.rates import load_rates
+from backend.pipeline.enrich import EnrichError
+from backend.pipeline.score import ModelOutputInvalid
+from backend.pipeline.tailor import ResumeRejected
+from backend.secrets.store import SecretStore
+from backend.store.db import Database
+
+
+def build_provider(paths: AppPaths, db: Database, settings: AppSettings) -> ChatProvider:
+    """The configured provider; every paid call is metered into the llm_spend ledger."""
+    provider = provider_from_settings(settings.llm, SecretStore(paths))
+    if provider.is_offline:
+        return provider
+    return MeteredProvider(provider, db, load_rates(paths))
+
+
+def typed_failure(error: BaseException) -> ApplicationError | None:
+    """Bounded code + retryability; never the exception text (it may quote a payload)."""
+    if isinstance(error, LlmError | EnrichError):
+        code, retryable = error.code, error.retryable
+    elif isinstance(error, ModelOutputInvalid | ResumeRejected):
+        code, retryable = error.code, True
+    else:
+        return None
+    return ApplicationError(f"{code}", type=code, non_retryable=not retryable)

@@ -1,0 +1,96 @@
+"""JobPreparationWorkflow (``prep-{idempotencyKey}``): the spend preflight, then
+Enrich → Score → Tailor → Cover → PDF for one job.
+
+A stage that cannot run (blocked / skipped) does not fail the workflow; a stage that
+gives up fails only this job's workflow, after the mandatory reconciliation step."""
+
+from __future__ import annotations
+
+import asyncio
+
+from temporalio import workflow
+from temporalio.exceptions import ActivityError, ApplicationError, is_cancelled_exception
+
+with workflow.unsafe.imports_passed_through():
+    from backend.domain.stages import STAGE_ACTIVITY
+    from backend.temporal.contracts import (
+        PrepInput,
+        PrepResult,
+        RunRef,
+        StageFailureInput,
+        StageInput,
+        StageOutcome,
+        WorkflowLifecycleInput,
+    )
+    from backend.temporal.workflows.common import (
+        BOOKKEEPING,
+        PREFLIGHT,
+        STAGE,
+        STAGE_MAX_ATTEMPTS,
+        failure_code,
+    )
+
+WORKFLOW_TYPE = "JobPreparationWorkflow"
+
+
+def prep_workflow_id(idempotency_key: str) -> str:
+    return f"prep-{idempotency_key}"
+
+
+@workflow.defn(name=WORKFLOW_TYPE)
+class JobPreparationWorkflow:
+    @workflow.run
+    async def run(self, input: PrepInput) -> PrepResult:
+        info = workflow.info()
+        run = RunRef(workflow_id=info.workflow_id, run_id=info.run_id, workflow_type=WORKFLOW_TYPE)
+        await self._lifecycle(run, input, "started")
+        outcomes: list[StageOutcome] = []
+        try:
+            await workflow.execute_activity("check_spend_budget", **PREFLIGHT)
+            for stage in input.stages:
+                outcomes.append(await self._stage(run, input, stage))
+        except (asyncio.CancelledError, ActivityError, ApplicationError) as error:
+            if is_cancelled_exception(error):
+                await self._lifecycle(run, input, "canceled")
+                raise
+            code = _code_of(error)
+            await self._lifecycle(run, input, "failed", error_code=code)
+            raise ApplicationError(f"preparation failed: {code}", type=code,
+                                   non_retryable=True) from None
+        await self._lifecycle(run, input, "completed")
+        return PrepResult(job_id=input.job_id, outcomes=outcomes)
+
+    async def _stage(self, run: RunRef, input: PrepInput, stage: str) -> StageOutcome:
+        stage_input = StageInput(run=run, job_id=input.job_id, stage=stage,
+                                 force=stage in input.force_stages)
+        try:
+            return await workflow.execute_activity(
+                STAGE_ACTIVITY[stage], stage_input, result_type=StageOutcome, **STAGE)
+        except ActivityError as error:
+            if is_cancelled_exception(error):
+                raise
+            code, retryable = failure_code(error)
+            status = await workflow.execute_activity(
+                "reconcile_stage_failure",
+                StageFailureInput(run=run, job_id=input.job_id, stage=stage, error_code=code,
+                                  retryable=retryable, attempts=STAGE_MAX_ATTEMPTS),
+                result_type=str, **BOOKKEEPING)
+            if status == "succeeded":  # the result was committed before the activity died
+                return StageOutcome(stage=stage, status="succeeded")
+            raise ApplicationError(f"{stage} {status}", type=code, non_retryable=True) from None
+
+    async def _lifecycle(self, run: RunRef, input: PrepInput, outcome: str,
+                         error_code: str | None = None) -> None:
+        summary = {"jobId": input.job_id, "stages": list(input.stages),
+                   "discoverRunId": input.discover_run_id}
+        await workflow.execute_activity(
+            "record_workflow_lifecycle",
+            WorkflowLifecycleInput(run=run, job_id=input.job_id, outcome=outcome,
+                                   error_code=error_code, input_summary=summary),
+            **BOOKKEEPING)
+
+
+def _code_of(error: BaseException) -> str:
+    if isinstance(error, ActivityError):
+        return failure_code(error)[0]
+    return getattr(error, "type", None) or "workflow_failed"

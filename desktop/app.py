@@ -1,0 +1,141 @@
+"""``jobctrl desktop``: the Qt shell on a qasync loop.
+
+The window appears at once while the Supervisor starts Temporal, the worker and the API
+in the background. Quitting (closing the window, SIGINT, SIGTERM) always takes the same
+path: ``DesktopShell.run()`` wakes, awaits the controller's ordered shutdown, closes the
+window and returns; only then does the loop end (awaiting after ``aboutToQuit`` would be
+too late: Qt's loop has stopped). The process leaves through ``hard_exit``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import qasync
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+from backend.runtime.process import configure_logging, hard_exit
+from desktop.shell import ShellController
+from desktop.views.main_window import MainWindow
+
+log = logging.getLogger(__name__)
+
+SIGNAL_POLL_MS = 250
+
+
+class DesktopShell:
+    """The app's lifetime: one window, one controller, one way to quit."""
+
+    def __init__(
+        self,
+        app_dir: Path,
+        *,
+        api_port: int | None = None,
+        temporal_port: int | None = None,
+        temporal_ui: bool = True,
+        controller: ShellController | None = None,
+    ):
+        self.controller = controller or ShellController(
+            app_dir, api_port=api_port, temporal_port=temporal_port, temporal_ui=temporal_ui
+        )
+        self.window = MainWindow(self.controller)
+        self.window.close_requested.connect(self.request_quit)
+        self._quit = asyncio.Event()
+
+    @property
+    def quitting(self) -> bool:
+        return self._quit.is_set()
+
+    def request_quit(self) -> None:
+        self._quit.set()
+
+    async def run(self) -> int:
+        self.window.show()
+        self.controller.start()
+        await self._quit.wait()
+        log.info("quitting: stopping the services")
+        try:
+            await self.controller.stop()
+        finally:
+            self.window.allow_close()
+            self.window.close()
+        return 0
+
+
+def install_quit_signals(on_signal: Callable[[], None]) -> Callable[[], None]:
+    """SIGINT/SIGTERM call ``on_signal`` on the loop; returns a function that uninstalls.
+
+    On Unix the qasync loop is a selector loop: ``add_signal_handler`` wakes it through
+    its self-pipe, which Qt watches with a socket notifier, so signals arrive while Qt's
+    C++ loop waits. Elsewhere a plain handler plus a timer that lets Python run now and
+    then (Python handlers only run between bytecodes, never inside Qt's wait).
+    """
+    loop = asyncio.get_running_loop()
+    signums = [signal.SIGINT, signal.SIGTERM]
+    try:
+        for signum in signums:
+            loop.add_signal_handler(signum, on_signal)
+    except (NotImplementedError, RuntimeError, AttributeError):
+        previous = {signum: signal.getsignal(signum) for signum in signums}
+        for signum in signums:
+            signal.signal(signum, lambda *_: loop.call_soon_threadsafe(on_signal))
+        timer = QTimer()
+        timer.timeout.connect(lambda: None)
+        timer.start(SIGNAL_POLL_MS)
+
+        def uninstall_fallback() -> None:
+            timer.stop()
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+
+        return uninstall_fallback
+
+    def uninstall() -> None:
+        for signum in signums:
+            with contextlib.suppress(Exception):
+                loop.remove_signal_handler(signum)
+
+    return uninstall
+
+
+async def _main(paths, args) -> int:
+    shell = DesktopShell(
+        paths.app_dir,
+        api_port=getattr(args, "api_port", None),
+        temporal_port=getattr(args, "temporal_port", None),
+        temporal_ui=not getattr(args, "no_temporal_ui", False),
+    )
+
+    def on_signal() -> None:
+        if shell.quitting:
+            log.warning("second quit signal while stopping: leaving now")
+            hard_exit(1)
+        shell.request_quit()
+
+    uninstall = install_quit_signals(on_signal)
+    try:
+        return await shell.run()
+    finally:
+        uninstall()
+
+
+def run_desktop(paths, args) -> None:
+    configure_logging(paths.logs, "desktop", verbose=getattr(args, "verbose", False))
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("JobCtrl")
+    # The window's close button asks the shell to stop the services first; Qt must not
+    # end the loop on its own when the last window closes.
+    app.setQuitOnLastWindowClosed(False)
+    code = 1
+    try:
+        code = qasync.run(_main(paths, args))
+    except Exception:  # noqa: BLE001 - logged; the exit code tells the caller
+        log.exception("the desktop shell failed")
+    hard_exit(code)

@@ -1,0 +1,88 @@
+"""Which views an event makes stale. Qt-free.
+
+Every event type in ``backend.domain.events.EVENT_TYPES`` must have a route (the
+every-event-has-handler rule; ``tests/desktop/test_event_router.py`` enforces it). When a
+later issue registers a new event type, add it to ``ROUTES`` with the views it changes.
+
+Views refetch what they show when invalidated; the Activity list appends every event
+itself. An unknown type (e.g. a newer backend) is flagged: logged once and kept in
+``EventRouter.unknown_types``, routed to the Activity list only; ``strict=True`` raises.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+
+from backend.domain.events import EVENT_TYPES, DomainEvent
+from desktop.client import StreamedEvent
+
+log = logging.getLogger(__name__)
+
+ACTIVITY = "activity"
+JOBS = "jobs"
+RUNS = "runs"
+PIPELINES = "pipelines"
+VIEW_KEYS = frozenset({ACTIVITY, JOBS, RUNS, PIPELINES})
+
+
+def _views(*keys: str) -> frozenset[str]:
+    return frozenset({ACTIVITY, *keys})
+
+
+ROUTES: Mapping[str, frozenset[str]] = {
+    "DiscoveryRunStarted": _views(RUNS, PIPELINES),
+    "JobDiscovered": _views(JOBS, PIPELINES),
+    "DiscoveryRunCompleted": _views(RUNS, PIPELINES, JOBS),
+    "DiscoveryRunFailed": _views(RUNS, PIPELINES),
+    "WorkflowStarted": _views(RUNS, PIPELINES),
+    "WorkflowCompleted": _views(RUNS, PIPELINES),
+    "WorkflowFailed": _views(RUNS, PIPELINES),
+    "WorkflowCanceled": _views(RUNS, PIPELINES),
+    "WorkflowCancellationRequested": _views(RUNS),
+}
+
+
+class UnknownEventType(LookupError):
+    def __init__(self, event_type: str):
+        super().__init__(f"no route for event type {event_type!r}")
+        self.event_type = event_type
+
+
+def registered_event_names(types: Iterable[type[DomainEvent]] = EVENT_TYPES) -> set[str]:
+    return {cls.event_type for cls in types}
+
+
+class EventRouter:
+    def __init__(self, routes: Mapping[str, Iterable[str]] | None = None, *, strict: bool = False):
+        chosen = ROUTES if routes is None else routes
+        self.routes: dict[str, frozenset[str]] = {
+            name: frozenset(views) for name, views in chosen.items()
+        }
+        bad = {name: views - VIEW_KEYS for name, views in self.routes.items() if views - VIEW_KEYS}
+        if bad:
+            raise ValueError(f"routes name unknown views: {bad}")
+        self.strict = strict
+        self.unknown_types: set[str] = set()
+
+    def route(self, event: StreamedEvent | str) -> frozenset[str]:
+        """The view keys this event invalidates."""
+        event_type = event if isinstance(event, str) else event.type
+        try:
+            return self.routes[event_type]
+        except KeyError:
+            if self.strict:
+                raise UnknownEventType(event_type) from None
+            if event_type not in self.unknown_types:
+                log.warning("event type %r has no route; showing it in Activity only",
+                            event_type)
+                self.unknown_types.add(event_type)
+            return frozenset({ACTIVITY})
+
+    def unrouted(self, types: Iterable[type[DomainEvent]] = EVENT_TYPES) -> set[str]:
+        """Registered event types without a route (must be empty)."""
+        return registered_event_names(types) - set(self.routes)
+
+    def stale_routes(self, types: Iterable[type[DomainEvent]] = EVENT_TYPES) -> set[str]:
+        """Routes for types that are not registered (renamed or removed events)."""
+        return set(self.routes) - registered_event_names(types)

@@ -1,0 +1,1 @@
+"""Qt item models the views display."""

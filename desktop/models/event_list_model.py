@@ -1,0 +1,105 @@
+"""The live event list: rows appended at the bottom, the oldest dropped past a cap."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QColor
+
+from desktop.client import StreamedEvent
+from desktop.formatting import Tone, describe_event
+
+DEFAULT_MAX_ROWS = 5_000
+
+TONE_COLORS: dict[Tone, QColor | None] = {
+    "info": None,  # the palette's text color
+    "success": QColor("#2e7d32"),
+    "warning": QColor("#a15c00"),
+    "error": QColor("#c62828"),
+}
+
+EventRole = Qt.ItemDataRole.UserRole + 1
+EventTypeRole = Qt.ItemDataRole.UserRole + 2
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+@dataclass(frozen=True)
+class EventRow:
+    event: StreamedEvent
+    text: str
+    tone: Tone
+
+
+class EventListModel(QAbstractListModel):
+    def __init__(self, max_rows: int = DEFAULT_MAX_ROWS, parent=None):
+        super().__init__(parent)
+        if max_rows < 1:
+            raise ValueError("max_rows must be positive")
+        self.max_rows = max_rows
+        self._rows: list[EventRow] = []
+
+    # -- writing --------------------------------------------------------------------------
+
+    def append(self, event: StreamedEvent) -> None:
+        self.extend((event,))
+
+    def extend(self, events: Iterable[StreamedEvent]) -> None:
+        new = [EventRow(event, *_text(event)) for event in events]
+        if not new:
+            return
+        new = new[-self.max_rows:]
+        overflow = len(self._rows) + len(new) - self.max_rows
+        if overflow > 0:
+            self.beginRemoveRows(QModelIndex(), 0, overflow - 1)
+            del self._rows[:overflow]
+            self.endRemoveRows()
+        first = len(self._rows)
+        self.beginInsertRows(QModelIndex(), first, first + len(new) - 1)
+        self._rows.extend(new)
+        self.endInsertRows()
+
+    def clear(self) -> None:
+        self.beginResetModel()
+        self._rows.clear()
+        self.endResetModel()
+
+    # -- reading --------------------------------------------------------------------------
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 - Qt API
+        return 0 if parent.isValid() else len(self._rows)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        row = self._rows[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return row.text
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return TONE_COLORS[row.tone]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"{row.event.type} #{row.event.id}\n" + json.dumps(
+                row.event.payload, indent=2, ensure_ascii=False
+            )
+        if role == EventRole:
+            return row.event
+        if role == EventTypeRole:
+            return row.event.type
+        return None
+
+    def row_text(self, row: int) -> str:
+        return self._rows[row].text
+
+    def texts(self) -> list[str]:
+        return [row.text for row in self._rows]
+
+    def last_event_id(self) -> int | None:
+        return self._rows[-1].event.id if self._rows else None
+
+
+def _text(event: StreamedEvent) -> tuple[str, Tone]:
+    described = describe_event(event)
+    return described.text, described.tone

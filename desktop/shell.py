@@ -1,0 +1,216 @@
+"""The shell's controller: owns the Supervisor, the API client and the SSE consumer.
+
+Views hold no I/O. They call the plain methods here (``start``, ``request_discover``,
+``shutdown``) and listen to Qt signals. Everything runs on the qasync loop in the GUI
+thread, so callbacks emit signals directly. qasync keeps no reference to tasks it starts,
+so every task this object creates is kept in ``_tasks`` until it finishes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from backend.config import RuntimeInfo
+from backend.runtime.services import ServiceStatus
+from backend.runtime.supervisor import Supervisor
+from desktop.client import ApiClient, ApiRequestError, StreamedEvent
+from desktop.event_router import EventRouter
+from desktop.formatting import describe_accepted, describe_api_error
+
+log = logging.getLogger(__name__)
+
+SERVICE_NAMES = ("temporal", "worker", "api")
+STREAM_ERROR_RETRY_S = 2.0
+
+SupervisorFactory = Callable[..., Supervisor]
+ClientFactory = Callable[[RuntimeInfo], ApiClient]
+
+
+@dataclass(frozen=True)
+class DiscoverOutcome:
+    ok: bool
+    message: str
+    run_id: str | None = None
+    error_code: str | None = None
+
+
+class ShellController(QObject):
+    service_status = Signal(object)     # ServiceStatus
+    runtime_ready = Signal(object)      # RuntimeInfo, once all services answered
+    start_failed = Signal(str)          # a readable reason
+    event_received = Signal(object)     # StreamedEvent
+    views_invalidated = Signal(object)  # frozenset of view keys (see event_router)
+    stream_state = Signal(str)          # "offline" | "connecting" | "live" | "reconnecting"
+    discover_pending = Signal()
+    discover_result = Signal(object)    # DiscoverOutcome
+    stopping = Signal()
+    stopped = Signal()
+
+    def __init__(
+        self,
+        app_dir: Path,
+        *,
+        api_port: int | None = None,
+        temporal_port: int | None = None,
+        temporal_ui: bool = True,
+        supervisor_factory: SupervisorFactory = Supervisor,
+        client_factory: ClientFactory = ApiClient.from_runtime,
+        router: EventRouter | None = None,
+        parent: QObject | None = None,
+    ):
+        super().__init__(parent)
+        self.app_dir = Path(app_dir)
+        self._supervisor_options = {"api_port": api_port, "temporal_port": temporal_port,
+                                    "temporal_ui": temporal_ui}
+        self._supervisor_factory = supervisor_factory
+        self._client_factory = client_factory
+        self.router = router or EventRouter()
+        self.supervisor: Supervisor | None = None
+        self.client: ApiClient | None = None
+        self.info: RuntimeInfo | None = None
+        self.statuses: dict[str, ServiceStatus] = {}
+        self.last_event_id: int | None = None
+        self._tasks: set[asyncio.Task] = set()
+        self._start_task: asyncio.Task | None = None
+        self._stream_task: asyncio.Task | None = None
+        self._stop_task: asyncio.Task | None = None
+
+    # -- tasks --------------------------------------------------------------------------
+
+    def _spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task:
+        task = asyncio.get_running_loop().create_task(coro, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("task %s failed", task.get_name(), exc_info=task.exception())
+
+    @property
+    def starting(self) -> bool:
+        return self._start_task is not None and not self._start_task.done()
+
+    @property
+    def shutting_down(self) -> bool:
+        return self._stop_task is not None
+
+    # -- start --------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the services in the background (also the Retry after a failure)."""
+        if self.starting or self.shutting_down or self.info is not None:
+            return
+        self._start_task = self._spawn(self._start(), "shell-start")
+
+    async def _start(self) -> None:
+        try:
+            self.supervisor = self._supervisor_factory(
+                self.app_dir, on_status=self._on_status, **self._supervisor_options
+            )
+            info = await self.supervisor.start()  # stops what it started when it fails
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # noqa: BLE001 - shown in the window, details in the log
+            log.warning("start failed: %s", error, exc_info=True)
+            self.supervisor = None
+            self.start_failed.emit(str(error) or type(error).__name__)
+            return
+        self.info = info
+        self.client = self._client_factory(info)
+        self.stream_state.emit("connecting")
+        self._stream_task = self._spawn(self._consume_events(self.client), "shell-events")
+        self.runtime_ready.emit(info)
+
+    def _on_status(self, status: ServiceStatus) -> None:
+        self.statuses[status.name] = status
+        self.service_status.emit(status)
+
+    # -- events -------------------------------------------------------------------------
+
+    async def _consume_events(self, client: ApiClient) -> None:
+        """From the moment the stream is live, forever; resumes by Last-Event-ID after drops
+        (the client reconnects itself) and after typed errors (here)."""
+        while True:
+            stream = client.events(self.last_event_id, on_state=self.stream_state.emit)
+            try:
+                async with contextlib.aclosing(stream):
+                    async for event in stream:
+                        self.dispatch(event)
+            except ApiRequestError as error:
+                log.warning("event stream refused: %s", error)
+                if error.code == "last_event_id_out_of_range":
+                    self.last_event_id = None  # the database was replaced: start afresh
+                self.stream_state.emit("reconnecting")
+                await asyncio.sleep(STREAM_ERROR_RETRY_S)
+
+    def dispatch(self, event: StreamedEvent) -> None:
+        """Hand one streamed event to the views."""
+        self.last_event_id = event.id
+        views = self.router.route(event)
+        self.event_received.emit(event)
+        self.views_invalidated.emit(views)
+
+    # -- commands -----------------------------------------------------------------------
+
+    def request_discover(self) -> None:
+        if self.shutting_down:
+            return
+        self.discover_pending.emit()
+        self._spawn(self._discover(), "shell-discover")
+
+    async def _discover(self) -> None:
+        client = self.client
+        if client is None:
+            self.discover_result.emit(DiscoverOutcome(False, "The API is not running yet."))
+            return
+        try:
+            accepted = await client.run_stage("discover")
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # noqa: BLE001 - every failure gets a readable line
+            code = error.code if isinstance(error, ApiRequestError) else None
+            self.discover_result.emit(DiscoverOutcome(False, describe_api_error(error),
+                                                      error_code=code))
+            return
+        self.discover_result.emit(
+            DiscoverOutcome(True, describe_accepted(accepted), accepted.get("firstExecutionRunId"))
+        )
+
+    # -- stop ---------------------------------------------------------------------------
+
+    def shutdown(self) -> asyncio.Task:
+        """Start the ordered shutdown (idempotent); ``stopped`` is emitted at the end."""
+        if self._stop_task is None:
+            self.stopping.emit()
+            self._stop_task = asyncio.get_running_loop().create_task(
+                self._stop(), name="shell-stop"
+            )
+        return self._stop_task
+
+    async def stop(self) -> None:
+        await self.shutdown()
+
+    async def _stop(self) -> None:
+        pending = [task for task in self._tasks if not task.done()]
+        for task in pending:
+            task.cancel()  # a cancelled Supervisor.start() stops what it started
+        await asyncio.gather(*pending, return_exceptions=True)
+        try:
+            if self.client is not None:
+                with contextlib.suppress(Exception):
+                    await self.client.close()
+            if self.supervisor is not None:
+                await self.supervisor.stop()  # API, worker, Temporal; safe to call twice
+        finally:
+            self.stream_state.emit("offline")
+            self.stopped.emit()

@@ -1,0 +1,51 @@
+"""Activity: every streamed event, newest at the bottom."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex
+from PySide6.QtWidgets import QAbstractItemView, QLabel, QListView, QVBoxLayout, QWidget
+
+from desktop.client import StreamedEvent
+from desktop.models.event_list_model import EventListModel
+
+
+class ActivityView(QWidget):
+    view_key = "activity"
+
+    def __init__(self, parent: QWidget | None = None, *, max_rows: int | None = None):
+        super().__init__(parent)
+        self.model = EventListModel(max_rows) if max_rows else EventListModel()
+        self.model.setParent(self)
+        self.list_view = QListView(self)
+        self.list_view.setObjectName("eventList")
+        self.list_view.setModel(self.model)
+        self.list_view.setUniformItemSizes(True)  # cheap layout for thousands of rows
+        self.list_view.setAlternatingRowColors(True)
+        self.list_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.list_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.list_view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.list_view.setSpacing(1)
+        self.empty_label = QLabel(
+            "No events yet. Events appear here live as runs make progress.", self
+        )
+        self.empty_label.setObjectName("emptyHint")
+        self.empty_label.setStyleSheet("color: palette(placeholder-text); padding: 4px 2px;")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 6, 0, 0)
+        layout.addWidget(self.empty_label)
+        layout.addWidget(self.list_view)
+        self._follow = True
+        self.model.rowsAboutToBeInserted.connect(self._remember_follow)
+        self.model.rowsInserted.connect(self._after_insert)
+
+    def append(self, event: StreamedEvent) -> None:
+        self.model.append(event)
+
+    def _remember_follow(self, _parent: QModelIndex, _first: int, _last: int) -> None:
+        bar = self.list_view.verticalScrollBar()
+        self._follow = bar.value() >= bar.maximum() - 4  # at the bottom: keep following
+
+    def _after_insert(self, _parent: QModelIndex, _first: int, _last: int) -> None:
+        self.empty_label.setVisible(False)
+        if self._follow:
+            self.list_view.scrollToBottom()

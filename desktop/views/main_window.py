@@ -1,0 +1,279 @@
+"""The main window: service states, the Discover action, the live Activity list.
+
+No I/O here: the window calls the controller's plain methods and reacts to its signals.
+Later views (Pipelines, Runs, Jobs, ...) become more tabs and connect to
+``controller.views_invalidated`` for the view keys they show.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QCloseEvent, QFont
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QPushButton,
+    QSizePolicy,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from backend.config import RuntimeInfo
+from backend.runtime.services import ServiceStatus
+from desktop.client import StreamedEvent
+from desktop.shell import SERVICE_NAMES, DiscoverOutcome, ShellController
+from desktop.views.activity_view import ActivityView
+from desktop.views.status_indicators import COLORS, ServiceIndicator, StreamIndicator
+
+SERVICE_TITLES = {"temporal": "Temporal", "worker": "Worker", "api": "API"}
+
+BANNER_STYLES = {
+    "error": "background: #fdecea; border: 1px solid #f1b0ab; color: #8e1c14;",
+    "info": "background: #eef3fb; border: 1px solid #b9cbe8; color: #1d3b66;",
+}
+
+
+class Banner(QFrame):
+    """A one-line message above the content; the error variant offers Retry."""
+
+    retry_clicked = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("banner")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(12, 8, 8, 8)
+        self.message = QLabel(self)
+        self.message.setObjectName("bannerMessage")
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.message.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.retry_button = QPushButton("Retry", self)
+        self.retry_button.setObjectName("retryButton")
+        self.retry_button.clicked.connect(self.retry_clicked)
+        layout.addWidget(self.message, 1)
+        layout.addWidget(self.retry_button)
+        self.hide()
+
+    def show_message(self, text: str, tone: str = "error", *, retry: bool = False) -> None:
+        self.setStyleSheet(f"#banner {{ {BANNER_STYLES[tone]} border-radius: 6px; }}"
+                           " #bannerMessage { border: none; background: transparent; }")
+        self.message.setText(text)
+        self.retry_button.setVisible(retry)
+        self.show()
+
+
+class MainWindow(QMainWindow):
+    close_requested = Signal()  # the app stops the services, then closes the window
+
+    def __init__(self, controller: ShellController, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.controller = controller
+        self.jobs_discovered = 0
+        self._api_ready = False
+        self._runtime: RuntimeInfo | None = None
+        self._stream_seen_live = False
+        self._discover_pending = False
+        self._stopping = False
+        self._may_close = False
+        self.setWindowTitle("JobCtrl")
+        self.resize(980, 640)
+        self._build()
+        self._connect()
+        self._update_actions()
+
+    # -- layout ---------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        central = QWidget(self)
+        root = QVBoxLayout(central)
+        root.setContentsMargins(14, 12, 14, 10)
+        root.setSpacing(10)
+
+        status_row = QHBoxLayout()
+        status_row.setSpacing(8)
+        self.service_indicators = {
+            name: ServiceIndicator(SERVICE_TITLES[name], central) for name in SERVICE_NAMES
+        }
+        for indicator in self.service_indicators.values():
+            status_row.addWidget(indicator)
+        status_row.addStretch(1)
+        self.stream_indicator = StreamIndicator(central)
+        status_row.addWidget(self.stream_indicator)
+        root.addLayout(status_row)
+
+        self.banner = Banner(central)
+        root.addWidget(self.banner)
+
+        actions = QHBoxLayout()
+        actions.setSpacing(12)
+        self.discover_button = QPushButton("Discover", central)
+        self.discover_button.setObjectName("discoverButton")
+        self.discover_button.setToolTip("Fetch postings from every enabled source")
+        self.discover_button.setMinimumWidth(110)
+        self.discover_result = QLabel("", central)
+        self.discover_result.setObjectName("discoverResult")
+        self.discover_result.setWordWrap(True)
+        self.discover_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.discover_result.setSizePolicy(QSizePolicy.Policy.Expanding,
+                                           QSizePolicy.Policy.Preferred)
+        self.jobs_label = QLabel(central)
+        self.jobs_label.setObjectName("jobsDiscovered")
+        font = QFont(self.jobs_label.font())
+        font.setPointSizeF(font.pointSizeF() * 1.15)
+        self.jobs_label.setFont(font)
+        actions.addWidget(self.discover_button)
+        actions.addWidget(self.discover_result, 1)
+        actions.addWidget(self.jobs_label)
+        root.addLayout(actions)
+
+        self.tabs = QTabWidget(central)
+        self.tabs.setDocumentMode(True)
+        self.activity = ActivityView(self.tabs)
+        self.tabs.addTab(self.activity, "Activity")
+        root.addWidget(self.tabs, 1)
+
+        footer = QHBoxLayout()
+        footer.setSpacing(18)
+        self.app_dir_label = QLabel(central)
+        self.app_dir_label.setObjectName("appDirLabel")
+        self.app_dir_label.setOpenExternalLinks(True)
+        self.temporal_ui_label = QLabel(central)
+        self.temporal_ui_label.setObjectName("temporalUiLabel")
+        self.temporal_ui_label.setOpenExternalLinks(True)
+        footer.addWidget(self.app_dir_label)
+        footer.addWidget(self.temporal_ui_label)
+        footer.addStretch(1)
+        root.addLayout(footer)
+
+        self.setCentralWidget(central)
+        self._show_jobs_count()
+        self._show_links()
+
+    def _connect(self) -> None:
+        c = self.controller
+        c.service_status.connect(self.on_service_status)
+        c.runtime_ready.connect(self.on_runtime_ready)
+        c.start_failed.connect(self.on_start_failed)
+        c.event_received.connect(self.on_event)
+        c.stream_state.connect(self.on_stream_state)
+        c.discover_pending.connect(self.on_discover_pending)
+        c.discover_result.connect(self.on_discover_result)
+        c.stopping.connect(self.on_stopping)
+        self.discover_button.clicked.connect(c.request_discover)
+        self.banner.retry_clicked.connect(self.on_retry)
+
+    # -- controller signals ---------------------------------------------------------------
+
+    def on_service_status(self, status: ServiceStatus) -> None:
+        indicator = self.service_indicators.get(status.name)
+        if indicator is not None:
+            indicator.show_status(status)
+        if status.name == "api":
+            self._api_ready = status.state == "ready"
+            self._update_actions()
+
+    def on_runtime_ready(self, info: RuntimeInfo) -> None:
+        self._runtime = info
+        self.banner.hide()
+        self._show_links()
+        self._update_actions()
+
+    def on_start_failed(self, reason: str) -> None:
+        self._runtime = None
+        self._api_ready = False
+        self.banner.show_message(f"JobCtrl could not start: {reason}", "error", retry=True)
+        self._update_actions()
+
+    def on_retry(self) -> None:
+        self.banner.hide()
+        for indicator in self.service_indicators.values():
+            indicator.set_state("waiting")
+        self.controller.start()
+
+    def on_event(self, event: StreamedEvent) -> None:
+        self.activity.append(event)
+        if event.type == "JobDiscovered":
+            self.jobs_discovered += 1
+            self._show_jobs_count()
+
+    def on_stream_state(self, state: str) -> None:
+        self.stream_indicator.set_state(state)
+        if state == "live" and not self._stream_seen_live:
+            self._stream_seen_live = True
+            self._update_actions()
+
+    def on_discover_pending(self) -> None:
+        self._discover_pending = True
+        self._set_result("Starting Discover…", "idle")
+        self._update_actions()
+
+    def on_discover_result(self, outcome: DiscoverOutcome) -> None:
+        self._discover_pending = False
+        self._set_result(outcome.message, "ok" if outcome.ok else "bad")
+        self._update_actions()
+
+    def on_stopping(self) -> None:
+        self._stopping = True
+        self.banner.show_message("Stopping services…", "info")
+        self._update_actions()
+
+    # -- state --------------------------------------------------------------------------
+
+    @property
+    def discover_enabled_reason(self) -> str | None:
+        """Why Discover is disabled, or None when it is enabled."""
+        if self._stopping:
+            return "JobCtrl is stopping"
+        if not (self._api_ready and self._runtime is not None):
+            return "Waiting for the API"
+        if not self._stream_seen_live:
+            return "Waiting for the event stream"  # so the list misses none of the run
+        if self._discover_pending:
+            return "Starting Discover…"
+        return None
+
+    def _update_actions(self) -> None:
+        reason = self.discover_enabled_reason
+        self.discover_button.setEnabled(reason is None)
+        self.discover_button.setToolTip(reason or "Fetch postings from every enabled source")
+
+    def _set_result(self, text: str, tone: str) -> None:
+        self.discover_result.setText(text)
+        self.discover_result.setStyleSheet(f"color: {COLORS[tone]};")
+
+    def _show_jobs_count(self) -> None:
+        self.jobs_label.setText(f"Jobs discovered: <b>{self.jobs_discovered:,}</b>")
+        self.jobs_label.setToolTip("JobDiscovered events received since this window opened")
+
+    def _show_links(self) -> None:
+        app_dir = self.controller.app_dir
+        url = QUrl.fromLocalFile(str(app_dir)).toString()
+        self.app_dir_label.setText(
+            f"App folder: <a href='{html.escape(url)}'>{html.escape(str(app_dir))}</a>"
+        )
+        if self._runtime is None:
+            ui = "<span style='color:#8a8a8a'>available once Temporal runs</span>"
+        elif self._runtime.temporal_ui_url:
+            ui_url = html.escape(self._runtime.temporal_ui_url)
+            ui = f"<a href='{ui_url}'>{ui_url}</a>"
+        else:
+            ui = "<span style='color:#8a8a8a'>off</span>"
+        self.temporal_ui_label.setText(f"Temporal Web UI: {ui}")
+
+    # -- closing ------------------------------------------------------------------------
+
+    def allow_close(self) -> None:
+        self._may_close = True
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+        if self._may_close:
+            event.accept()
+            return
+        event.ignore()  # stop the services first; the app closes the window after that
+        self.close_requested.emit()

@@ -1,0 +1,1 @@
+"""Real loopback servers standing in for external services in tests."""

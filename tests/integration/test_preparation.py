@@ -1,0 +1,176 @@
+"""The whole demo board through Enrich → Score → Tailor → Cover → PDF with the offline
+provider, on its own app dir, plus the per-job actions."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import httpx
+import pytest
+import pytest_asyncio
+
+from backend.runtime.supervisor import Supervisor
+from desktop.client import ApiClient
+from tests.integration.conftest import write_settings
+
+pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
+
+PROFILE = {
+    "name": "Ada Example",
+    "email": "ada@example.org",
+    "headline": "Backend engineer",
+    "targetTitles": ["Backend Engineer", "Platform Engineer", "Data Engineer"],
+    "locations": ["Berlin", "Remote"],
+    "remotePreference": "remote_or_hybrid",
+    "salaryFloor": 70000,
+    "salaryCurrency": "EUR",
+    "skills": ["Python", "PostgreSQL", "Kubernetes", "AWS", "Terraform", "Go", "SQL", "Kafka"],
+    "mustHaveKeywords": ["Python"],
+    "dealBreakerKeywords": ["on-call 24/7"],
+    "resumeText": "Ada Example\nBackend engineer with eight years of Python.\n\nEXPERIENCE\n"
+                  "- Built a PostgreSQL-backed billing platform serving 2M customers\n"
+                  "- Moved 40 services to Kubernetes on AWS with Terraform\n"
+                  "- Mentored four engineers\n\nEDUCATION\n- BSc Computer Science, TU Berlin\n",
+}
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def prepared(tmp_path_factory):
+    app_dir = tmp_path_factory.mktemp("prep-app")
+    write_settings(app_dir)
+    supervisor = Supervisor(app_dir, temporal_ui=False)
+    await supervisor.start()
+    api = ApiClient.from_runtime(supervisor.info)
+    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url,
+                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    assert (await http.put("/v1/profile", json=PROFILE)).status_code == 200
+    accepted = await api.run_stage("discover")
+    await wait_for(lambda: all_pdfs_done(http), timeout=600)
+    yield {"app_dir": app_dir, "api": api, "http": http,
+           "discover_run_id": accepted["firstExecutionRunId"]}
+    await http.aclose()
+    await api.close()
+    await supervisor.stop()
+
+
+async def all_pdfs_done(http) -> bool:
+    page = (await http.get("/v1/jobs", params={"stage": "pdf", "stageStatus": "succeeded",
+                                               "limit": 1})).json()
+    return page["total"] == 234
+
+
+async def wait_for(predicate, *, timeout: float) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while asyncio.get_running_loop().time() < deadline:
+        if await predicate():
+            return
+        await asyncio.sleep(0.5)
+    raise AssertionError("condition not reached in time")
+
+
+def event_counts(app_dir: Path) -> dict[str, int]:
+    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+        return dict(conn.execute("SELECT type, COUNT(*) FROM job_events GROUP BY type"))
+
+
+async def test_every_job_gets_scored_and_materials_rendered(prepared):
+    counts = event_counts(prepared["app_dir"])
+    assert counts["JobEnriched"] == 234
+    assert counts["JobScored"] == 234
+    assert counts["ResumeApproved"] == 234
+    assert counts["CoverLetterGenerated"] == 234
+    assert counts["PdfRendered"] == 468
+    assert counts["WorkflowCompleted"] == 234 + 1  # every preparation + the Discover run
+    assert "StageFailed" not in counts and "StageExhausted" not in counts
+
+
+async def test_a_job_detail_has_explainable_score_and_real_pdfs(prepared):
+    http = prepared["http"]
+    best = (await http.get("/v1/jobs", params={"sort": "score", "limit": 1})).json()["items"][0]
+    assert best["score"] >= 60
+    assert set(best["stages"].values()) == {"succeeded"}
+    detail = (await http.get(f"/v1/jobs/{best['jobId']}")).json()
+    assert "Python" in detail["score"]["rationale"]
+    assert detail["score"]["provider"] == "offline"
+    assert detail["resume"]["content"]["name"] == "Ada Example"
+    skills = detail["resume"]["content"]["sections"][0]
+    assert skills["title"] == "Skills for this role" and skills["items"][0] in PROFILE["skills"]
+    assert detail["coverLetter"]["content"]["paragraphs"][0].startswith("I am applying for the")
+    kinds = {artifact["kind"]: artifact for artifact in detail["artifacts"]}
+    assert set(kinds) == {"resume_pdf", "cover_letter_pdf"}
+    for artifact in kinds.values():
+        data = Path(artifact["path"]).read_bytes()
+        assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")
+        assert Path(artifact["path"]).is_relative_to(prepared["app_dir"] / "artifacts")
+    stage_rows = {row["stage"]: row for row in detail["stages"]}
+    assert stage_rows["score"]["ownerRunId"], "the owning run is recorded"
+
+
+async def test_stage_events_carry_the_run_workflow_id(prepared):
+    with sqlite3.connect(prepared["app_dir"] / "jobctrl.db") as conn:
+        rows = conn.execute(
+            "SELECT json_extract(payload_json, '$.workflowId'), workflow_id FROM job_events"
+            " WHERE type IN ('StageStarted', 'JobScored', 'StageCompleted')").fetchall()
+    assert rows and all(payload == column and payload.startswith("prep-job_")
+                        for payload, column in rows)
+
+
+async def test_a_second_discover_prepares_nothing_again(prepared):
+    before = event_counts(prepared["app_dir"])
+    accepted = await prepared["api"].run_stage("discover")
+    run_id = accepted["firstExecutionRunId"]
+
+    async def finished() -> bool:
+        runs = await prepared["api"].discovery_runs()
+        return any(r["discoverRunId"] == run_id and r["status"] != "running" for r in runs)
+
+    await wait_for(finished, timeout=120)
+    after = event_counts(prepared["app_dir"])
+    for kind in ("JobScored", "ResumeApproved", "PdfRendered", "StageStarted"):
+        assert after.get(kind) == before.get(kind), kind
+
+
+async def test_rescore_runs_only_score_and_mark_skipped(prepared):
+    http = prepared["http"]
+    job = (await http.get("/v1/jobs", params={"limit": 1, "sort": "title"})).json()["items"][0]
+    before = event_counts(prepared["app_dir"])
+    response = await http.post(f"/v1/jobs/{job['jobId']}/actions/rescore")
+    assert response.status_code == 202, response.text
+    assert response.json()["workflowId"] == f"prep-{job['jobId']}"
+
+    async def rescored() -> bool:
+        return event_counts(prepared["app_dir"]).get("JobScored", 0) == before["JobScored"] + 1
+
+    await wait_for(rescored, timeout=60)
+    await asyncio.sleep(1)
+    after = event_counts(prepared["app_dir"])
+    # Tailor/Cover/PDF already succeeded and were not forced: no new materials.
+    assert after["ResumeApproved"] == before["ResumeApproved"]
+    detail = (await http.get(f"/v1/jobs/{job['jobId']}")).json()
+    assert detail["score"]["version"] == 2
+
+    noop = await http.post(f"/v1/jobs/{job['jobId']}/actions/run-stage", json={"stage": "score"})
+    assert noop.status_code == 200 and noop.json()["noopReason"] == "already_succeeded"
+    not_failed = await http.post(f"/v1/jobs/{job['jobId']}/actions/retry-stage",
+                                 json={"stage": "score"})
+    assert not_failed.status_code == 409
+    assert not_failed.json()["error"]["code"] == "stage_not_retryable"
+
+    marked = await http.post(f"/v1/jobs/{job['jobId']}/actions/mark", json={"userStatus": "skipped"})
+    assert marked.status_code == 200
+    skipped = (await http.get("/v1/jobs", params={"userStatus": "skipped"})).json()
+    assert [item["jobId"] for item in skipped["items"]] == [job["jobId"]]
+
+
+async def test_job_routes_reject_bad_keys_and_filters(prepared):
+    http = prepared["http"]
+    assert (await http.get("/v1/jobs/not-a-job")).status_code == 422
+    missing = await http.get("/v1/jobs/job_" + "0" * 24)
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "job_not_found"
+    assert (await http.get("/v1/jobs", params={"sort": "nope"})).status_code == 422
+    remote = (await http.get("/v1/jobs", params={"remote": "remote", "limit": 500})).json()
+    assert remote["total"] > 0 and all(i["remote"] == "remote" for i in remote["items"])
+    found = (await http.get("/v1/jobs", params={"q": "engineer"})).json()
+    assert 0 < found["total"] < 234
