@@ -78,6 +78,9 @@ class AppSettings(CamelModel):
     min_fit_score: int = Field(
         default=0, ge=0, le=100, description="Jobs scored below this get no tailored materials"
     )
+    stage_heartbeat_timeout_s: int = Field(
+        default=120, ge=5, le=600,
+        description="How soon a stage on a dead worker is retried elsewhere")
     daily_budget_usd: Usd = Field(
         default=Decimal("25"), ge=0, le=100_000, description="0 means unlimited"
     )

@@ -95,7 +95,9 @@ class ApiClient:
                         async for sse in stream:
                             if sse.retry:
                                 backoff = max(RECONNECT_MIN_S, sse.retry / 1000)
-                            if not sse.event or not sse.id:
+                            # Keepalive comments surface as unnamed, empty "message"
+                            # events that repeat the last id: not ours, skip them.
+                            if sse.event == "message" or not sse.data or not sse.id:
                                 continue
                             last_event_id = int(sse.id)
                             yield StreamedEvent(last_event_id, sse.event, json.loads(sse.data))

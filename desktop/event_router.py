@@ -23,7 +23,9 @@ ACTIVITY = "activity"
 JOBS = "jobs"
 RUNS = "runs"
 PIPELINES = "pipelines"
-VIEW_KEYS = frozenset({ACTIVITY, JOBS, RUNS, PIPELINES})
+SPEND = "spend"
+SETTINGS = "settings"
+VIEW_KEYS = frozenset({ACTIVITY, JOBS, RUNS, PIPELINES, SPEND, SETTINGS})
 
 
 def _views(*keys: str) -> frozenset[str]:
@@ -40,6 +42,25 @@ ROUTES: Mapping[str, frozenset[str]] = {
     "WorkflowFailed": _views(RUNS, PIPELINES),
     "WorkflowCanceled": _views(RUNS, PIPELINES),
     "WorkflowCancellationRequested": _views(RUNS),
+    # Per-job stages: the job's row and detail, the stage counts, the run's timeline;
+    # a stage that ends may have spent on a model call.
+    "StageStarted": _views(JOBS, PIPELINES, RUNS),
+    "StageCompleted": _views(JOBS, PIPELINES, RUNS, SPEND),
+    "StageFailed": _views(JOBS, PIPELINES, RUNS, SPEND),
+    "StageExhausted": _views(JOBS, PIPELINES, RUNS, SPEND),
+    "StageReset": _views(JOBS, PIPELINES, RUNS),
+    "StageBlocked": _views(JOBS, PIPELINES, RUNS),
+    "StageSkipped": _views(JOBS, PIPELINES, RUNS),
+    "StageCanceled": _views(JOBS, PIPELINES, RUNS),
+    "JobEnriched": _views(JOBS, PIPELINES),
+    "EnrichmentFailed": _views(JOBS, PIPELINES),
+    "JobScored": _views(JOBS, PIPELINES, SPEND),
+    "ResumeApproved": _views(JOBS, PIPELINES, SPEND),
+    "ResumeFailed": _views(JOBS, PIPELINES),
+    "CoverLetterGenerated": _views(JOBS, PIPELINES, SPEND),
+    "PdfRendered": _views(JOBS),
+    "JobUserStatusChanged": _views(JOBS, PIPELINES),
+    "CandidateProfileUpdated": _views(SETTINGS, PIPELINES),  # eligibility may change
 }
 
 

@@ -31,8 +31,11 @@ def _families_failed(payload: Payload) -> str:
 
 
 def _discovery_started(p: Payload) -> tuple[str, Tone]:
-    families = ", ".join(p.get("families") or []) or "no sources"
-    return f"Discover run {short_id(p.get('discoverRunId'))} started — {families}", "info"
+    families = p.get("families") or []
+    sources = f"{len(families)} source{'s' if len(families) != 1 else ''}"
+    if families:
+        sources += f": {', '.join(families)}"
+    return f"run {short_id(p.get('discoverRunId'))} started with {sources}", "info"
 
 
 def _job_discovered(p: Payload) -> tuple[str, Tone]:
@@ -44,14 +47,14 @@ def _discovery_completed(p: Payload) -> tuple[str, Tone]:
     text = f"{p.get('jobsNew', 0)} new of {p.get('jobsObserved', 0)} seen"
     failed = _families_failed(p)
     if failed:
-        return f"{text}; failed: {failed}", "warning"
+        return f"{text}; sources failed: {failed}", "warning"
     return text, "success"
 
 
 def _discovery_failed(p: Payload) -> tuple[str, Tone]:
     text = f"{p.get('status', 'failed')}: {p.get('errorCode', '?')}"
     failed = _families_failed(p)
-    return (f"{text}; failed: {failed}" if failed else text), "error"
+    return (f"{text}; sources failed: {failed}" if failed else text), "error"
 
 
 def _workflow(p: Payload, verb: str) -> str:
@@ -82,17 +85,145 @@ def _cancellation_requested(p: Payload) -> tuple[str, Tone]:
     return text, "warning"
 
 
-DESCRIBERS: dict[str, Callable[[Payload], tuple[str, Tone]]] = {
-    "DiscoveryRunStarted": _discovery_started,
-    "JobDiscovered": _job_discovered,
-    "DiscoveryRunCompleted": _discovery_completed,
-    "DiscoveryRunFailed": _discovery_failed,
-    "WorkflowStarted": _workflow_started,
-    "WorkflowCompleted": _workflow_completed,
-    "WorkflowFailed": _workflow_failed,
-    "WorkflowCanceled": _workflow_canceled,
-    "WorkflowCancellationRequested": _cancellation_requested,
+# -- per-job events: "score for Senior Engineer at Acme" when the title is known ------------
+
+JobLabels = Callable[[str], str | None]
+
+
+def _job(p: Payload, labels: JobLabels) -> str:
+    job_id = p.get("jobId") or "?"
+    return labels(job_id) or short_id(job_id, 12)
+
+
+def _stage(p: Payload, labels: JobLabels, text: str) -> str:
+    return f"{p.get('stage', '?')} for {_job(p, labels)}{text}"
+
+
+def _stage_started(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    return _stage(p, labels, f" (attempt {p.get('attempt', '?')})"), "info"
+
+
+def _stage_completed(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    ms = p.get("durationMs")
+    return _stage(p, labels, f" in {ms / 1000:.1f}s" if ms is not None else ""), "success"
+
+
+def _stage_failed(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    again = "will retry" if p.get("retryable") else "not retryable"
+    return _stage(p, labels, f": {p.get('errorCode', '?')} ({again})"), "error"
+
+
+def _stage_exhausted(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    return _stage(p, labels, f": {p.get('errorCode', '?')} after {p.get('attempts', '?')}"
+                             " attempts"), "error"
+
+
+def _stage_reset(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    return _stage(p, labels, f" reset by {p.get('source', '?')} (was"
+                             f" {p.get('previousStatus', '?')})"), "info"
+
+
+def _stage_blocked(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    return _stage(p, labels, f": {p.get('reason', '?')}"), "warning"
+
+
+def _stage_skipped(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    return _stage(p, labels, f": {p.get('reason', '?')}"), "info"
+
+
+def _stage_canceled(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    return _stage(p, labels, ""), "warning"
+
+
+def _job_enriched(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    text = (f"{_job(p, labels)}: {p.get('wordCount', 0):,} words from the {p.get('origin', '?')},"
+            f" {p.get('confidence', '?')} confidence")
+    if p.get("lowConfidenceReason"):
+        text += f" ({p['lowConfidenceReason']})"
+    return text, "success" if p.get("confidence") == "high" else "warning"
+
+
+def _enrichment_failed(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    blocked = "; later stages blocked" if p.get("blocked") else ""
+    return f"{_job(p, labels)}: {p.get('errorCode', '?')}{blocked}", "error"
+
+
+def _job_scored(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    return (f"{_job(p, labels)} scored {p.get('score', '?')}"
+            f" ({p.get('provider', '?')}/{p.get('model', '?')})"), "success"
+
+
+def _generated(what: str) -> Callable[[Payload, JobLabels], tuple[str, Tone]]:
+    def describe(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+        return (f"{what} #{p.get('generation', '?')} for {_job(p, labels)}"
+                f" ({p.get('provider', '?')}/{p.get('model', '?')})"), "success"
+
+    return describe
+
+
+def _resume_failed(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    return f"résumé for {_job(p, labels)}: {p.get('errorCode', '?')}", "error"
+
+
+def _pdf_rendered(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    kind = {"resume_pdf": "résumé", "cover_letter_pdf": "cover letter"}.get(
+        p.get("kind"), p.get("kind", "?"))
+    size = p.get("bytes") or 0
+    return (f"{kind} PDF for {_job(p, labels)}: {p.get('pages', '?')} pages,"
+            f" {size / 1024:.0f} KB"), "success"
+
+
+def _user_status_changed(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    status = p.get("userStatus")
+    text = f"{_job(p, labels)} marked {status}" if status else f"{_job(p, labels)}: mark cleared"
+    return text, "info"
+
+
+def _profile_updated(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    return f"candidate profile saved (revision {p.get('revision', '?')})", "info"
+
+
+def _payload_only(
+    describer: Callable[[Payload], tuple[str, Tone]],
+) -> Callable[[Payload, JobLabels], tuple[str, Tone]]:
+    return lambda p, _labels: describer(p)
+
+
+DESCRIBERS: dict[str, Callable[[Payload, JobLabels], tuple[str, Tone]]] = {
+    "DiscoveryRunStarted": _payload_only(_discovery_started),
+    "JobDiscovered": _payload_only(_job_discovered),
+    "DiscoveryRunCompleted": _payload_only(_discovery_completed),
+    "DiscoveryRunFailed": _payload_only(_discovery_failed),
+    "WorkflowStarted": _payload_only(_workflow_started),
+    "WorkflowCompleted": _payload_only(_workflow_completed),
+    "WorkflowFailed": _payload_only(_workflow_failed),
+    "WorkflowCanceled": _payload_only(_workflow_canceled),
+    "WorkflowCancellationRequested": _payload_only(_cancellation_requested),
+    "StageStarted": _stage_started,
+    "StageCompleted": _stage_completed,
+    "StageFailed": _stage_failed,
+    "StageExhausted": _stage_exhausted,
+    "StageReset": _stage_reset,
+    "StageBlocked": _stage_blocked,
+    "StageSkipped": _stage_skipped,
+    "StageCanceled": _stage_canceled,
+    "JobEnriched": _job_enriched,
+    "EnrichmentFailed": _enrichment_failed,
+    "JobScored": _job_scored,
+    "ResumeApproved": _generated("résumé"),
+    "ResumeFailed": _resume_failed,
+    "CoverLetterGenerated": _generated("cover letter"),
+    "PdfRendered": _pdf_rendered,
+    "JobUserStatusChanged": _user_status_changed,
+    "CandidateProfileUpdated": _profile_updated,
 }
+
+
+def job_label(payload: Payload) -> str | None:
+    """``Senior Backend Engineer at Acme Robotics`` from a JobDiscovered payload."""
+    if payload.get("title") and payload.get("company"):
+        return f"{payload['title']} at {payload['company']}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -101,13 +232,21 @@ class EventText:
     tone: Tone
 
 
-def describe_event(event: StreamedEvent) -> EventText:
-    """``#123 JobDiscovered — Senior Backend Engineer at Acme Robotics (Berlin)``."""
+def _no_labels(_job_id: str) -> str | None:
+    return None
+
+
+def describe_event(event: StreamedEvent, job_labels: JobLabels = _no_labels) -> EventText:
+    """``#123 JobDiscovered — Senior Backend Engineer at Acme Robotics (Berlin)``.
+
+    ``job_labels`` names a job id (e.g. from the JobDiscovered events seen so far), so
+    per-job rows read ``score for Senior Backend Engineer at Acme`` instead of an id.
+    """
     describer = DESCRIBERS.get(event.type)
     if describer is None:
         return EventText(f"#{event.id} {event.type}", "info")
     try:
-        summary, tone = describer(event.payload)
+        summary, tone = describer(event.payload, job_labels)
     except Exception:  # noqa: BLE001 - a malformed payload must not break the list
         return EventText(f"#{event.id} {event.type} (unreadable payload)", "warning")
     return EventText(f"#{event.id} {event.type} — {summary}", tone)

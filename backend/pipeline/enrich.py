@@ -35,9 +35,7 @@ MAX_REDIRECTS = 5
 MIN_WORDS_HIGH_CONFIDENCE = 80
 
 Confidence = Literal["high", "low"]
-ExtractionReason = Literal[
-    "empty", "too_short", "expired_posting", "login_wall", "mostly_navigation"
-]
+ExtractionReason = Literal["empty", "too_short", "expired_posting", "login_wall", "mostly_navigation"]
 ExtractionMethod = Literal["json_ld", "dom", "body", "source"]
 
 EXTRACTION_REASONS: frozenset[str] = frozenset(
@@ -241,9 +239,7 @@ class RobotsCache:
         try:
             # RFC 9309: follow at least five redirects for robots.txt.
             for _ in range(MAX_REDIRECTS + 1):
-                async with client.stream(
-                    "GET", url, headers=headers, follow_redirects=False
-                ) as response:
+                async with client.stream("GET", url, headers=headers, follow_redirects=False) as response:
                     status = response.status_code
                     if response.is_redirect and "location" in response.headers:
                         url = urljoin(url, response.headers["location"])
@@ -335,9 +331,7 @@ async def fetch_posting_page(
         for _ in range(MAX_REDIRECTS + 1):
             if not await robots.allowed(client, current):
                 raise EnrichBlocked()
-            async with client.stream(
-                "GET", current, headers=headers, follow_redirects=False
-            ) as response:
+            async with client.stream("GET", current, headers=headers, follow_redirects=False) as response:
                 if response.is_redirect and "location" in response.headers:
                     current = urljoin(current, response.headers["location"])
                     _origin(current)  # rejects non-http(s) redirect targets
@@ -646,9 +640,7 @@ def _render_html(blocks: Iterable[_Block]) -> str:
     parts: list[str] = []
     for block in blocks:
         if block.items is not None:
-            rendered = "".join(
-                f"<li>{item.html}{_render_html(item.children)}</li>" for item in block.items
-            )
+            rendered = "".join(f"<li>{item.html}{_render_html(item.children)}</li>" for item in block.items)
             parts.append(f"<{block.kind}>{rendered}</{block.kind}>")
         else:
             parts.append(f"<{block.kind}>{block.html}</{block.kind}>")
@@ -711,11 +703,10 @@ def _json_ld_description(soup: BeautifulSoup) -> str | None:
             if not _is_job_posting(node):
                 continue
             description = node.get("description")
-            if isinstance(description, str) and description.strip():
-                if "<" not in description and "&lt;" in description:
-                    description = html_lib.unescape(description)  # double-escaped HTML
-                if best is None or len(description) > len(best):
-                    best = description
+            if not isinstance(description, str) or not description.strip():
+                continue
+            if best is None or len(description) > len(best):
+                best = description
     return best
 
 
@@ -823,7 +814,24 @@ def _extract_from_container(
     )
 
 
+_HAS_TAG = re.compile(r"<(?:[a-zA-Z][a-zA-Z0-9]*|/[a-zA-Z]|!--)")
+
+
+def _plain_text_to_html(text: str) -> str:
+    """Blank lines separate paragraphs; single newlines are kept as line breaks."""
+    paragraphs = [part.strip() for part in re.split(r"\n\s*\n", text.replace("\r", ""))]
+    return "".join(
+        "<p>" + "<br>".join(_escape(line) for line in part.split("\n")) + "</p>"
+        for part in paragraphs
+        if part
+    )
+
+
 def _parse_fragment(fragment_html: str) -> tuple[BeautifulSoup, bool]:
+    if "&lt;" in fragment_html and not _HAS_TAG.search(fragment_html):
+        fragment_html = html_lib.unescape(fragment_html)  # entity-escaped HTML (Greenhouse)
+    if not _HAS_TAG.search(fragment_html):
+        fragment_html = _plain_text_to_html(html_lib.unescape(fragment_html))
     soup = BeautifulSoup(fragment_html, "html.parser")
     has_password = soup.find("input", attrs={"type": "password"}) is not None
     _strip_noise(soup)
@@ -876,10 +884,7 @@ def description_from_source(description_html: str | None) -> Extraction | None:
     """
     if description_html is None or not description_html.strip():
         return None
-    text = description_html
-    if "<" not in text and "&lt;" in text:
-        text = html_lib.unescape(text)  # Greenhouse serves entity-escaped content
-    soup, has_password = _parse_fragment(text)
+    soup, has_password = _parse_fragment(description_html)
     extraction = _extract_from_container(soup, method="source", has_password_field=has_password)
     if extraction.word_count == 0:
         return None

@@ -197,9 +197,7 @@ class _Pdf(FPDF):
         if not text:
             return
         self.set_x(self.l_margin)
-        self.multi_cell(
-            self.epw, line_height, text, align=align, new_x=XPos.LMARGIN, new_y=YPos.NEXT
-        )
+        self.multi_cell(self.epw, line_height, text, align=align, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
 
     def rule(self, *, color: tuple[int, int, int] = STYLE.rule, width: float = 0.75) -> None:
         self.set_draw_color(*color)
@@ -412,9 +410,7 @@ def _render(draw, document, path: Path, *, page_size: PageSize, meta: dict) -> P
     data = bytes(pdf.output())
     target = Path(path)
     _write_atomic(data, target)
-    return PdfInfo(
-        path=target, pages=pages, bytes=len(data), sha256=hashlib.sha256(data).hexdigest()
-    )
+    return PdfInfo(path=target, pages=pages, bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
 
 
 def render_resume_pdf(

@@ -78,6 +78,7 @@ class PrepInput(CamelModel):
         default_factory=lambda: ["enrich", "score", "tailor", "cover", "pdf"]
     )
     force_stages: list[str] = Field(default_factory=list)
+    heartbeat_timeout_s: int = Field(default=120, ge=5, le=600)
     discover_workflow_id: str | None = None
     discover_run_id: str | None = None
 
@@ -121,6 +122,11 @@ class WorkflowLifecycleInput(CamelModel):
 class FanoutInput(CamelModel):
     ref: DiscoveryExecutionRef
     job_ids: list[str]
+
+
+class FanoutPlan(CamelModel):
+    job_ids: list[str]
+    heartbeat_timeout_s: int = 120
 
 
 class PrepResult(CamelModel):

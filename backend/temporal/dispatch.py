@@ -26,14 +26,15 @@ def stages_from(stage: str) -> list[str]:
 
 
 async def start_preparation(
-    client: Client, job_id: str, *, stages: list[str], force: list[str] | None = None
+    client: Client, job_id: str, *, stages: list[str], force: list[str] | None = None,
+    heartbeat_timeout_s: int = 120,
 ) -> Started:
     workflow_id = prep_workflow_id(job_id)
     try:
         handle = await client.start_workflow(
             "JobPreparationWorkflow",
             PrepInput(job_id=job_id, idempotency_key=job_id, stages=stages,
-                      force_stages=force or []),
+                      force_stages=force or [], heartbeat_timeout_s=heartbeat_timeout_s),
             id=workflow_id,
             task_queue=TASK_QUEUE,
         )

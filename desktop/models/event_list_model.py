@@ -10,9 +10,10 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelInde
 from PySide6.QtGui import QColor
 
 from desktop.client import StreamedEvent
-from desktop.formatting import Tone, describe_event
+from desktop.formatting import Tone, describe_event, job_label
 
 DEFAULT_MAX_ROWS = 5_000
+MAX_JOB_LABELS = 20_000
 
 TONE_COLORS: dict[Tone, QColor | None] = {
     "info": None,  # the palette's text color
@@ -41,6 +42,8 @@ class EventListModel(QAbstractListModel):
             raise ValueError("max_rows must be positive")
         self.max_rows = max_rows
         self._rows: list[EventRow] = []
+        # "Title at Company" by job id, learnt from JobDiscovered: later rows name the job.
+        self._job_labels: dict[str, str] = {}
 
     # -- writing --------------------------------------------------------------------------
 
@@ -48,7 +51,7 @@ class EventListModel(QAbstractListModel):
         self.extend((event,))
 
     def extend(self, events: Iterable[StreamedEvent]) -> None:
-        new = [EventRow(event, *_text(event)) for event in events]
+        new = [self._row(event) for event in events]
         if not new:
             return
         new = new[-self.max_rows:]
@@ -61,6 +64,16 @@ class EventListModel(QAbstractListModel):
         self.beginInsertRows(QModelIndex(), first, first + len(new) - 1)
         self._rows.extend(new)
         self.endInsertRows()
+
+    def _row(self, event: StreamedEvent) -> EventRow:
+        if event.type == "JobDiscovered":
+            label = job_label(event.payload)
+            if label and event.payload.get("jobId"):
+                if len(self._job_labels) >= MAX_JOB_LABELS:
+                    del self._job_labels[next(iter(self._job_labels))]  # the oldest
+                self._job_labels[event.payload["jobId"]] = label
+        described = describe_event(event, self._job_labels.get)
+        return EventRow(event, described.text, described.tone)
 
     def clear(self) -> None:
         self.beginResetModel()
@@ -99,7 +112,3 @@ class EventListModel(QAbstractListModel):
     def last_event_id(self) -> int | None:
         return self._rows[-1].event.id if self._rows else None
 
-
-def _text(event: StreamedEvent) -> tuple[str, Tone]:
-    described = describe_event(event)
-    return described.text, described.tone

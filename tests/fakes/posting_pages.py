@@ -214,9 +214,7 @@ class PostingPagesServer:
         self._lock = threading.Lock()
         self._huge = huge_page()
         self._httpd = _QuietServer(("127.0.0.1", 0), self._handler_class())
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, name="posting-pages", daemon=True
-        )
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="posting-pages", daemon=True)
 
     # -- lifecycle ------------------------------------------------------------------
     def start(self) -> PostingPagesServer:

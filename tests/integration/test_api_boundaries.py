@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sqlite3
 import subprocess
@@ -141,37 +142,57 @@ async def test_commands_answer_503_while_the_worker_is_stopped(running, base_url
         await worker.start()
 
 
-async def test_unreachable_temporal_is_reported_and_blocks_commands(tmp_path):
-    """An API pointed at a Temporal that does not answer, with a worker heartbeat that
-    looks fresh: health says Temporal is unreachable and commands still answer 503."""
-    write_settings(tmp_path)
+@contextlib.asynccontextmanager
+async def standalone_api(app_dir, **env_extra):
+    """The API process alone, pointed at a Temporal address where nothing listens."""
+    write_settings(app_dir)
     port, dead_temporal = free_port(), f"127.0.0.1:{free_port()}"
-    env = {**os.environ, "JOBCTRL_API_TOKEN": "t0ken", "JOBCTRL_TEMPORAL_ADDRESS": dead_temporal}
+    env = {**os.environ, "JOBCTRL_API_TOKEN": "t0ken", "JOBCTRL_TEMPORAL_ADDRESS": dead_temporal,
+           **env_extra}
     process = subprocess.Popen(
-        child_command("api", "--app-dir", str(tmp_path), "--port", str(port)), env=env,
+        child_command("api", "--app-dir", str(app_dir), "--port", str(port)), env=env,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     try:
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}",
                                      headers={"Authorization": "Bearer t0ken"}) as http:
-            for _ in range(200):
-                try:
+            for _ in range(300):
+                with contextlib.suppress(httpx.TransportError):
                     if (await http.get("/v1/health")).status_code == 200:
                         break
-                except httpx.TransportError:
-                    await asyncio.sleep(0.1)
-            await fake_fresh_heartbeat(tmp_path)
-            health = (await http.get("/v1/health")).json()
-            response = await http.post("/v1/pipeline/actions/run-stage", json={"stage": "discover"})
-        assert health["temporal"]["reachable"] is False
-        assert health["worker"]["ready"] is True
-        assert health["status"] == "degraded"
-        assert response.status_code == 503
-        assert response.json()["error"]["code"] == "worker_runtime_unavailable"
-        assert durable_counts(tmp_path) == (0, 0)
+                await asyncio.sleep(0.1)
+            yield http
     finally:
         process.terminate()
         process.wait(10)
+
+
+async def test_unreachable_temporal_is_reported_and_blocks_commands(tmp_path):
+    """With a worker heartbeat that looks fresh, health still says Temporal is
+    unreachable and commands still answer 503."""
+    async with standalone_api(tmp_path) as http:
+        await fake_fresh_heartbeat(tmp_path)
+        health = (await http.get("/v1/health")).json()
+        response = await http.post("/v1/pipeline/actions/run-stage", json={"stage": "discover"})
+    assert health["temporal"]["reachable"] is False
+    assert health["worker"]["ready"] is True
+    assert health["status"] == "degraded"
+    assert response.status_code == 503
+    assert response.json()["error"]["code"] == "worker_runtime_unavailable"
+    assert durable_counts(tmp_path) == (0, 0)
+
+
+async def test_quiet_streams_get_keepalive_comments(tmp_path):
+    async with (
+        standalone_api(tmp_path, JOBCTRL_SSE_KEEPALIVE_S="0.5") as http,
+        http.stream("GET", "/v1/events/stream", timeout=10) as response,
+    ):
+        received = ""
+        async for chunk in response.aiter_text():
+            received += chunk
+            if received.count(": ping") >= 2:
+                break
+    assert received.startswith(": connected")
 
 
 async def fake_fresh_heartbeat(app_dir) -> None:

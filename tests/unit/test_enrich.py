@@ -144,12 +144,8 @@ async def test_robots_is_fetched_once_per_origin(server, other_server):
         for path in ("/jobs/backend-engineer", "/jobs/data-engineer-jsonld", "/jobs/expired"):
             await fetch_posting_page(server.url(path), client=client, robots=robots)
         with pytest.raises(EnrichBlocked):
-            await fetch_posting_page(
-                server.url("/private/secret-role"), client=client, robots=robots
-            )
-        await fetch_posting_page(
-            other_server.url("/jobs/backend-engineer"), client=client, robots=robots
-        )
+            await fetch_posting_page(server.url("/private/secret-role"), client=client, robots=robots)
+        await fetch_posting_page(other_server.url("/jobs/backend-engineer"), client=client, robots=robots)
         assert await robots.allowed(client, server.url("/jobs/anything")) is True
         assert await robots.allowed(client, server.url("/private/x")) is False
 
@@ -183,6 +179,23 @@ async def test_rules_naming_our_user_agent_apply():
             await fetch(strict.url("/jobs/backend-engineer"))
         assert strict.count("/jobs/backend-engineer") == 0
     assert USER_AGENT.startswith("JobCtrl/")
+
+
+async def test_most_specific_rule_and_wildcards_win():
+    robots_body = (
+        "User-agent: *\nDisallow: /\nAllow: /jobs/\nDisallow: /jobs/*.pdf$\nDisallow: /jobs/*/apply\n"
+    )
+    with PostingPagesServer(robots_body=robots_body) as site:
+        robots = RobotsCache()
+        async with httpx.AsyncClient(timeout=5) as client:
+            html = await fetch_posting_page(site.url("/jobs/backend-engineer"), client=client, robots=robots)
+            assert REQUIREMENTS[0] in html
+            for path in ("/jobs/brochure.pdf", "/jobs/backend-engineer/apply", "/gone"):
+                with pytest.raises(EnrichBlocked):
+                    await fetch_posting_page(site.url(path), client=client, robots=robots)
+                assert site.count(path) == 0
+            assert await robots.allowed(client, site.url("/jobs/brochure.pdf?v=2")) is True
+        assert site.count("/robots.txt") == 1
 
 
 async def test_robots_404_allows_everything():
@@ -310,9 +323,7 @@ def test_thin_page_is_too_short():
 
 
 def test_link_farm_is_mostly_navigation():
-    links = "".join(
-        f'<li><a href="/jobs/{n}">Open role number {n} in Berlin</a></li>' for n in range(60)
-    )
+    links = "".join(f'<li><a href="/jobs/{n}">Open role number {n} in Berlin</a></li>' for n in range(60))
     extraction = extract_description(f"<html><body><div><ul>{links}</ul></div></body></html>")
     assert (extraction.confidence, extraction.reason) == ("low", "mostly_navigation")
 
@@ -364,6 +375,13 @@ def test_description_from_source_sanitizes_and_handles_escaped_html():
     assert extraction.html == "<h2>Role</h2>\n<p>Hello <strong>world</strong> link</p>"
     assert extraction.text == "Role\n\nHello world link"
     assert (extraction.confidence, extraction.reason) == ("low", "too_short")
+
+
+def test_description_from_source_accepts_plain_text():
+    extraction = description_from_source("Line one & more\nLine two\n\nSecond paragraph")
+    assert extraction is not None
+    assert extraction.html == "<p>Line one &amp; more<br>Line two</p>\n<p>Second paragraph</p>"
+    assert extraction.text == "Line one & more\nLine two\n\nSecond paragraph"
 
 
 @pytest.mark.parametrize("value", [None, "", "   ", "<script>x()</script>", "<p> </p>"])

@@ -65,10 +65,7 @@ SAMPLE_RESUME = ResumeDocument(
         ),
         ResumeSection(
             "Education",
-            [
-                "MSc Computer Science, Politechnika \u0141\u00f3dzka "
-                "(\u0141\u00f3d\u017a) \u2014 2016"
-            ],
+            ["MSc Computer Science, Politechnika \u0141\u00f3dzka (\u0141\u00f3d\u017a) \u2014 2016"],
         ),
     ],
 )
@@ -201,9 +198,7 @@ def test_long_resume_spans_pages_with_numbered_footers(tmp_path):
 
 
 def test_long_cover_letter_spans_pages(tmp_path):
-    letter = CoverLetterDocument(
-        **{**SAMPLE_LETTER.__dict__, "paragraphs": SAMPLE_LETTER.paragraphs * 8}
-    )
+    letter = CoverLetterDocument(**{**SAMPLE_LETTER.__dict__, "paragraphs": SAMPLE_LETTER.paragraphs * 8})
     info = render_cover_letter_pdf(letter, tmp_path / "long-letter.pdf", creation_date=FIXED)
     assert info.pages >= 2
     assert f"Page 2 of {info.pages}".encode() in content_text(info.path.read_bytes())
@@ -257,17 +252,14 @@ def test_identical_input_and_date_give_identical_bytes(tmp_path):
         SAMPLE_RESUME, tmp_path / "c.pdf", creation_date=datetime(2027, 1, 1, tzinfo=UTC)
     )
     letters = [
-        render_cover_letter_pdf(SAMPLE_LETTER, tmp_path / f"l{n}.pdf", creation_date=FIXED)
-        for n in range(2)
+        render_cover_letter_pdf(SAMPLE_LETTER, tmp_path / f"l{n}.pdf", creation_date=FIXED) for n in range(2)
     ]
 
     assert first.sha256 == second.sha256
     assert first.sha256 != later.sha256
     assert letters[0].sha256 == letters[1].sha256
     # A naive date is taken as UTC, never as the machine's local zone.
-    naive = render_resume_pdf(
-        SAMPLE_RESUME, tmp_path / "naive.pdf", creation_date=FIXED.replace(tzinfo=None)
-    )
+    naive = render_resume_pdf(SAMPLE_RESUME, tmp_path / "naive.pdf", creation_date=FIXED.replace(tzinfo=None))
     assert naive.sha256 == first.sha256
 
 
@@ -296,9 +288,7 @@ def test_crash_during_write_keeps_previous_file_and_no_temp(tmp_path, monkeypatc
 
 
 def test_empty_optional_parts_are_skipped(tmp_path):
-    resume = ResumeDocument(
-        name="Only Name", headline="", contact_lines=[], summary="", sections=[]
-    )
+    resume = ResumeDocument(name="Only Name", headline="", contact_lines=[], summary="", sections=[])
     info = render_resume_pdf(resume, tmp_path / "min.pdf", creation_date=FIXED)
     assert info.pages == 1
 

@@ -128,7 +128,9 @@ def _active(detail: dict) -> bool:
 
 async def _dispatch(request: Request, job_id: str, stage: str, *, force: list[str]) -> JSONResponse:
     client = await request.app.state.context.require_runtime()
-    started = await start_preparation(client, job_id, stages=stages_from(stage), force=force)
+    started = await start_preparation(
+        client, job_id, stages=stages_from(stage), force=force,
+        heartbeat_timeout_s=request.app.state.context.settings.stage_heartbeat_timeout_s)
     body = StageDispatch(job_id=job_id, stage=stage, workflow_id=started.workflow_id,
                          first_execution_run_id=started.first_execution_run_id,
                          already_running=started.already_running)

@@ -87,6 +87,8 @@ async def _run_job_stage_everywhere(context, client, stage: str):
         return JSONResponse(body.model_dump(by_alias=True), status_code=200)
     started = 0
     for job_id in job_ids:
-        result = await start_preparation(client, job_id, stages=stages_from(stage))
+        result = await start_preparation(
+            client, job_id, stages=stages_from(stage),
+            heartbeat_timeout_s=context.settings.stage_heartbeat_timeout_s)
         started += 0 if result.already_running else 1
     return RunStageAccepted(stage=stage, started_workflows=started)

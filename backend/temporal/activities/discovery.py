@@ -29,6 +29,7 @@ from backend.temporal.contracts import (
     FamilyInput,
     FamilyOutcome,
     FanoutInput,
+    FanoutPlan,
     FinalizeInput,
     PlanInput,
 )
@@ -139,7 +140,7 @@ class DiscoveryActivities:
         return int(row[0]), int(row[1])
 
     @activity.defn(name="plan_preparation")
-    async def plan_preparation(self, input: FanoutInput) -> list[str]:
+    async def plan_preparation(self, input: FanoutInput) -> FanoutPlan:
         """The observed jobs that still need preparation (none active, not user-skipped)."""
         async with self._db.transaction() as conn:
             for job_id in input.job_ids:
@@ -152,7 +153,10 @@ class DiscoveryActivities:
                 input.job_ids,
             )
             rows = await cursor.fetchall()
-        return needing_preparation(input.job_ids, rows)
+        return FanoutPlan(
+            job_ids=needing_preparation(input.job_ids, rows),
+            heartbeat_timeout_s=load_settings(self._paths).stage_heartbeat_timeout_s,
+        )
 
     @activity.defn(name="record_family_failure")
     async def record_family_failure(self, input: FamilyFailureInput) -> None:

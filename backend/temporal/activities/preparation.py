@@ -21,6 +21,7 @@ from temporalio.exceptions import ApplicationError
 from backend.config import AppPaths, AppSettings, load_settings
 from backend.domain import events as ev
 from backend.domain.profile import CandidateProfile
+from backend.llm.admission import release as release_reservation
 from backend.pipeline import cover as cover_logic
 from backend.pipeline import enrich as enrich_logic
 from backend.pipeline import pdf as pdf_logic
@@ -33,6 +34,7 @@ from backend.pipeline.eligibility import (
     StageFacts,
     decide_pickup,
 )
+from backend.runtime.faults import fault_point
 from backend.store import materials, stages
 from backend.store.db import Database
 from backend.store.events import append_event
@@ -183,6 +185,7 @@ class PreparationActivities:
             rows = await stages.read_rows(conn, input.job_id)
             await commit(conn, rows[input.stage].result_version + 1)
             await stages.complete(conn, input.job_id, input.stage, owner)
+        fault_point(self._paths, f"after-commit-{input.stage}")
         return StageOutcome(stage=input.stage, status="succeeded")
 
     async def _block(self, input: StageInput, owner, block: BlockStage) -> StageOutcome:
@@ -200,7 +203,9 @@ class PreparationActivities:
         return await self._run_stage(input, lambda facts: self._enrich(input, facts))
 
     async def _enrich(self, input: StageInput, facts: JobFacts) -> Commit:
-        extraction = enrich_logic.description_from_source(facts.job["description_html"])
+        # HTML parsing is CPU work: keep it off the worker's event loop.
+        extraction = await asyncio.to_thread(
+            enrich_logic.description_from_source, facts.job["description_html"])
         origin = "source"
         if extraction is None or extraction.confidence != "high":
             try:
@@ -209,7 +214,8 @@ class PreparationActivities:
                 ) as client:
                     html = await enrich_logic.fetch_posting_page(
                         facts.job["url"], client=client, robots=self._robots)
-                extraction, origin = enrich_logic.extract_description(html), "page"
+                extraction = await asyncio.to_thread(enrich_logic.extract_description, html)
+                origin = "page"
             except enrich_logic.EnrichBlocked as blocked:
                 raise BlockStage(blocked.code, self._enrichment_blocked(input, blocked.code)) from None
 
@@ -397,6 +403,7 @@ class PreparationActivities:
                     workflow_type=run.workflow_type, job_id=input.job_id,
                     input_summary=input.input_summary)
                 return
+            await release_reservation(conn, run.run_id)
             if input.outcome == "canceled" and input.job_id:
                 await stages.cancel_owned(conn, input.job_id,
                                           stages.Owner(run.workflow_id, run.run_id, 0))

@@ -9,8 +9,19 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from backend.config import AppPaths, load_settings
-from backend.llm.budget import BudgetStatus, read_spend_budget_status
+from backend.domain.model import CamelModel
+from backend.llm.admission import admit, per_call_estimate
+from backend.llm.budget import BudgetStatus
+from backend.llm.factory import provider_from_settings
+from backend.llm.rates import load_rates
+from backend.secrets.store import SecretStore
 from backend.store.db import Database
+
+
+class PreflightInput(CamelModel):
+    workflow_id: str
+    run_id: str
+    paid_calls: int = 0  # model calls this run may make (0: nothing to reserve)
 
 
 class SpendActivities:
@@ -19,12 +30,22 @@ class SpendActivities:
         self._paths = paths
 
     @activity.defn(name="check_spend_budget")
-    async def check_spend_budget(self) -> BudgetStatus:
+    async def check_spend_budget(self, input: PreflightInput) -> BudgetStatus:
         settings = load_settings(self._paths)  # re-read: the ceiling may have just changed
-        status = await read_spend_budget_status(self._db, settings)
-        if status.exhausted:
+        provider = provider_from_settings(settings.llm, SecretStore(self._paths))
+        async with self._db.transaction() as conn:
+            estimate = 0
+            if not provider.is_offline and input.paid_calls:
+                per_call = await per_call_estimate(
+                    conn, settings, load_rates(self._paths), provider=provider.name,
+                    model=provider.model, local=bool(getattr(provider, "is_local", False)))
+                estimate = per_call * input.paid_calls
+            admission = await admit(conn, settings, run_id=input.run_id,
+                                    workflow_id=input.workflow_id, estimate=estimate)
+        if not admission.admitted:
             raise ApplicationError(
-                "daily spend ceiling reached", status.model_dump(mode="json", by_alias=True),
+                f"daily spend ceiling: {admission.reason}",
+                admission.status.model_dump(mode="json", by_alias=True),
                 type="budget_exceeded", non_retryable=True,
             )
-        return status
+        return admission.status

@@ -24,17 +24,22 @@ PREFLIGHT = {
 }
 
 STAGE_MAX_ATTEMPTS = 4
-STAGE = {
-    "start_to_close_timeout": timedelta(minutes=10),
-    "heartbeat_timeout": timedelta(minutes=2),
-    "retry_policy": RetryPolicy(
-        initial_interval=timedelta(seconds=2),
-        backoff_coefficient=2.0,
-        maximum_interval=timedelta(seconds=30),
-        maximum_attempts=STAGE_MAX_ATTEMPTS,
-        non_retryable_error_types=NON_RETRYABLE,
-    ),
-}
+
+
+def stage_options(heartbeat_timeout_s: int = 120) -> dict:
+    """A stage attempt may run 10 minutes; a worker that stops heartbeating for the
+    heartbeat timeout (2 minutes by default) is presumed dead and the stage retried."""
+    return {
+        "start_to_close_timeout": timedelta(minutes=10),
+        "heartbeat_timeout": timedelta(seconds=heartbeat_timeout_s),
+        "retry_policy": RetryPolicy(
+            initial_interval=timedelta(seconds=2),
+            backoff_coefficient=2.0,
+            maximum_interval=timedelta(seconds=30),
+            maximum_attempts=STAGE_MAX_ATTEMPTS,
+            non_retryable_error_types=NON_RETRYABLE,
+        ),
+    }
 
 
 def failure_code(error: ActivityError) -> tuple[str, bool]:

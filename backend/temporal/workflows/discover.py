@@ -31,6 +31,7 @@ with workflow.unsafe.imports_passed_through():
         FamilyInput,
         FamilyOutcome,
         FanoutInput,
+        FanoutPlan,
         FinalizeInput,
         PlanInput,
         PrepInput,
@@ -114,19 +115,21 @@ class DiscoverWorkflow:
     async def _fan_out(self, ref: DiscoveryExecutionRef, job_ids: list[str]) -> None:
         if not job_ids:
             return
-        eligible = await workflow.execute_activity(
-            "plan_preparation", FanoutInput(ref=ref, job_ids=job_ids), result_type=list[str],
+        plan = await workflow.execute_activity(
+            "plan_preparation", FanoutInput(ref=ref, job_ids=job_ids), result_type=FanoutPlan,
             **BOOKKEEPING,
         )
-        for start in range(0, len(eligible), FANOUT_BATCH):
-            batch = eligible[start : start + FANOUT_BATCH]
-            await asyncio.gather(*(self._start_preparation(ref, job_id) for job_id in batch))
+        for start in range(0, len(plan.job_ids), FANOUT_BATCH):
+            batch = plan.job_ids[start : start + FANOUT_BATCH]
+            await asyncio.gather(*(self._start_preparation(ref, job_id, plan) for job_id in batch))
 
-    async def _start_preparation(self, ref: DiscoveryExecutionRef, job_id: str) -> None:
+    async def _start_preparation(self, ref: DiscoveryExecutionRef, job_id: str,
+                                 plan: FanoutPlan) -> None:
         with contextlib.suppress(WorkflowAlreadyStartedError):  # already preparing
             await workflow.start_child_workflow(
                 "JobPreparationWorkflow",
                 PrepInput(job_id=job_id, idempotency_key=job_id,
+                          heartbeat_timeout_s=plan.heartbeat_timeout_s,
                           discover_workflow_id=ref.discover_workflow_id,
                           discover_run_id=ref.discover_run_id),
                 id=prep_workflow_id(job_id),

@@ -13,6 +13,7 @@ from temporalio.exceptions import ActivityError, ApplicationError, is_cancelled_
 
 with workflow.unsafe.imports_passed_through():
     from backend.domain.stages import STAGE_ACTIVITY
+    from backend.temporal.activities.spend import PreflightInput
     from backend.temporal.contracts import (
         PrepInput,
         PrepResult,
@@ -25,12 +26,13 @@ with workflow.unsafe.imports_passed_through():
     from backend.temporal.workflows.common import (
         BOOKKEEPING,
         PREFLIGHT,
-        STAGE,
         STAGE_MAX_ATTEMPTS,
         failure_code,
+        stage_options,
     )
 
 WORKFLOW_TYPE = "JobPreparationWorkflow"
+PAID_STAGES = ("score", "tailor", "cover")  # the stages that may call a paid model
 
 
 def prep_workflow_id(idempotency_key: str) -> str:
@@ -46,7 +48,12 @@ class JobPreparationWorkflow:
         await self._lifecycle(run, input, "started")
         outcomes: list[StageOutcome] = []
         try:
-            await workflow.execute_activity("check_spend_budget", **PREFLIGHT)
+            paid_calls = sum(1 for stage in input.stages if stage in PAID_STAGES)
+            await workflow.execute_activity(
+                "check_spend_budget",
+                PreflightInput(workflow_id=run.workflow_id, run_id=run.run_id,
+                               paid_calls=paid_calls),
+                **PREFLIGHT)
             for stage in input.stages:
                 outcomes.append(await self._stage(run, input, stage))
         except (asyncio.CancelledError, ActivityError, ApplicationError) as error:
@@ -65,7 +72,8 @@ class JobPreparationWorkflow:
                                  force=stage in input.force_stages)
         try:
             return await workflow.execute_activity(
-                STAGE_ACTIVITY[stage], stage_input, result_type=StageOutcome, **STAGE)
+                STAGE_ACTIVITY[stage], stage_input, result_type=StageOutcome,
+                **stage_options(input.heartbeat_timeout_s))
         except ActivityError as error:
             if is_cancelled_exception(error):
                 raise

@@ -1,0 +1,346 @@
+"""The desktop shell offscreen: the window fed through the controller's signals, the
+controller against fakes, and one end-to-end run against the real services.
+
+Async work runs on the ``qloop`` fixture (see conftest.py): every wait below is a
+``qtbot.waitUntil`` on an observable condition, never a sleep.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import psutil
+import pytest
+from filelock import FileLock
+from PySide6.QtCore import Qt
+
+from backend.config import RuntimeInfo
+from backend.runtime.services import ServiceStatus
+from desktop.app import DesktopShell
+from desktop.client import ApiRequestError, StreamedEvent
+from desktop.models.event_list_model import EventListModel
+from desktop.shell import DiscoverOutcome, ShellController
+from desktop.views.main_window import MainWindow
+
+pytestmark = pytest.mark.desktop
+
+ARTIFACTS = Path(__file__).resolve().parents[1] / "_artifacts"
+DEMO_DISTINCT_JOBS = 234  # the bundled demo board: 240 postings, 6 of them duplicates
+RUN = {"discoverWorkflowId": "discover-local", "discoverRunId": "run-0001"}
+
+
+def job(event_id: int, title: str, company: str, location: str | None = "Berlin"):
+    return StreamedEvent(event_id, "JobDiscovered", {
+        **RUN, "jobId": f"job_{event_id:024d}", "title": title, "company": company,
+        "location": location, "remote": "remote", "sourceFamily": "demo_board",
+    })
+
+
+def started(event_id: int):
+    return StreamedEvent(event_id, "DiscoveryRunStarted",
+                         {**RUN, "families": ["demo_board"], "progressTotal": 3})
+
+
+def completed(event_id: int, new: int, seen: int):
+    return StreamedEvent(event_id, "DiscoveryRunCompleted", {
+        **RUN, "status": "completed", "jobsObserved": seen, "jobsNew": new,
+        "familiesSucceeded": ["demo_board"], "familiesFailed": [],
+    })
+
+
+def runtime_info(app_dir: Path) -> RuntimeInfo:
+    return RuntimeInfo(
+        app_dir=str(app_dir), database=str(app_dir / "jobctrl.db"),
+        api_base_url="http://127.0.0.1:9", api_token="token",
+        temporal_address="127.0.0.1:7233", temporal_ui_url="http://127.0.0.1:8233",
+    )
+
+
+def ready_all(controller: ShellController) -> None:
+    for pid, name in enumerate(("temporal", "worker", "api"), start=100):
+        controller.service_status.emit(ServiceStatus(name, "ready", pid=pid))
+
+
+# -- the window alone ----------------------------------------------------------------------
+
+
+def test_window_shows_statuses_rows_and_counters(qtbot, tmp_path):
+    controller = ShellController(tmp_path)
+    window = MainWindow(controller)
+    qtbot.addWidget(window)
+    window.show()
+    button = window.discover_button
+    assert not button.isEnabled()
+    assert window.service_indicators["api"].text() == "API: waiting"
+
+    controller.service_status.emit(ServiceStatus("temporal", "starting", pid=7))
+    assert window.service_indicators["temporal"].text() == "Temporal: starting… (pid 7)"
+    ready_all(controller)
+    assert window.service_indicators["worker"].text() == "Worker: ready (pid 101)"
+    assert not button.isEnabled(), "no runtime info yet"
+    controller.runtime_ready.emit(runtime_info(tmp_path))
+    assert not button.isEnabled(), "the event stream is not live yet"
+    assert "http://127.0.0.1:8233" in window.temporal_ui_label.text()
+    assert str(tmp_path) in window.app_dir_label.text()
+    controller.stream_state.emit("live")
+    assert button.isEnabled()
+    assert window.stream_indicator.text() == "Events: live"
+
+    with qtbot.waitSignal(controller.views_invalidated) as invalidated:
+        controller.dispatch(started(41))
+    assert "runs" in invalidated.args[0]
+    for event in (job(42, "Senior Backend Engineer", "Acme Robotics"),
+                  job(43, "Data Engineer", "Northwind", location=None),
+                  job(44, "Product Manager", "Ledgerline", location="Remote (US)")):
+        controller.dispatch(event)
+    controller.dispatch(completed(45, new=3, seen=3))
+    assert window.activity.model.texts() == [
+        "#41 DiscoveryRunStarted — run run-0001 started with 1 source: demo_board",
+        "#42 JobDiscovered — Senior Backend Engineer at Acme Robotics (Berlin)",
+        "#43 JobDiscovered — Data Engineer at Northwind (remote)",
+        "#44 JobDiscovered — Product Manager at Ledgerline (Remote (US))",
+        "#45 DiscoveryRunCompleted — 3 new of 3 seen",
+    ]
+    assert window.jobs_discovered == 3
+    assert window.jobs_label.text() == "Jobs discovered: <b>3</b>"
+    assert controller.last_event_id == 45
+    assert not window.activity.empty_label.isVisible()
+
+    # The API restarting disables Discover; a reconnecting stream alone does not.
+    controller.stream_state.emit("reconnecting")
+    assert window.stream_indicator.text() == "Events: reconnecting…"
+    assert button.isEnabled()
+    controller.service_status.emit(ServiceStatus("api", "restarting", "exited with code 1"))
+    assert not button.isEnabled()
+    assert window.service_indicators["api"].text() == "API: restarting… (exited with code 1)"
+    controller.service_status.emit(ServiceStatus("api", "ready", pid=200))
+    assert button.isEnabled()
+
+    # A typed error and an accepted run, as the controller reports them.
+    controller.discover_pending.emit()
+    assert not button.isEnabled()
+    controller.discover_result.emit(DiscoverOutcome(
+        False, "Worker not running: The worker is not running (no_heartbeat); nothing was"
+        " started.", error_code="worker_runtime_unavailable"))
+    assert window.discover_result.text().startswith("Worker not running: ")
+    assert button.isEnabled()
+    controller.discover_result.emit(DiscoverOutcome(True, "Discover started — run r-2", "r-2"))
+    assert window.discover_result.text() == "Discover started — run r-2"
+
+
+def test_event_list_is_capped_by_dropping_the_oldest_rows(qtmodeltester):
+    model = EventListModel(max_rows=5)
+    qtmodeltester.check(model)
+    removed = []
+    model.rowsRemoved.connect(lambda _parent, first, last: removed.append((first, last)))
+    for event_id in range(1, 8):
+        model.append(job(event_id, f"Role {event_id}", "Acme"))
+    assert model.rowCount() == 5
+    assert [text.split()[0] for text in model.texts()] == ["#3", "#4", "#5", "#6", "#7"]
+    assert removed == [(0, 0), (0, 0)]
+    model.extend(job(event_id, "Role", "Acme") for event_id in range(8, 20))
+    assert model.texts()[0].startswith("#15 ") and model.last_event_id() == 19
+    qtmodeltester.check(model)
+
+
+def test_job_rows_are_named_by_title_once_discovered():
+    model = EventListModel()
+    model.append(job(1, "Senior Backend Engineer", "Acme Robotics"))
+    model.append(StreamedEvent(2, "StageStarted",
+                               {"jobId": f"job_{1:024d}", "stage": "enrich", "attempt": 1}))
+    assert model.row_text(1) == (
+        "#2 StageStarted — enrich for Senior Backend Engineer at Acme Robotics (attempt 1)"
+    )
+
+
+# -- the controller against fakes ------------------------------------------------------------
+
+
+class FakeSupervisor:
+    instances: list[FakeSupervisor] = []
+
+    def __init__(self, app_dir, *, on_status, **options):
+        self.app_dir = Path(app_dir)
+        self.on_status = on_status
+        self.options = options
+        self.stopped = False
+        FakeSupervisor.instances.append(self)
+
+    async def start(self) -> RuntimeInfo:
+        for pid, name in enumerate(("temporal", "worker", "api"), start=100):
+            self.on_status(ServiceStatus(name, "starting", pid=pid))
+            await asyncio.sleep(0)
+            self.on_status(ServiceStatus(name, "ready", pid=pid))
+        return runtime_info(self.app_dir)
+
+    async def stop(self) -> None:
+        for name in ("api", "worker", "temporal"):
+            self.on_status(ServiceStatus(name, "stopped"))
+        self.stopped = True
+
+
+class FakeClient:
+    def __init__(self):
+        self.feed: asyncio.Queue[StreamedEvent] = asyncio.Queue()
+        self.answer: dict | Exception = {}
+        self.closed = False
+
+    async def events(self, last_event_id=None, *, on_state=None):
+        on_state("live")
+        while True:
+            yield await self.feed.get()
+
+    async def run_stage(self, stage: str) -> dict:
+        assert stage == "discover"
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+    async def close(self) -> None:
+        self.closed = True
+
+
+def test_controller_drives_the_window_and_quits_in_order(qtbot, qloop, tmp_path):
+    FakeSupervisor.instances.clear()
+    client = FakeClient()
+    controller = ShellController(tmp_path, temporal_ui=False, supervisor_factory=FakeSupervisor,
+                                 client_factory=lambda info: client)
+    shell = DesktopShell(tmp_path, controller=controller)
+    window = shell.window
+    qtbot.addWidget(window)
+    run = qloop.create_task(shell.run())
+
+    qtbot.waitUntil(window.discover_button.isEnabled, timeout=10_000)
+    assert all(i.state == "ready" for i in window.service_indicators.values())
+    assert FakeSupervisor.instances[0].options["temporal_ui"] is False
+
+    for event in (started(1), job(2, "Staff Engineer", "Initech"), completed(3, 1, 1)):
+        client.feed.put_nowait(event)
+    qtbot.waitUntil(lambda: window.activity.model.rowCount() == 3, timeout=10_000)
+    assert window.jobs_discovered == 1
+
+    client.answer = ApiRequestError(503, "worker_runtime_unavailable",
+                                    "The worker is not running (no_heartbeat); nothing was started.")
+    qtbot.mouseClick(window.discover_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.discover_result.text().startswith("Worker not running"),
+                    timeout=10_000)
+    assert "nothing was started" in window.discover_result.text()
+    assert window.discover_button.isEnabled()
+
+    client.answer = {"workflowId": "discover-local", "firstExecutionRunId": "run-0002",
+                     "alreadyRunning": False}
+    qtbot.mouseClick(window.discover_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.discover_result.text() == "Discover started — run run-0002",
+                    timeout=10_000)
+
+    window.close()  # the close button: stop the services first, then close
+    qtbot.waitUntil(run.done, timeout=10_000)
+    assert run.result() == 0
+    assert FakeSupervisor.instances[0].stopped and client.closed
+    assert not window.isVisible()
+    assert window.stream_indicator.text() == "Events: offline"
+    assert all(i.state == "stopped" for i in window.service_indicators.values())
+
+
+def test_start_failure_is_shown_with_a_retry(qtbot, qloop, tmp_path):
+    """Another instance owns the app dir: the readable reason and a Retry button."""
+    other_instance = FileLock(str(tmp_path / "instance.lock"))
+    other_instance.acquire()
+    try:
+        controller = ShellController(tmp_path)
+        window = MainWindow(controller)
+        qtbot.addWidget(window)
+        window.show()
+        with qtbot.waitSignal(controller.start_failed, timeout=10_000) as failed:
+            controller.start()
+        assert "already in use by another JobCtrl instance" in failed.args[0]
+        assert window.banner.isVisible() and window.banner.retry_button.isVisible()
+        assert "already in use" in window.banner.message.text()
+        assert not window.discover_button.isEnabled()
+
+        with qtbot.waitSignal(controller.start_failed, timeout=10_000):
+            qtbot.mouseClick(window.banner.retry_button, Qt.MouseButton.LeftButton)
+        assert window.banner.isVisible()
+        with qtbot.waitSignal(controller.stopped, timeout=10_000):
+            controller.shutdown()
+    finally:
+        other_instance.release()
+
+
+# -- end to end ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def shell_app_dir(tmp_path) -> Path:
+    app_dir = tmp_path / "app"
+    app_dir.mkdir()
+    return app_dir
+
+
+@pytest.mark.integration
+def test_discover_end_to_end(qtbot, qloop, shell_app_dir):
+    """Real Temporal, worker and API: Retry after a refused start, Discover, quit."""
+    other_instance = FileLock(str(shell_app_dir / "instance.lock"))
+    other_instance.acquire()
+    shell = DesktopShell(shell_app_dir)
+    window, controller = shell.window, shell.controller
+    qtbot.addWidget(window)
+    run = qloop.create_task(shell.run())
+    try:
+        qtbot.waitUntil(window.banner.retry_button.isVisible, timeout=10_000)
+        assert "already in use" in window.banner.message.text()
+        other_instance.release()
+        qtbot.mouseClick(window.banner.retry_button, Qt.MouseButton.LeftButton)
+
+        qtbot.waitUntil(
+            lambda: all(i.state == "ready" for i in window.service_indicators.values()),
+            timeout=90_000,
+        )
+        assert not window.banner.isVisible()
+        qtbot.waitUntil(window.discover_button.isEnabled, timeout=30_000)
+        assert window.stream_indicator.state == "live"
+        assert window.temporal_ui_label.text().count("http://127.0.0.1:") == 2  # href + text
+
+        qtbot.mouseClick(window.discover_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: window.discover_result.text().startswith("Discover started"),
+                        timeout=30_000)
+        model = window.activity.model
+        qtbot.waitUntil(
+            lambda: any(" DiscoveryRunCompleted — " in text for text in model.texts()),
+            timeout=90_000,
+        )
+        assert window.jobs_discovered == DEMO_DISTINCT_JOBS
+        assert window.jobs_label.text() == f"Jobs discovered: <b>{DEMO_DISTINCT_JOBS}</b>"
+        assert f"{DEMO_DISTINCT_JOBS} new of {DEMO_DISTINCT_JOBS} seen" in next(
+            text for text in model.texts() if " DiscoveryRunCompleted — " in text
+        )
+        run_id = window.discover_result.text().rsplit(" ", 1)[-1]
+        assert any(text.endswith(f"started with 1 source: demo_board") and
+                   run_id[:8] in text for text in model.texts())
+
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        assert window.grab().save(str(ARTIFACTS / "desktop-main-window.png"))
+
+        pids = dict(controller.info.pids)
+        assert (shell_app_dir / "runtime.json").exists()
+        window.close()
+        qtbot.waitUntil(run.done, timeout=60_000)
+        assert run.result() == 0
+        assert not (shell_app_dir / "runtime.json").exists()
+        assert all(i.state == "stopped" for i in window.service_indicators.values())
+        for name in ("temporal", "worker", "api"):
+            assert not _alive(pids[name]), f"{name} (pid {pids[name]}) still runs"
+    finally:
+        if other_instance.is_locked:
+            other_instance.release()
+        if not run.done():
+            shell.request_quit()
+            qtbot.waitUntil(run.done, timeout=60_000)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False

@@ -1,0 +1,191 @@
+"""A paid provider (a real loopback OpenAI-compatible server that counts every call):
+the daily ceiling, unlimited budgets, retried 500s, fail-fast 401s, and a worker killed
+right after committing a score."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sqlite3
+from decimal import Decimal
+
+import httpx
+import pytest
+import pytest_asyncio
+
+from backend.runtime.supervisor import Supervisor
+from tests.fakes.llm_servers import FakeLlmServer
+from tests.integration.conftest import write_settings
+from tests.integration.test_preparation import PROFILE, wait_for
+
+pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
+
+JOBS = 6
+PER_CALL_USD = Decimal("0.022")  # gpt-4o: 4,000 in x $2.50/M + 1,200 out x $10/M
+
+
+def scripted_reply(request) -> str:
+    system = request.body["messages"][0]["content"]
+    if "assess how well" in system:
+        return json.dumps({"score": 72, "rationale": "Strong Python and PostgreSQL match.",
+                           "matched": ["Python", "PostgreSQL"], "missing": []})
+    if "tailor a resume" in system:
+        return json.dumps({"headline": "Backend engineer", "summary": "Python engineer.",
+                           "sections": [{"title": "Skills", "items": ["Python", "PostgreSQL"]},
+                                        {"title": "Experience", "items": ["Built billing."]}]})
+    return json.dumps({"paragraphs": ["I am applying.", "Thank you."]})
+
+
+def demo_subset(path, count: int) -> None:
+    from backend.sources.board_file import demo_board_text
+
+    postings = json.loads(demo_board_text())["postings"][:count]
+    path.write_text(json.dumps({"postings": postings}), encoding="utf-8")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def paid(tmp_path_factory):
+    app_dir = tmp_path_factory.mktemp("paid-app")
+    board = app_dir / "board.json"
+    demo_subset(board, JOBS)
+    fake = FakeLlmServer().start()
+    fake.reply_with(scripted_reply)
+    fake.set_usage(4000, 1200)
+    write_settings(
+        app_dir,
+        sources=[{"kind": "json_file", "id": "subset", "path": str(board)}],
+        llm={"provider": "openai_compat", "baseUrl": fake.openai_base_url, "model": "gpt-4o",
+             "apiKeySecret": "openai"},
+        dailyBudgetUsd=0.15,
+        stageHeartbeatTimeoutS=5,
+    )
+    saved = {key: os.environ.get(key) for key in ("JOBCTRL_SECRETS_BACKEND",
+                                                  "JOBCTRL_ENABLE_FAULTS")}
+    os.environ.update(JOBCTRL_SECRETS_BACKEND="file", JOBCTRL_ENABLE_FAULTS="1")
+    supervisor = Supervisor(app_dir, temporal_ui=False)
+    await supervisor.start()
+    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url,
+                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    assert (await http.put("/v1/secrets/openai", json={"value": "sk-test-123"})).status_code == 204
+    assert (await http.put("/v1/profile", json=PROFILE)).status_code == 200
+    yield {"app_dir": app_dir, "http": http, "fake": fake, "supervisor": supervisor}
+    await http.aclose()
+    await supervisor.stop()
+    fake.stop()
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+def prep_terminals(app_dir) -> list[tuple[str, str | None]]:
+    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+        return conn.execute(
+            "SELECT type, json_extract(payload_json, '$.errorCode') FROM job_events"
+            " WHERE type IN ('WorkflowCompleted', 'WorkflowFailed', 'WorkflowCanceled')"
+            " AND json_extract(payload_json, '$.workflowType') = 'JobPreparationWorkflow'"
+            " ORDER BY id").fetchall()
+
+
+def count_events(app_dir, kind: str) -> int:
+    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+        return conn.execute("SELECT COUNT(*) FROM job_events WHERE type = ?", (kind,)).fetchone()[0]
+
+
+async def wait_terminals(app_dir, count: int, timeout: float = 120) -> list:
+    async def enough() -> bool:
+        return len(prep_terminals(app_dir)) >= count
+
+    await wait_for(enough, timeout=timeout)
+    return prep_terminals(app_dir)
+
+
+async def test_the_ceiling_admits_only_runs_whose_cost_fits(paid):
+    http, fake, app_dir = paid["http"], paid["fake"], paid["app_dir"]
+    await http.post("/v1/pipeline/actions/run-stage", json={"stage": "discover"})
+    terminals = await wait_terminals(app_dir, JOBS)
+    completed = [t for t in terminals if t[0] == "WorkflowCompleted"]
+    refused = [t for t in terminals if t[0] == "WorkflowFailed"]
+    # $0.15 fits two jobs of three $0.022 calls each; the third would pass the ceiling.
+    assert len(completed) == 2
+    assert refused == [("WorkflowFailed", "budget_exceeded")] * (JOBS - 2)
+    assert fake.calls == 6
+    spend = (await http.get("/v1/spend")).json()
+    assert Decimal(str(spend["today"]["spentUsd"])) == PER_CALL_USD * 6
+    assert spend["byModel"][0]["model"] == "gpt-4o" and spend["byModel"][0]["calls"] == 6
+    await asyncio.sleep(2)
+    assert fake.calls == 6, "no paid call after the ceiling"
+
+
+async def test_a_zero_ceiling_means_unlimited(paid):
+    http, fake, app_dir = paid["http"], paid["fake"], paid["app_dir"]
+    patched = await http.patch("/v1/settings", json={"dailyBudgetUsd": 0})
+    assert patched.status_code == 200 and patched.json()["dailyBudgetUsd"] == 0
+    started = await http.post("/v1/pipeline/actions/run-stage", json={"stage": "enrich"})
+    assert started.status_code == 202 and started.json()["startedWorkflows"] == JOBS - 2
+    await wait_terminals(app_dir, JOBS + JOBS - 2)
+    assert fake.calls == 6 + 3 * (JOBS - 2)
+    spend = (await http.get("/v1/spend")).json()["today"]
+    assert spend["unlimited"] is True and spend["remainingUsd"] is None
+
+
+async def first_job(http) -> str:
+    return (await http.get("/v1/jobs", params={"sort": "title", "limit": 1})).json()["items"][0][
+        "jobId"]
+
+
+async def test_a_provider_500_is_retried_then_succeeds(paid):
+    http, fake, app_dir = paid["http"], paid["fake"], paid["app_dir"]
+    job = await first_job(http)
+    calls, scored, terminals = fake.calls, count_events(app_dir, "JobScored"), len(
+        prep_terminals(app_dir))
+    fake.fail_next(500, times=2)
+    assert (await http.post(f"/v1/jobs/{job}/actions/rescore")).status_code == 202
+    final = await wait_terminals(app_dir, terminals + 1)
+    assert final[-1] == ("WorkflowCompleted", None)
+    assert fake.calls == calls + 3  # two failures, one success
+    assert count_events(app_dir, "JobScored") == scored + 1
+    assert count_events(app_dir, "StageFailed") == 0
+
+
+async def test_a_provider_401_fails_fast_without_retries(paid):
+    http, fake, app_dir = paid["http"], paid["fake"], paid["app_dir"]
+    job = await first_job(http)
+    calls, terminals = fake.calls, len(prep_terminals(app_dir))
+    fake.require_key("a-different-key")
+    try:
+        assert (await http.post(f"/v1/jobs/{job}/actions/rescore")).status_code == 202
+        final = await wait_terminals(app_dir, terminals + 1)
+    finally:
+        fake.require_key(None)
+    assert final[-1] == ("WorkflowFailed", "authentication")
+    assert fake.calls == calls + 1
+    detail = (await http.get(f"/v1/jobs/{job}")).json()
+    score = next(s for s in detail["stages"] if s["stage"] == "score")
+    assert score["status"] == "failed" and score["errorCode"] == "authentication"
+    assert score["retryable"] == 0
+    # The failed stage can be retried; runAfter first checks the runtime, then resets.
+    retried = await http.post(f"/v1/jobs/{job}/actions/retry-stage",
+                              json={"stage": "score", "runAfter": True})
+    assert retried.status_code == 202
+    await wait_terminals(app_dir, terminals + 2)
+    assert fake.calls == calls + 2
+
+
+async def test_a_worker_killed_after_committing_a_score_never_pays_twice(paid):
+    http, fake, app_dir, supervisor = (paid["http"], paid["fake"], paid["app_dir"],
+                                       paid["supervisor"])
+    job = await first_job(http)
+    worker_pid = supervisor.service("worker").pid
+    calls, scored, terminals = fake.calls, count_events(app_dir, "JobScored"), len(
+        prep_terminals(app_dir))
+    (app_dir / "faults").mkdir(exist_ok=True)
+    (app_dir / "faults" / "after-commit-score").touch()
+    assert (await http.post(f"/v1/jobs/{job}/actions/rescore")).status_code == 202
+    final = await wait_terminals(app_dir, terminals + 1, timeout=180)
+    assert supervisor.service("worker").pid != worker_pid, "the worker really died"
+    assert final[-1] == ("WorkflowCompleted", None)
+    assert fake.calls == calls + 1, "the retried attempt reused the committed score"
+    assert count_events(app_dir, "JobScored") == scored + 1
