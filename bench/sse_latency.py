@@ -46,7 +46,7 @@ from _common import (
 )
 
 TARGET_P99_MS = 100.0
-POLL_INTERVAL_S = 0.25
+POLL_INTERVAL_MS = 250.0  # the spec's design
 CLIENT_START_TIMEOUT_S = 30.0
 STREAM_LINE_LIMIT = 1 << 26
 TOKEN_ENV = "JOBCTRL_BENCH_API_TOKEN"
@@ -149,7 +149,7 @@ async def sse_client(base_url: str, token: str, kind: str) -> None:
 
 
 async def poll_client(database: str, interval: float) -> None:
-    """The spec's design: every 250 ms, read the rows after the last seen id."""
+    """The spec's design: every 250 ms (``--poll-ms``), read the rows after the last id."""
     conn = sqlite3.connect(database, isolation_level=None, timeout=10)
     conn.execute("PRAGMA busy_timeout=10000")
     receipts: list[list] = []
@@ -180,6 +180,44 @@ async def poll_client(database: str, interval: float) -> None:
         with contextlib.suppress(asyncio.CancelledError):
             await poller
         conn.close()
+
+
+async def tail_client(database: str) -> None:
+    """Diagnostic (``--diag-tail``): the API's own change detector and page read
+    (``backend.api.sse.EventTail`` + ``read_events_after``) in a process of its own, with
+    no HTTP, uvicorn or SSE framing in between."""
+    from backend.api.sse import PAGE_SIZE, EventTail
+    from backend.store.db import Database
+    from backend.store.events import latest_event_id, read_events_after
+
+    db = await Database.open(Path(database), run_migrations=False)
+    tail = EventTail(Path(database))
+    await tail.start()
+    receipts: list[list] = []
+    live = asyncio.Event()
+
+    async def follow() -> None:
+        last_id = await latest_event_id(db)
+        live.set()
+        while True:
+            marker = tail.marker()
+            page = await read_events_after(db, last_id, PAGE_SIZE)
+            now = time.perf_counter()
+            for event in page:
+                receipts.append([event.id, now])
+                last_id = event.id
+            if len(page) < PAGE_SIZE:
+                await marker.wait()
+
+    follower = asyncio.create_task(follow())
+    try:
+        await client_protocol(receipts, [], live, [])
+    finally:
+        follower.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await follower
+        await tail.stop()
+        await db.close()
 
 
 class ClientProcess:
@@ -272,7 +310,8 @@ def analyse(commits: dict[int, float], message: dict) -> dict:
 
 
 async def run_variant(
-    name: str, info, db, *, events: int, interval_s: float, drain_timeout: float, client: str
+    name: str, info, db, *, events: int, interval_s: float, drain_timeout: float, client: str,
+    poll_ms: float, diag_tail: bool,
 ) -> dict:
     from backend.domain.events import WorkflowStarted
     from backend.store.events import append_event
@@ -283,8 +322,12 @@ async def run_variant(
         ClientProcess("sse", [sys.executable, script, "--role", "sse", "--client", client,
                               "--base-url", info.api_base_url], env),
         ClientProcess("poll", [sys.executable, script, "--role", "poll",
+                               "--poll-ms", str(poll_ms),
                                "--database", info.database], env),
     ]
+    if diag_tail:
+        clients.append(ClientProcess("tail", [sys.executable, script, "--role", "tail",
+                                              "--database", info.database], env))
     try:
         await asyncio.gather(*(client.start() for client in clients))
         round_trips = {c.name: await c.clock_offset() * 1000 for c in clients}
@@ -311,7 +354,7 @@ async def run_variant(
     finally:
         for client in clients:
             await client.kill()
-    return {
+    result = {
         "variant": name,
         "events": events,
         "interval_ms": interval_s * 1000,
@@ -319,8 +362,12 @@ async def run_variant(
         "writer_s": writing_s,
         "clock_check_round_trip_ms": round_trips,
         "sse": analyse(commits, messages[0]),
-        "poll_250ms": analyse(commits, messages[1]),
+        "poll_ms": poll_ms,
+        "poll": analyse(commits, messages[1]),
     }
+    if diag_tail:
+        result["tail"] = analyse(commits, messages[2])
+    return result
 
 
 async def bench(info, args) -> list[dict]:
@@ -334,7 +381,8 @@ async def bench(info, args) -> list[dict]:
         results = []
         for name, interval in variants:
             result = await run_variant(name, info, db, events=args.events, interval_s=interval,
-                                       drain_timeout=args.drain_timeout, client=args.client)
+                                       drain_timeout=args.drain_timeout, client=args.client,
+                                       poll_ms=args.poll_ms, diag_tail=args.diag_tail)
             print_variant(result)
             results.append(result)
         return results
@@ -350,13 +398,16 @@ def print_variant(result: dict) -> None:
     print(label)
     print(f"  {'client':<12}{'p50':>8}{'p95':>8}{'p99':>8}{'max':>8}   ms"
           f"{'missing':>9}{'dup':>5}{'events/s':>10}")
-    for key, title in (("sse", "SSE"), ("poll_250ms", "poll 250ms")):
+    rows = [("sse", "SSE"), ("poll", f"poll {result['poll_ms']:g}ms"), ("tail", "EventTail")]
+    for key, title in rows:
+        if key not in result:
+            continue
         r = result[key]
         lat = r["latency_ms"]
         print(f"  {title:<12}{lat['p50']:>8.1f}{lat['p95']:>8.1f}{lat['p99']:>8.1f}"
               f"{lat['max']:>8.1f}     {r['missing']:>9}{r['duplicates']:>5}"
               f"{r['delivered_events_per_s']:>10.0f}")
-    sse, poll = result["sse"]["latency_ms"], result["poll_250ms"]["latency_ms"]
+    sse, poll = result["sse"]["latency_ms"], result["poll"]["latency_ms"]
     print(f"  ratio SSE/poller: p50 {sse['p50'] / poll['p50']:.3f}, "
           f"p99 {sse['p99'] / poll['p99']:.3f}", flush=True)
 
@@ -367,7 +418,7 @@ def main_bench(args) -> int:
         "benchmark": "sse_latency",
         "params": {"events": args.events, "interval_ms": args.interval_ms,
                    "client": args.client, "sse_keepalive_s": args.sse_keepalive_s or 15.0,
-                   "poll_interval_ms": POLL_INTERVAL_S * 1000, "target_p99_ms": TARGET_P99_MS},
+                   "poll_interval_ms": args.poll_ms, "target_p99_ms": TARGET_P99_MS},
         "machine": machine_info(),
     }
     env = None
@@ -397,8 +448,10 @@ def main_bench(args) -> int:
     results["serve_stop"] = stopped
     problems = []
     for variant in results["variants"]:
-        for key in ("sse", "poll_250ms"):
-            r = variant[key]
+        for key in ("sse", "poll", "tail"):
+            r = variant.get(key)
+            if r is None:
+                continue
             if r["missing"] or r["duplicates"] or r["unexpected_ids"] or r["client_errors"]:
                 problems.append(f"{variant['variant']} {key}: {r['missing']} missing,"
                                 f" {r['duplicates']} duplicates, {r['unexpected_ids']} unexpected,"
@@ -424,11 +477,16 @@ def main() -> int:
                         help="seconds the clients may take to receive the last event")
     parser.add_argument("--client", choices=["apiclient", "httpx"], default="apiclient",
                         help="SSE client: the desktop's ApiClient (default) or raw httpx-sse")
+    parser.add_argument("--poll-ms", type=float, default=POLL_INTERVAL_MS,
+                        help="baseline poller interval (default 250 ms, the spec's design)")
     parser.add_argument("--sse-keepalive-s", type=float,
                         help="API keepalive ping interval (JOBCTRL_SSE_KEEPALIVE_S; default 15)")
+    parser.add_argument("--diag-tail", action="store_true",
+                        help="diagnostic: also run the API's EventTail in a process of its own"
+                        " (no HTTP) to separate change detection from HTTP/SSE delivery")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     parser.add_argument("--keep", action="store_true", help="keep the temporary app dir")
-    parser.add_argument("--role", choices=["bench", "sse", "poll"], default="bench",
+    parser.add_argument("--role", choices=["bench", "sse", "poll", "tail"], default="bench",
                         help=argparse.SUPPRESS)
     parser.add_argument("--base-url", help=argparse.SUPPRESS)
     parser.add_argument("--database", help=argparse.SUPPRESS)
@@ -436,8 +494,11 @@ def main() -> int:
     if args.role == "sse":
         asyncio.run(sse_client(args.base_url, os.environ[TOKEN_ENV], args.client))
         return 0
+    if args.role == "tail":
+        asyncio.run(tail_client(args.database))
+        return 0
     if args.role == "poll":
-        asyncio.run(poll_client(args.database, POLL_INTERVAL_S))
+        asyncio.run(poll_client(args.database, args.poll_ms / 1000))
         return 0
     sigterm_raises_interrupt()
     if args.events < 1 or args.interval_ms < 0:

@@ -17,11 +17,11 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-import qasync
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from backend.runtime.process import configure_logging, hard_exit
+from desktop.qt_compat import QEventLoop
 from desktop.shell import ShellController
 from desktop.views.main_window import MainWindow
 
@@ -135,7 +135,9 @@ def run_desktop(paths, args) -> None:
     app.setQuitOnLastWindowClosed(False)
     code = 1
     try:
-        code = qasync.run(_main(paths, args))
+        # What qasync.run() does, with the loop from qt_compat.
+        with asyncio.Runner(loop_factory=lambda: QEventLoop(app)) as runner:
+            code = runner.run(_main(paths, args))
     except Exception:  # noqa: BLE001 - logged; the exit code tells the caller
         log.exception("the desktop shell failed")
     hard_exit(code)

@@ -2,8 +2,9 @@
 
 Views hold no I/O. They call the plain methods here (``start``, ``request_discover``,
 ``shutdown``) and listen to Qt signals. Everything runs on the qasync loop in the GUI
-thread, so callbacks emit signals directly. qasync keeps no reference to tasks it starts,
-so every task this object creates is kept in ``_tasks`` until it finishes.
+thread, so callbacks emit signals directly, always through ``qt_compat.emit`` (see there
+why). qasync keeps no reference to tasks it starts, so every task this object creates is
+kept in ``_tasks`` until it finishes.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from backend.runtime.supervisor import Supervisor
 from desktop.client import ApiClient, ApiRequestError, StreamedEvent
 from desktop.event_router import EventRouter
 from desktop.formatting import describe_accepted, describe_api_error
+from desktop.qt_compat import emit
 
 log = logging.getLogger(__name__)
 
@@ -123,17 +125,17 @@ class ShellController(QObject):
         except Exception as error:  # noqa: BLE001 - shown in the window, details in the log
             log.warning("start failed: %s", error, exc_info=True)
             self.supervisor = None
-            self.start_failed.emit(str(error) or type(error).__name__)
+            emit(self.start_failed, str(error) or type(error).__name__)
             return
         self.info = info
         self.client = self._client_factory(info)
-        self.stream_state.emit("connecting")
+        emit(self.stream_state, "connecting")
         self._stream_task = self._spawn(self._consume_events(self.client), "shell-events")
-        self.runtime_ready.emit(info)
+        emit(self.runtime_ready, info)
 
     def _on_status(self, status: ServiceStatus) -> None:
         self.statuses[status.name] = status
-        self.service_status.emit(status)
+        emit(self.service_status, status)
 
     # -- events -------------------------------------------------------------------------
 
@@ -141,7 +143,7 @@ class ShellController(QObject):
         """From the moment the stream is live, forever; resumes by Last-Event-ID after drops
         (the client reconnects itself) and after typed errors (here)."""
         while True:
-            stream = client.events(self.last_event_id, on_state=self.stream_state.emit)
+            stream = client.events(self.last_event_id, on_state=self._on_stream_state)
             try:
                 async with contextlib.aclosing(stream):
                     async for event in stream:
@@ -150,28 +152,31 @@ class ShellController(QObject):
                 log.warning("event stream refused: %s", error)
                 if error.code == "last_event_id_out_of_range":
                     self.last_event_id = None  # the database was replaced: start afresh
-                self.stream_state.emit("reconnecting")
+                emit(self.stream_state, "reconnecting")
                 await asyncio.sleep(STREAM_ERROR_RETRY_S)
+
+    def _on_stream_state(self, state: str) -> None:
+        emit(self.stream_state, state)
 
     def dispatch(self, event: StreamedEvent) -> None:
         """Hand one streamed event to the views."""
         self.last_event_id = event.id
         views = self.router.route(event)
-        self.event_received.emit(event)
-        self.views_invalidated.emit(views)
+        emit(self.event_received, event)
+        emit(self.views_invalidated, views)
 
     # -- commands -----------------------------------------------------------------------
 
     def request_discover(self) -> None:
         if self.shutting_down:
             return
-        self.discover_pending.emit()
+        emit(self.discover_pending)
         self._spawn(self._discover(), "shell-discover")
 
     async def _discover(self) -> None:
         client = self.client
         if client is None:
-            self.discover_result.emit(DiscoverOutcome(False, "The API is not running yet."))
+            emit(self.discover_result, DiscoverOutcome(False, "The API is not running yet."))
             return
         try:
             accepted = await client.run_stage("discover")
@@ -179,19 +184,18 @@ class ShellController(QObject):
             raise
         except Exception as error:  # noqa: BLE001 - every failure gets a readable line
             code = error.code if isinstance(error, ApiRequestError) else None
-            self.discover_result.emit(DiscoverOutcome(False, describe_api_error(error),
-                                                      error_code=code))
+            outcome = DiscoverOutcome(False, describe_api_error(error), error_code=code)
+            emit(self.discover_result, outcome)
             return
-        self.discover_result.emit(
-            DiscoverOutcome(True, describe_accepted(accepted), accepted.get("firstExecutionRunId"))
-        )
+        run_id = accepted.get("firstExecutionRunId")
+        emit(self.discover_result, DiscoverOutcome(True, describe_accepted(accepted), run_id))
 
     # -- stop ---------------------------------------------------------------------------
 
     def shutdown(self) -> asyncio.Task:
         """Start the ordered shutdown (idempotent); ``stopped`` is emitted at the end."""
         if self._stop_task is None:
-            self.stopping.emit()
+            emit(self.stopping)
             self._stop_task = asyncio.get_running_loop().create_task(
                 self._stop(), name="shell-stop"
             )
@@ -212,5 +216,5 @@ class ShellController(QObject):
             if self.supervisor is not None:
                 await self.supervisor.stop()  # API, worker, Temporal; safe to call twice
         finally:
-            self.stream_state.emit("offline")
-            self.stopped.emit()
+            emit(self.stream_state, "offline")
+            emit(self.stopped)

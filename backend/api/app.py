@@ -10,6 +10,7 @@ from fastapi import Depends, FastAPI
 from backend.api.context import ApiContext
 from backend.api.errors import install_error_handlers
 from backend.api.routers import (
+    activity,
     events,
     health,
     jobs,
@@ -18,6 +19,7 @@ from backend.api.routers import (
     secrets,
     settings,
     spend,
+    workflow_runs,
 )
 from backend.api.security import LoopbackHostMiddleware, require_token
 from backend.api.sse import EventTail
@@ -62,6 +64,7 @@ def create_app(
         return app.openapi()
 
     app.add_middleware(LoopbackHostMiddleware)
-    for module in (health, pipeline, events, jobs, profile, settings, spend, secrets):
+    for module in (health, pipeline, events, jobs, profile, settings, spend, secrets,
+                   workflow_runs, activity):
         app.include_router(module.router)
     return app

@@ -116,6 +116,42 @@ class CsvFileSource(CamelModel):
     enabled: bool = True
 
 
+JobSpyBoard = Literal["indeed", "linkedin", "zip_recruiter", "glassdoor", "google"]
+
+
+def _one_line(value: str) -> str:
+    return " ".join(value.split())
+
+
+def _search_query(value: str) -> str:
+    text = _one_line(value)
+    if not text:
+        raise ValueError("must not be blank")
+    return text
+
+
+SearchQuery = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_search_query)]
+# "" (or blank) means anywhere.
+SearchLocation = Annotated[str, Field(max_length=200), AfterValidator(_one_line)]
+
+
+class JobSpySource(CamelModel):
+    """Broad job boards through python-jobspy (the optional ``jobspy`` extra).
+
+    Crawled as search units, one per query x location x board, each checkpointed on its
+    own (backend/sources/jobspy_family.py): a retried crawl resumes unfinished units."""
+
+    kind: Literal["jobspy"] = "jobspy"
+    id: SourceId
+    queries: list[SearchQuery] = Field(min_length=1, max_length=20)
+    locations: list[SearchLocation] = Field(min_length=1, max_length=20)
+    boards: list[JobSpyBoard] = Field(min_length=1, max_length=5)
+    results_per_unit: int = Field(default=25, ge=1, le=200)
+    hours_old: int | None = Field(default=72, ge=1, le=24 * 365)
+    country_indeed: str = Field(default="USA", min_length=2, max_length=60)
+    enabled: bool = True
+
+
 SourceConfig = Annotated[
     DemoBoardSource
     | JsonFileSource
@@ -123,7 +159,8 @@ SourceConfig = Annotated[
     | LeverSource
     | AshbySource
     | FeedSource
-    | CsvFileSource,
+    | CsvFileSource
+    | JobSpySource,
     Field(discriminator="kind"),
 ]
 

@@ -24,5 +24,6 @@ class SourceMisconfigured(SourceError):
 
 
 BOUNDED_SOURCE_CODES = frozenset(
-    cls.code for cls in (SourceError, SourcePayloadInvalid, SourceUnavailable, SourceMisconfigured)
+    {cls.code for cls in (SourceError, SourcePayloadInvalid, SourceUnavailable, SourceMisconfigured)}
+    | {"checkpoint_incompatible"}
 )

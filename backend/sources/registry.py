@@ -12,6 +12,7 @@ from backend.sources.config import SourceConfig
 from backend.sources.csv_file import fetch_csv_file
 from backend.sources.feeds import fetch_feed
 from backend.sources.greenhouse import fetch_greenhouse
+from backend.sources.jobspy_family import fetch_jobspy
 from backend.sources.lever import fetch_lever
 
 # Each fetcher takes its own config model; the union's ``kind`` picks the right one.
@@ -25,6 +26,8 @@ FETCHERS: dict[str, Fetcher] = {
     "ashby": fetch_ashby,
     "feed": fetch_feed,
     "csv_file": fetch_csv_file,
+    # Discovery runs jobspy through its resumable unit runner; this is the plain crawl.
+    "jobspy": fetch_jobspy,
 }
 
 

@@ -31,6 +31,7 @@ class PlanInput(CamelModel):
 
 class DiscoveryPlan(CamelModel):
     sources: list[SourceConfig]
+    heartbeat_timeout_s: int = 120
 
 
 class FamilyInput(CamelModel):

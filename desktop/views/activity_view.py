@@ -34,9 +34,12 @@ class ActivityView(QWidget):
         layout.setContentsMargins(0, 6, 0, 0)
         layout.addWidget(self.empty_label)
         layout.addWidget(self.list_view)
+        # Follow the newest row while the user is at the bottom. scrollToBottom() per row
+        # costs O(rows) in Python rowCount() calls; jumping when the range grows is O(1).
         self._follow = True
         self.model.rowsAboutToBeInserted.connect(self._remember_follow)
         self.model.rowsInserted.connect(self._after_insert)
+        self.list_view.verticalScrollBar().rangeChanged.connect(self._range_changed)
 
     def append(self, event: StreamedEvent) -> None:
         self.model.append(event)
@@ -46,6 +49,9 @@ class ActivityView(QWidget):
         self._follow = bar.value() >= bar.maximum() - 4  # at the bottom: keep following
 
     def _after_insert(self, _parent: QModelIndex, _first: int, _last: int) -> None:
-        self.empty_label.setVisible(False)
+        if self.empty_label.isVisible():
+            self.empty_label.setVisible(False)
+
+    def _range_changed(self, _minimum: int, maximum: int) -> None:
         if self._follow:
-            self.list_view.scrollToBottom()
+            self.list_view.verticalScrollBar().setValue(maximum)

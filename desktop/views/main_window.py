@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from backend.config import RuntimeInfo
 from backend.runtime.services import ServiceStatus
 from desktop.client import StreamedEvent
+from desktop.qt_compat import emit
 from desktop.shell import SERVICE_NAMES, DiscoverOutcome, ShellController
 from desktop.views.activity_view import ActivityView
 from desktop.views.status_indicators import COLORS, ServiceIndicator, StreamIndicator
@@ -276,4 +277,4 @@ class MainWindow(QMainWindow):
             event.accept()
             return
         event.ignore()  # stop the services first; the app closes the window after that
-        self.close_requested.emit()
+        emit(self.close_requested)

@@ -1,7 +1,7 @@
 """Driving the qasync shell from pytest-qt.
 
 The shell's coroutines need an asyncio loop that runs *inside* Qt's event processing,
-like in the app. ``qasync.QEventLoop(qapp, already_running=True)`` is exactly that: it
+like in the app. qasync's ``QEventLoop(qapp, already_running=True)`` is exactly that: it
 registers itself as the running asyncio loop of this thread and dispatches its callbacks
 from Qt timers and socket notifiers. The test body then stays an ordinary synchronous
 pytest-qt test: tasks make progress whenever Qt processes events, i.e. inside
@@ -18,14 +18,15 @@ import asyncio
 import contextlib
 
 import pytest
-import qasync
+
+from desktop.qt_compat import QEventLoop
 
 
 @pytest.fixture
 def qloop(qapp, qtbot):
     if asyncio.events._get_running_loop() is not None:
         pytest.fail("another asyncio loop is running in this thread")
-    loop = qasync.QEventLoop(qapp, already_running=True)
+    loop = QEventLoop(qapp, already_running=True)
     try:
         yield loop
     finally:
@@ -35,7 +36,11 @@ def qloop(qapp, qtbot):
             task.cancel()
         with contextlib.suppress(Exception):
             qtbot.waitUntil(lambda: all(task.done() for task in pending), timeout=60_000)
-        loop.stop()  # not running Qt's exec: only marks the loop stopped
+        # Not loop.stop(): it calls QApplication.exit(), which with no exec() running
+        # leaves Qt's "quit now" flag set, and every later nested event loop (each
+        # qtbot wait) would return at once without processing events. Mark the loop
+        # stopped by hand instead (qasync keeps the flag name-mangled).
+        loop._QEventLoop__is_running = False
         asyncio.events._set_running_loop(None)
         loop.close()
 

@@ -316,7 +316,7 @@ def test_discover_end_to_end(qtbot, qloop, shell_app_dir):
             text for text in model.texts() if " DiscoveryRunCompleted — " in text
         )
         run_id = window.discover_result.text().rsplit(" ", 1)[-1]
-        assert any(text.endswith(f"started with 1 source: demo_board") and
+        assert any(text.endswith("started with 1 source: demo_board") and
                    run_id[:8] in text for text in model.texts())
 
         ARTIFACTS.mkdir(parents=True, exist_ok=True)

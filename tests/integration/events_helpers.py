@@ -14,7 +14,7 @@ async def collect_until(
     stop_when: Callable[[StreamedEvent], bool],
     *,
     last_event_id: int | None,
-    timeout: float = 60,
+    timeout: float = 180,
     started: asyncio.Event | None = None,
 ) -> list[StreamedEvent]:
     received: list[StreamedEvent] = []

@@ -4,6 +4,7 @@ provider, on its own app dir, plus the per-job actions."""
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 from pathlib import Path
 
@@ -174,3 +175,40 @@ async def test_job_routes_reject_bad_keys_and_filters(prepared):
     assert remote["total"] > 0 and all(i["remote"] == "remote" for i in remote["items"])
     found = (await http.get("/v1/jobs", params={"q": "engineer"})).json()
     assert 0 < found["total"] < 234
+
+
+async def test_settings_validate_every_field_and_save_nothing_when_invalid(prepared):
+    http, settings_file = prepared["http"], prepared["app_dir"] / "settings.json"
+    before = settings_file.read_bytes() if settings_file.exists() else None
+    current = (await http.get("/v1/settings")).json()
+    assert current["dailyBudgetUsd"] == 25 and current["llm"]["provider"] == "offline"
+    for patch, field in (
+        ({"dailyBudgetUsd": -1}, "dailyBudgetUsd"),
+        ({"llm": {"provider": "psychic"}}, "llm.provider"),
+        ({"minFitScore": 101}, "minFitScore"),
+        ({"sources": [{"kind": "greenhouse", "id": "Bad Id!", "boardToken": "x"}]}, "sources"),
+        ({"noSuchSetting": 1}, "noSuchSetting"),
+    ):
+        response = await http.patch("/v1/settings", json=patch)
+        assert response.status_code == 422, patch
+        error = response.json()["error"]
+        assert error["code"] == "validation_error"
+        assert any(f.startswith(field) for f in error["fields"]), (field, error)
+    assert (settings_file.read_bytes() if settings_file.exists() else None) == before
+    ok = await http.patch("/v1/settings", json={"minFitScore": 40, "llm": {"timeoutS": 30}})
+    assert ok.status_code == 200
+    assert ok.json()["minFitScore"] == 40 and ok.json()["llm"]["provider"] == "offline"
+    assert json.loads(settings_file.read_text())["minFitScore"] == 40
+    await http.patch("/v1/settings", json={"minFitScore": 0})
+
+
+async def test_profile_saves_are_revisioned_and_a_no_op_changes_nothing(prepared):
+    http = prepared["http"]
+    current = (await http.get("/v1/profile")).json()
+    same = await http.put("/v1/profile", json=current["profile"])
+    assert same.json()["changed"] is False and same.json()["revision"] == current["revision"]
+    bad = await http.put("/v1/profile", json={**PROFILE, "salaryFloor": -5})
+    assert bad.status_code == 422 and "salaryFloor" in bad.json()["error"]["fields"]
+    unknown = await http.put("/v1/profile", json={**PROFILE, "favouriteColour": "teal"})
+    assert unknown.status_code == 422
+    assert (await http.get("/v1/profile")).json()["revision"] == current["revision"]

@@ -11,6 +11,7 @@ import pytest
 from temporalio.exceptions import ApplicationError
 
 from backend.config import AppPaths, AppSettings
+from backend.llm.admission import release
 from backend.llm.anthropic import AnthropicProvider
 from backend.llm.base import LlmUnavailableError
 from backend.llm.budget import (
@@ -31,7 +32,7 @@ from backend.store.spend import (
     to_micro_usd,
     utc_day,
 )
-from backend.temporal.activities.spend import SpendActivities
+from backend.temporal.activities.spend import PreflightInput, SpendActivities
 from tests.fakes.llm_servers import FakeLlmServer
 
 NOON = datetime(2026, 3, 14, 12, 0, tzinfo=UTC)
@@ -220,23 +221,56 @@ async def test_metered_local_models_cost_nothing_but_are_counted(db, llm_server)
 # --- the preflight activity ------------------------------------------------------------
 
 
+def preflight(run: str, paid_calls: int = 0) -> PreflightInput:
+    return PreflightInput(workflow_id=f"prep-{run}", run_id=run, paid_calls=paid_calls)
+
+
 async def test_check_spend_budget_activity(db, tmp_path):
     paths = AppPaths(tmp_path)
     activities = SpendActivities(db, paths)
-    status = await activities.check_spend_budget()
+    status = await activities.check_spend_budget(preflight("r1"))
     assert status.ceiling_usd == Decimal(25) and not status.exhausted
 
     paths.settings.write_text(json.dumps({"dailyBudgetUsd": 1}), encoding="utf-8")
     await add(db, utc_day(), "openai_compat", "gpt-4o", "1")
     with pytest.raises(ApplicationError) as caught:
-        await activities.check_spend_budget()
+        await activities.check_spend_budget(preflight("r2"))
     assert caught.value.type == "budget_exceeded"
     assert caught.value.non_retryable is True
-    assert caught.value.message == "daily spend ceiling reached"
+    assert caught.value.message == "daily spend ceiling: ceiling_reached"
     assert caught.value.details[0]["exhausted"] is True
 
     paths.settings.write_text(json.dumps({"dailyBudgetUsd": 0}), encoding="utf-8")
-    assert (await activities.check_spend_budget()).unlimited
+    assert (await activities.check_spend_budget(preflight("r3"))).unlimited
+
+
+async def test_admission_reserves_estimated_cost_so_concurrent_runs_cannot_overrun(db, tmp_path):
+    """gpt-4o typical call: 4,000 x $2.50/M + 1,200 x $10/M = $0.022; three calls $0.066."""
+    paths = AppPaths(tmp_path)
+    activities = SpendActivities(db, paths)
+
+    def configure(budget: str) -> None:
+        paths.settings.write_text(json.dumps({
+            "dailyBudgetUsd": float(budget),
+            "llm": {"provider": "openai_compat", "baseUrl": "http://127.0.0.1:9/v1",
+                    "model": "gpt-4o"}}), encoding="utf-8")
+
+    configure("0.05")
+    with pytest.raises(ApplicationError) as too_big:
+        await activities.check_spend_budget(preflight("a", paid_calls=3))
+    assert too_big.value.message.endswith("estimate_exceeds_remaining")
+
+    configure("0.10")
+    await activities.check_spend_budget(preflight("b", paid_calls=3))  # reserves $0.066
+    with pytest.raises(ApplicationError):
+        await activities.check_spend_budget(preflight("c", paid_calls=3))
+    # The same run asking again (a replayed preflight) is still admitted.
+    await activities.check_spend_budget(preflight("b", paid_calls=3))
+    async with db.transaction() as conn:
+        await release(conn, "b")
+    await activities.check_spend_budget(preflight("c", paid_calls=3))
+    # Nothing to pay for: nothing reserved, always admitted below the ceiling.
+    await activities.check_spend_budget(preflight("d", paid_calls=0))
 
 
 async def test_budget_status_round_trips_through_the_temporal_converter(db):

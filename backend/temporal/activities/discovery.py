@@ -10,9 +10,10 @@ from temporalio.exceptions import ApplicationError
 
 from backend.config import AppPaths, load_settings
 from backend.domain import events as ev
-from backend.domain.stages import ACTIVE_STATUSES
+from backend.domain.stages import ACTIVE_STATUSES, PROFILE_MISSING
 from backend.sources.config import SourceConfig
 from backend.sources.errors import SourceError
+from backend.sources.jobspy_family import run_jobspy_family
 from backend.sources.registry import fetch_source
 from backend.store import discovery as runs
 from backend.store import stages as stage_store
@@ -20,7 +21,9 @@ from backend.store.db import Database
 from backend.store.events import append_event
 from backend.store.jobs import observe_posting
 from backend.store.lifecycle import record_workflow_started, record_workflow_terminal
+from backend.store.profile import read_profile
 from backend.store.stages import REDO_STATUSES, RETRYABLE_BLOCKS
+from backend.temporal.activities.heartbeating import heartbeating
 from backend.temporal.contracts import (
     DiscoverResult,
     DiscoveryExecutionRef,
@@ -61,9 +64,11 @@ class DiscoveryActivities:
 
     @activity.defn(name="plan_discovery")
     async def plan_discovery(self, input: PlanInput) -> DiscoveryPlan:
-        sources = select_sources(load_settings(self._paths).sources, input.source_ids)
+        settings = load_settings(self._paths)
+        sources = select_sources(settings.sources, input.source_ids)
         await self._record_started(input.ref, [source.id for source in sources])
-        return DiscoveryPlan(sources=sources)
+        return DiscoveryPlan(sources=sources,
+                             heartbeat_timeout_s=settings.stage_heartbeat_timeout_s)
 
     async def _record_started(self, ref: DiscoveryExecutionRef, families: list[str]) -> None:
         run_id = ref.discover_run_id
@@ -85,8 +90,12 @@ class DiscoveryActivities:
 
     @activity.defn(name="discover_source_family")
     async def discover_source_family(self, input: FamilyInput) -> FamilyOutcome:
+        if input.source.kind == "jobspy":  # broad boards: checkpointed search units
+            return await run_jobspy_family(self._db, self._paths, input,
+                                           attempt=activity.info().attempt)
         try:
-            postings = await fetch_source(input.source)
+            async with heartbeating():
+                postings = await fetch_source(input.source)
         except SourceError as error:
             raise ApplicationError(
                 "source family failed", type=error.code, non_retryable=not error.retryable
@@ -153,8 +162,11 @@ class DiscoveryActivities:
                 input.job_ids,
             )
             rows = await cursor.fetchall()
+            profile = await read_profile(conn)
+        # A job blocked only for want of a profile is worth retrying once one exists.
+        lifting = set(RETRYABLE_BLOCKS) - (set() if profile else {PROFILE_MISSING})
         return FanoutPlan(
-            job_ids=needing_preparation(input.job_ids, rows),
+            job_ids=needing_preparation(input.job_ids, rows, lifting_blocks=lifting),
             heartbeat_timeout_s=load_settings(self._paths).stage_heartbeat_timeout_s,
         )
 
@@ -218,7 +230,7 @@ class DiscoveryActivities:
         )
 
 
-def needing_preparation(job_ids: list[str], rows) -> list[str]:
+def needing_preparation(job_ids: list[str], rows, *, lifting_blocks=RETRYABLE_BLOCKS) -> list[str]:
     """Jobs with work left that nobody is doing: keeps Discover from re-queuing finished,
     robots-blocked or already-running preparation."""
     by_job: dict[str, list[tuple[str, str | None]]] = {}
@@ -229,7 +241,7 @@ def needing_preparation(job_ids: list[str], rows) -> list[str]:
         states = by_job.get(job_id)
         if not states or any(status in ACTIVE_STATUSES for status, _ in states):
             continue
-        if any(status in REDO_STATUSES or (status == "blocked" and reason in RETRYABLE_BLOCKS)
+        if any(status in REDO_STATUSES or (status == "blocked" and reason in lifting_blocks)
                for status, reason in states):
             eligible.append(job_id)
     return eligible

@@ -9,7 +9,6 @@ stage. A retry of the same run that finds its result already committed does noth
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import date
@@ -40,6 +39,7 @@ from backend.store.db import Database
 from backend.store.events import append_event
 from backend.store.lifecycle import record_workflow_started, record_workflow_terminal
 from backend.store.profile import read_profile
+from backend.temporal.activities.heartbeating import heartbeating
 from backend.temporal.contracts import (
     RunRef,
     StageFailureInput,
@@ -49,7 +49,6 @@ from backend.temporal.contracts import (
 )
 from backend.temporal.llm_access import build_provider, typed_failure
 
-HEARTBEAT_EVERY_S = 20
 Commit = Callable[["object", int], Awaitable[None]]  # (conn, new result version)
 
 
@@ -91,24 +90,6 @@ def _owner(run: RunRef) -> stages.Owner:
 
 def _run_ids(run: RunRef) -> dict[str, str]:
     return {"workflow_id": run.workflow_id, "run_id": run.run_id}
-
-
-@contextlib.asynccontextmanager
-async def _heartbeating():
-    """Keeps the 2-minute heartbeat timeout satisfied during a long model call."""
-
-    async def beat() -> None:
-        while True:
-            activity.heartbeat()
-            await asyncio.sleep(HEARTBEAT_EVERY_S)
-
-    task = asyncio.create_task(beat())
-    try:
-        yield
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
 
 
 class PreparationActivities:
@@ -170,7 +151,7 @@ class PreparationActivities:
             status = "succeeded" if decision.kind == "done" else decision.kind
             return StageOutcome(stage=input.stage, status=status, reason=decision.reason)
         try:
-            async with _heartbeating():
+            async with heartbeating():
                 commit = await work(facts)
         except BlockStage as block:
             return await self._block(input, owner, block)

@@ -41,14 +41,18 @@ with workflow.unsafe.imports_passed_through():
 
 DISCOVER_WORKFLOW_ID = "discover-local"
 FANOUT_BATCH = 50  # child starts issued together in one workflow task
-FAMILY = {
-    "start_to_close_timeout": timedelta(minutes=10),
-    "retry_policy": RetryPolicy(
-        initial_interval=timedelta(seconds=2),
-        maximum_attempts=3,
-        non_retryable_error_types=NON_RETRYABLE,
-    ),
-}
+def family_options(heartbeat_timeout_s: int) -> dict:
+    """A family crawl heartbeats while it works: a dead worker is noticed within the
+    heartbeat timeout and the crawl resumes on the next attempt."""
+    return {
+        "start_to_close_timeout": timedelta(minutes=30),
+        "heartbeat_timeout": timedelta(seconds=heartbeat_timeout_s),
+        "retry_policy": RetryPolicy(
+            initial_interval=timedelta(seconds=2),
+            maximum_attempts=3,
+            non_retryable_error_types=NON_RETRYABLE,
+        ),
+    }
 
 
 def _source_error_code(error: ActivityError) -> str:
@@ -74,7 +78,7 @@ class DiscoverWorkflow:
                 **BOOKKEEPING,
             )
             for index, source in enumerate(plan.sources):
-                outcome = await self._crawl_family(ref, source, index)
+                outcome = await self._crawl_family(ref, source, index, plan.heartbeat_timeout_s)
                 outcomes.append(outcome)
                 # Score as you discover: this family's jobs start preparing right away.
                 await self._fan_out(ref, outcome.job_ids)
@@ -93,13 +97,13 @@ class DiscoverWorkflow:
             raise ApplicationError("every source family failed", type=first, non_retryable=True)
         return result
 
-    async def _crawl_family(self, ref, source, index: int) -> FamilyOutcome:
+    async def _crawl_family(self, ref, source, index: int, heartbeat_timeout_s: int) -> FamilyOutcome:
         try:
             return await workflow.execute_activity(
                 "discover_source_family",
                 FamilyInput(ref=ref, source=source, index=index),
                 result_type=FamilyOutcome,
-                **FAMILY,
+                **family_options(heartbeat_timeout_s),
             )
         except ActivityError as error:
             if is_cancelled_exception(error):

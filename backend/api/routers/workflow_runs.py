@@ -1,0 +1,470 @@
+"""Workflow runs: the projection-backed list, one run's detail and timeline, and the
+cooperative, idempotent cancel command.
+
+Every read refreshes ``workflow_run_projections`` first (cheap when nothing is new), so
+the answer reflects every event already in the log. Discover, job preparation and Apply
+share this one history contract: one status vocabulary, one terminal interpretation and
+one cancellation boundary."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any, Literal
+
+from fastapi import APIRouter, Body, Depends, Path, Query, Request
+from fastapi.responses import JSONResponse
+from pydantic import ConfigDict, Field
+from temporalio.api.enums.v1 import EventType
+from temporalio.service import RPCError, RPCStatusCode
+
+from backend.api.errors import ApiError, error_responses
+from backend.api.security import require_token
+from backend.config import TENANT_ID
+from backend.domain import events as ev
+from backend.domain.clock import to_iso, utc_now_iso
+from backend.domain.model import CamelModel
+from backend.projections.workflow_runs import (
+    COLUMNS,
+    TERMINAL_STATUSES,
+    WorkflowRunRow,
+    get_run,
+    refresh_workflow_runs,
+    row_from_record,
+)
+from backend.store.db import Database
+from backend.store.events import append_event
+
+log = logging.getLogger(__name__)
+
+router = APIRouter(tags=["workflow-runs"], dependencies=[Depends(require_token)])
+
+RUN_ID = Path(pattern=r"^[A-Za-z0-9._:-]{1,128}$", description="The exact Temporal run id")
+
+DISCOVER_TYPE = "DiscoverWorkflow"
+PREPARATION_TYPE = "JobPreparationWorkflow"
+APPLY_LOOP_WORKFLOW_ID = "apply-auto-local"
+DISPLAY_NAMES = {DISCOVER_TYPE: "Discover run", PREPARATION_TYPE: "Job preparation"}
+
+# Error classes Temporal keeps retrying on its own while the run is still going.
+TRANSIENT_ERROR_CODES = frozenset({
+    "provider_unavailable", "provider_response_invalid", "source_unavailable",
+    "source_failed", "activity_timeout", "worker_unavailable",
+})
+MANUAL_RECOVERY_STAGE_STATUSES = ("failed", "exhausted")
+
+LOCAL_REQUESTER = "local_operator"
+HISTORY_TIMEOUT_S = 8.0
+RUNNING_RECHECK_S = 2.0
+
+Status = Literal["running", "completed", "failed", "canceled"]
+SortKey = Literal["startedAt", "closedAt", "durationMs", "workflowType", "status"]
+SORT_SQL = {
+    "startedAt": "p.started_at", "closedAt": "p.closed_at", "durationMs": "p.duration_ms",
+    "workflowType": "p.workflow_type", "status": "p.status",
+}
+
+
+def display_name(workflow_id: str, workflow_type: str) -> str:
+    if workflow_id == APPLY_LOOP_WORKFLOW_ID:
+        return "Standing apply loop"
+    return DISPLAY_NAMES.get(workflow_type, workflow_type)
+
+
+class RelatedJob(CamelModel):
+    job_key: str
+    title: str
+    company: str
+
+
+class WorkflowRunSummary(CamelModel):
+    workflow_id: str
+    run_id: str
+    workflow_type: str
+    display_name: str
+    status: str
+    started_at: str | None
+    closed_at: str | None
+    duration_ms: int | None
+    error_code: str | None
+    cancel_requested: bool
+    related_job: RelatedJob | None
+
+
+class WorkflowRunPage(CamelModel):
+    total: int
+    limit: int
+    offset: int
+    items: list[WorkflowRunSummary]
+
+
+class TimelineEntry(CamelModel):
+    event_id: int
+    type: str
+    occurred_at: str
+    stage: str | None = None
+    error_code: str | None = None
+    reason: str | None = None
+    requester: str | None = None
+    source_boundary: str | None = None
+    requested_at: str | None = None
+
+
+class FailureDiagnostics(CamelModel):
+    error_code: str | None
+    automatic_retryable: bool
+    manual_recovery_available: bool
+
+
+class TechnicalDetail(CamelModel):
+    workflow_id: str
+    run_id: str
+    raw_error_code: str | None
+
+
+class WorkflowRunDetail(WorkflowRunSummary):
+    cancel_requested_at: str | None
+    timeline: list[TimelineEntry]
+    failure_diagnostics: FailureDiagnostics
+    technical: TechnicalDetail
+
+
+class CancelRequest(CamelModel):
+    model_config = ConfigDict(extra="forbid")
+    reason: str | None = Field(default=None, max_length=500)
+
+
+class CancelAccepted(CamelModel):
+    workflow_id: str
+    run_id: str
+    cancellation_requested: bool = True
+
+
+class CancelAlreadyTerminal(CamelModel):
+    workflow_id: str
+    run_id: str
+    status: str
+    already_terminal: bool = True
+
+
+def _summary(row: WorkflowRunRow, job: dict | None) -> dict[str, Any]:
+    return {
+        "workflow_id": row.workflow_id, "run_id": row.run_id, "workflow_type": row.workflow_type,
+        "display_name": display_name(row.workflow_id, row.workflow_type), "status": row.status,
+        "started_at": row.started_at, "closed_at": row.closed_at,
+        "duration_ms": row.duration_ms, "error_code": row.error_code,
+        "cancel_requested": row.cancel_requested_at is not None,
+        "related_job": RelatedJob(**job) if job else None,
+    }
+
+
+def _ceil_ms_iso(moment: datetime) -> str:
+    """Stored times are whole milliseconds: rounding a bound up keeps both the inclusive
+    lower and the exclusive upper comparison exact."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    if moment.microsecond % 1000:
+        moment += timedelta(microseconds=1000 - moment.microsecond % 1000)
+    return to_iso(moment)
+
+
+async def _refresh(db: Database) -> None:
+    await refresh_workflow_runs(db)
+
+
+@router.get("/v1/workflow-runs", response_model=WorkflowRunPage,
+            responses=error_responses(401, 422))
+async def list_workflow_runs(
+    request: Request,
+    status: Status | None = None,
+    workflow_type: str | None = Query(default=None, alias="workflowType", min_length=1,
+                                      max_length=200),
+    started_since: datetime | None = Query(
+        default=None, alias="startedSince", description="Inclusive UTC lower bound (ISO-8601)"),
+    started_before: datetime | None = Query(
+        default=None, alias="startedBefore", description="Exclusive UTC upper bound (ISO-8601)"),
+    sort: SortKey = "startedAt",
+    order: Literal["asc", "desc"] = "desc",
+    limit: int = Query(default=50, ge=1, le=200),
+    offset: int = Query(default=0, ge=0, le=10_000_000),
+) -> WorkflowRunPage:
+    """Filtering happens on the folded lifecycle, before pagination; ``total`` counts the
+    whole filtered set."""
+    db: Database = request.app.state.context.db
+    await _refresh(db)
+    clauses, params = ["p.tenant_id = ?"], [TENANT_ID]
+    if status:
+        clauses.append("p.status = ?")
+        params.append(status)
+    if workflow_type:
+        clauses.append("p.workflow_type = ?")
+        params.append(workflow_type)
+    if started_since is not None:
+        clauses.append("p.started_at >= ?")
+        params.append(_ceil_ms_iso(started_since))
+    if started_before is not None:
+        clauses.append("p.started_at < ?")
+        params.append(_ceil_ms_iso(started_before))
+    where = " AND ".join(clauses)
+    total = (await db.fetchone(f"SELECT COUNT(*) FROM workflow_run_projections p WHERE {where}",
+                               params))[0]
+    column, direction = SORT_SQL[sort], "DESC" if order == "desc" else "ASC"
+    records = await db.fetchall(
+        f"SELECT {', '.join('p.' + c for c in COLUMNS)}, j.title AS job_title,"
+        f" j.company AS job_company"
+        f" FROM workflow_run_projections p"
+        f" LEFT JOIN jobs j ON j.tenant_id = p.tenant_id AND j.job_id = p.job_id"
+        f" WHERE {where}"
+        f" ORDER BY {column} IS NULL, {column} {direction}, p.run_id {direction}"
+        f" LIMIT ? OFFSET ?",
+        [*params, limit, offset],
+    )
+    items = []
+    for record in records:
+        row = row_from_record(record)
+        job = ({"job_key": row.job_id, "title": record["job_title"],
+                "company": record["job_company"]}
+               if row.job_id and record["job_title"] is not None else None)
+        items.append(WorkflowRunSummary(**_summary(row, job)))
+    return WorkflowRunPage(total=int(total), limit=limit, offset=offset, items=items)
+
+
+async def _related_job(db: Database, job_id: str | None) -> dict | None:
+    if not job_id:
+        return None
+    record = await db.fetchone(
+        "SELECT job_id, title, company FROM jobs WHERE tenant_id = ? AND job_id = ?",
+        (TENANT_ID, job_id))
+    return ({"job_key": record["job_id"], "title": record["title"],
+             "company": record["company"]} if record else None)
+
+
+async def _run_or_404(db: Database, run_id: str) -> WorkflowRunRow:
+    row = await get_run(db, run_id)
+    if row is None:
+        raise ApiError(404, "workflow_run_not_found", f"No workflow run {run_id}.")
+    return row
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+async def _timeline(db: Database, run_id: str) -> list[TimelineEntry]:
+    records = await db.fetchall(
+        "SELECT id, type, payload_json, created_at FROM job_events"
+        " WHERE tenant_id = ? AND run_id = ? ORDER BY id",
+        (TENANT_ID, run_id),
+    )
+    entries = []
+    for record in records:
+        try:
+            payload = json.loads(record["payload_json"])
+        except ValueError:
+            payload = {}
+        if not isinstance(payload, dict):
+            payload = {}
+        entries.append(TimelineEntry(
+            event_id=record["id"], type=record["type"],
+            occurred_at=_str(payload.get("occurredAt")) or record["created_at"],
+            stage=_str(payload.get("stage")), error_code=_str(payload.get("errorCode")),
+            reason=_str(payload.get("reason")), requester=_str(payload.get("requester")),
+            source_boundary=_str(payload.get("sourceBoundary")),
+            requested_at=_str(payload.get("requestedAt")),
+        ))
+    return entries
+
+
+async def _diagnostics(db: Database, row: WorkflowRunRow,
+                       timeline: list[TimelineEntry]) -> FailureDiagnostics:
+    if row.status == "failed":
+        code = row.error_code
+    elif row.status == "running":
+        code = next((e.error_code for e in reversed(timeline) if e.error_code), None)
+    else:
+        code = None
+    manual = False
+    if row.status == "failed" and row.workflow_type == PREPARATION_TYPE and row.job_id:
+        marks = ",".join("?" * len(MANUAL_RECOVERY_STAGE_STATUSES))
+        found = await db.fetchone(
+            f"SELECT 1 FROM job_stage_states WHERE tenant_id = ? AND job_id = ?"
+            f" AND status IN ({marks}) LIMIT 1",
+            (TENANT_ID, row.job_id, *MANUAL_RECOVERY_STAGE_STATUSES))
+        manual = found is not None
+    return FailureDiagnostics(
+        error_code=code,
+        automatic_retryable=row.status == "running" and code in TRANSIENT_ERROR_CODES,
+        manual_recovery_available=manual,
+    )
+
+
+# --- the Temporal-history requester backfill --------------------------------------------
+
+
+class _HistoryChecks:
+    """When each run's history was last read without finding a cancel request: a running
+    run is re-read at most every few seconds, a canceled one only once."""
+
+    def __init__(self) -> None:
+        self.checked: dict[str, tuple[str, float]] = {}
+
+    def due(self, row: WorkflowRunRow) -> bool:
+        seen = self.checked.get(row.run_id)
+        if seen is None:
+            return True
+        status, at = seen
+        if row.status != status:
+            return True
+        return row.status == "running" and time.monotonic() - at >= RUNNING_RECHECK_S
+
+    def mark(self, row: WorkflowRunRow) -> None:
+        if len(self.checked) > 10_000:
+            self.checked.clear()
+        self.checked[row.run_id] = (row.status, time.monotonic())
+
+
+def _history_checks(request: Request) -> _HistoryChecks:
+    checks = getattr(request.app.state, "workflow_history_checks", None)
+    if checks is None:
+        checks = _HistoryChecks()
+        request.app.state.workflow_history_checks = checks
+    return checks
+
+
+def history_dedupe_key(run_id: str) -> str:
+    return f"CancelRequested:temporal_history:{run_id}"
+
+
+def intent_dedupe_key(run_id: str) -> str:
+    return f"CancelRequested:request_intent:{run_id}"
+
+
+async def _find_cancel_request(client, row: WorkflowRunRow):
+    handle = client.get_workflow_handle(row.workflow_id, run_id=row.run_id)
+    async for event in handle.fetch_history_events(rpc_timeout=timedelta(seconds=5)):
+        if event.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED:
+            return event
+    return None
+
+
+async def backfill_temporal_requester(request: Request, row: WorkflowRunRow) -> bool:
+    """Record who asked Temporal to cancel this run, from its immutable history, once.
+    Unreachable history means no backfill and no error. True when a fact was written."""
+    if row.status not in ("running", "canceled"):
+        return False
+    context = request.app.state.context
+    db: Database = context.db
+    known = await db.fetchone("SELECT 1 FROM job_events WHERE tenant_id = ? AND dedupe_key = ?",
+                              (TENANT_ID, history_dedupe_key(row.run_id)))
+    checks = _history_checks(request)
+    if known is not None or not checks.due(row):
+        return False
+    try:
+        client = await context.temporal()
+        if client is None:
+            return False
+        found = await asyncio.wait_for(_find_cancel_request(client, row), HISTORY_TIMEOUT_S)
+    except Exception as error:  # noqa: BLE001 - history unavailable: no backfill
+        log.info("history of run %s not readable (%s); no requester backfill", row.run_id,
+                 type(error).__name__)
+        return False
+    if found is None:
+        checks.mark(row)
+        return False
+    attributes = found.workflow_execution_cancel_requested_event_attributes
+    requested_at = (to_iso(found.event_time.ToDatetime(tzinfo=UTC))
+                    if found.HasField("event_time") else utc_now_iso())
+    event = ev.WorkflowCancellationRequested(
+        workflow_id=row.workflow_id, run_id=row.run_id, workflow_type=row.workflow_type,
+        requester=(attributes.identity or "unknown")[:200],
+        source_boundary="temporal_history",
+        reason=attributes.cause[:500] or None,
+        requested_at=requested_at,
+    )
+    async with db.transaction() as conn:
+        written = await append_event(conn, event, job_id=row.job_id,
+                                     workflow_id=row.workflow_id, run_id=row.run_id,
+                                     dedupe_key=history_dedupe_key(row.run_id))
+    return written is not None
+
+
+@router.get("/v1/workflow-runs/{run_id}", response_model=WorkflowRunDetail,
+            responses=error_responses(401, 404, 422))
+async def get_workflow_run(request: Request, run_id: str = RUN_ID) -> WorkflowRunDetail:
+    """The run's folded state, its ordered timeline (every event recorded under this
+    exact run), failure diagnostics and the raw identifiers."""
+    db: Database = request.app.state.context.db
+    await _refresh(db)
+    row = await _run_or_404(db, run_id)
+    if await backfill_temporal_requester(request, row):
+        await _refresh(db)
+        row = await _run_or_404(db, run_id)
+    timeline = await _timeline(db, run_id)
+    return WorkflowRunDetail(
+        **_summary(row, await _related_job(db, row.job_id)),
+        cancel_requested_at=row.cancel_requested_at,
+        timeline=timeline,
+        failure_diagnostics=await _diagnostics(db, row, timeline),
+        technical=TechnicalDetail(workflow_id=row.workflow_id, run_id=row.run_id,
+                                  raw_error_code=row.error_code),
+    )
+
+
+def _already_terminal(row: WorkflowRunRow) -> JSONResponse:
+    body = CancelAlreadyTerminal(workflow_id=row.workflow_id, run_id=row.run_id,
+                                 status=row.status)
+    return JSONResponse(body.model_dump(by_alias=True), status_code=200)
+
+
+@router.post(
+    "/v1/workflow-runs/{run_id}/actions/cancel", response_model=CancelAccepted, status_code=202,
+    responses={200: {"model": CancelAlreadyTerminal}, **error_responses(401, 404, 422, 503)},
+)
+async def cancel_workflow_run(
+    request: Request, run_id: str = RUN_ID, body: CancelRequest | None = Body(default=None),
+):
+    """Requests cooperative cancellation of this exact run. 202 means the request was
+    delivered, not that the run is canceled yet; repeating it answers the same and records
+    nothing new. A run that already ended answers 200 ``alreadyTerminal`` and nothing is
+    written; a terminal result is never overwritten."""
+    context = request.app.state.context
+    db: Database = context.db
+    await _refresh(db)
+    row = await _run_or_404(db, run_id)
+    if row.status in TERMINAL_STATUSES:
+        return _already_terminal(row)
+    client = await context.require_runtime()
+    reason = body.reason if body else None
+    handle = client.get_workflow_handle(row.workflow_id, run_id=row.run_id)
+    try:
+        await handle.cancel(reason=reason or "")
+    except RPCError as error:
+        if error.status == RPCStatusCode.NOT_FOUND:
+            # Either Temporal never knew the run, or it closed while we asked: the
+            # projection tells which.
+            await _refresh(db)
+            current = await _run_or_404(db, run_id)
+            if current.status in TERMINAL_STATUSES:
+                return _already_terminal(current)
+            raise ApiError(404, "workflow_run_not_found",
+                           f"Temporal has no run {run_id} of {row.workflow_id}.") from None
+        raise ApiError(503, "worker_runtime_unavailable",
+                       "Temporal did not accept the cancellation; nothing was recorded.") from None
+    async with db.transaction() as conn:
+        await append_event(
+            conn,
+            ev.WorkflowCancellationRequested(
+                workflow_id=row.workflow_id, run_id=row.run_id, workflow_type=row.workflow_type,
+                requester=LOCAL_REQUESTER, source_boundary="request_intent", reason=reason,
+                requested_at=utc_now_iso()),
+            job_id=row.job_id, workflow_id=row.workflow_id, run_id=row.run_id,
+            dedupe_key=intent_dedupe_key(row.run_id),
+        )
+    with contextlib.suppress(Exception):  # the read model catches up on the next read anyway
+        await _refresh(db)
+    body_out = CancelAccepted(workflow_id=row.workflow_id, run_id=row.run_id)
+    return JSONResponse(body_out.model_dump(by_alias=True), status_code=202)

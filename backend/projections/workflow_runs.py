@@ -1,0 +1,353 @@
+"""``workflow_run_projections``: one row per exact Temporal run, folded from the Workflow*
+lifecycle events.
+
+Fold rules (pure, attempt-safe, idempotent under replay):
+
+* ``WorkflowStarted`` creates a ``running`` row, or fills a row's missing start facts;
+  it never reopens a terminal row and never replaces an earlier start's input summary.
+* The first terminal event (``WorkflowCompleted`` / ``WorkflowFailed`` /
+  ``WorkflowCanceled``) wins; later terminal events for the same run are ignored.
+* ``WorkflowCancellationRequested`` only stamps ``cancel_requested_at`` (the earliest
+  request time seen); it never changes the status. Accepting a cancellation is not the
+  same thing as observing terminal ``canceled``.
+
+The builder folds events after its watermark in bounded pages, one transaction per page,
+re-reading the watermark inside the transaction so concurrent builders (worker and API,
+or two API requests) never fold an event twice. When the table holds fewer started rows
+than there are distinct ``WorkflowStarted`` runs at or below the watermark (rows were
+lost behind the builder's back), it rebuilds from event 0.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, replace
+from typing import Any
+
+import aiosqlite
+
+from backend.config import TENANT_ID
+from backend.domain.clock import parse_iso
+from backend.store.db import Database
+from backend.store.events import StoredEvent
+
+log = logging.getLogger(__name__)
+
+WATERMARK_PREFIX = "workflow_runs"
+PAGE_SIZE = 500
+
+STARTED = "WorkflowStarted"
+CANCEL_REQUESTED = "WorkflowCancellationRequested"
+TERMINAL_EVENTS = {
+    "WorkflowCompleted": "completed",
+    "WorkflowFailed": "failed",
+    "WorkflowCanceled": "canceled",
+}
+WORKFLOW_EVENT_TYPES = (STARTED, *TERMINAL_EVENTS, CANCEL_REQUESTED)
+TERMINAL_STATUSES = frozenset(TERMINAL_EVENTS.values())
+STATUSES = ("running", *TERMINAL_EVENTS.values())
+UNKNOWN_TYPE = "unknown"
+
+COLUMNS = (
+    "tenant_id", "run_id", "workflow_id", "workflow_type", "status", "job_id", "started_at",
+    "closed_at", "duration_ms", "error_code", "input_summary_json", "cancel_requested_at",
+    "last_event_id",
+)
+
+
+@dataclass(frozen=True)
+class WorkflowRunRow:
+    tenant_id: str
+    run_id: str
+    workflow_id: str
+    workflow_type: str
+    status: str
+    job_id: str | None = None
+    started_at: str | None = None
+    closed_at: str | None = None
+    duration_ms: int | None = None
+    error_code: str | None = None
+    input_summary_json: str = "{}"
+    cancel_requested_at: str | None = None
+    last_event_id: int = 0
+
+    @property
+    def terminal(self) -> bool:
+        return self.status in TERMINAL_STATUSES
+
+    @property
+    def input_summary(self) -> dict[str, Any]:
+        try:
+            value = json.loads(self.input_summary_json or "{}")
+        except ValueError:
+            return {}
+        return value if isinstance(value, dict) else {}
+
+    def values(self) -> tuple:
+        return tuple(getattr(self, column) for column in COLUMNS)
+
+
+def watermark_name(tenant_id: str = TENANT_ID) -> str:
+    return f"{WATERMARK_PREFIX}:{tenant_id}"
+
+
+# --- the pure fold -----------------------------------------------------------------------
+
+
+def _payload(event: StoredEvent) -> dict[str, Any]:
+    try:
+        value = json.loads(event.payload_json)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _duration_ms(started_at: str | None, closed_at: str | None) -> int | None:
+    if not started_at or not closed_at:
+        return None
+    try:
+        delta = parse_iso(closed_at) - parse_iso(started_at)
+    except ValueError:
+        return None
+    return max(0, round(delta.total_seconds() * 1000))
+
+
+def related_job_id(input_summary: dict[str, Any]) -> str | None:
+    """The one canonical jobId an input summary names (``jobId``, or a one-element
+    ``jobIds``); None when it names none or several."""
+    job_id = _text(input_summary.get("jobId"))
+    if job_id:
+        return job_id
+    job_ids = input_summary.get("jobIds")
+    if isinstance(job_ids, list) and len(job_ids) == 1:
+        return _text(job_ids[0])
+    return None
+
+
+def _earliest(current: str | None, candidate: str | None) -> str | None:
+    if not current:
+        return candidate
+    if not candidate:
+        return current
+    try:
+        return candidate if parse_iso(candidate) < parse_iso(current) else current
+    except ValueError:
+        return current
+
+
+def fold_workflow_event(
+    row: WorkflowRunRow | None, event: StoredEvent, *, tenant_id: str = TENANT_ID
+) -> WorkflowRunRow | None:
+    """Fold one stored event into the run's row (None: no row yet). Events that are not
+    Workflow* lifecycle events, or that name no run, leave the row as it is."""
+    if event.type not in WORKFLOW_EVENT_TYPES:
+        return row
+    payload = _payload(event)
+    run_id = _text(payload.get("runId")) or event.run_id
+    if not run_id or (row is not None and row.run_id != run_id):
+        return row
+    occurred_at = _text(payload.get("occurredAt")) or event.created_at
+    workflow_id = _text(payload.get("workflowId")) or event.workflow_id
+    workflow_type = _text(payload.get("workflowType"))
+    if row is None:
+        row = WorkflowRunRow(
+            tenant_id=tenant_id, run_id=run_id, workflow_id=workflow_id or "",
+            workflow_type=workflow_type or UNKNOWN_TYPE, status="running", last_event_id=0,
+        )
+
+    if event.type == STARTED:
+        if row.started_at is not None:
+            return row  # a repeated start: the first one's facts stand
+        summary = payload.get("inputSummary")
+        summary = summary if isinstance(summary, dict) else {}
+        return replace(
+            row,
+            workflow_id=row.workflow_id or workflow_id or "",
+            workflow_type=workflow_type if row.workflow_type == UNKNOWN_TYPE and workflow_type
+            else row.workflow_type,
+            started_at=occurred_at,
+            input_summary_json=json.dumps(summary, sort_keys=True, separators=(",", ":")),
+            job_id=row.job_id or related_job_id(summary),
+            duration_ms=_duration_ms(occurred_at, row.closed_at),
+            last_event_id=max(row.last_event_id, event.id),
+        )
+
+    if event.type in TERMINAL_EVENTS:
+        if row.terminal:
+            return row  # the first terminal result wins
+        status = TERMINAL_EVENTS[event.type]
+        error_code = None
+        if status == "failed":
+            error_code = _text(payload.get("errorCode")) or "workflow_failed"
+        return replace(
+            row, status=status, closed_at=occurred_at, error_code=error_code,
+            duration_ms=_duration_ms(row.started_at, occurred_at),
+            last_event_id=max(row.last_event_id, event.id),
+        )
+
+    # WorkflowCancellationRequested: a timeline fact that only stamps the request time.
+    requested_at = _text(payload.get("requestedAt")) or occurred_at
+    stamped = _earliest(row.cancel_requested_at, requested_at)
+    if stamped == row.cancel_requested_at:
+        return row
+    return replace(row, cancel_requested_at=stamped,
+                   last_event_id=max(row.last_event_id, event.id))
+
+
+# --- the builder -------------------------------------------------------------------------
+
+
+async def read_watermark(db_or_conn: Database | aiosqlite.Connection,
+                         tenant_id: str = TENANT_ID) -> int:
+    sql = "SELECT last_event_id FROM projection_watermarks WHERE name = ?"
+    if isinstance(db_or_conn, Database):
+        row = await db_or_conn.fetchone(sql, (watermark_name(tenant_id),))
+    else:
+        async with db_or_conn.execute(sql, (watermark_name(tenant_id),)) as cursor:
+            row = await cursor.fetchone()
+    return int(row[0]) if row else 0
+
+
+async def _write_watermark(conn: aiosqlite.Connection, tenant_id: str, event_id: int) -> None:
+    await conn.execute(
+        "INSERT INTO projection_watermarks (name, last_event_id) VALUES (?, ?)"
+        " ON CONFLICT (name) DO UPDATE SET last_event_id = excluded.last_event_id",
+        (watermark_name(tenant_id), event_id),
+    )
+
+
+async def _fetchall(conn: aiosqlite.Connection, sql: str, params: tuple) -> list:
+    async with conn.execute(sql, params) as cursor:
+        return list(await cursor.fetchall())
+
+
+def row_from_record(record: Any) -> WorkflowRunRow:
+    return WorkflowRunRow(**{column: record[column] for column in COLUMNS})
+
+
+async def _load_rows(conn: aiosqlite.Connection, tenant_id: str,
+                     run_ids: set[str]) -> dict[str, WorkflowRunRow]:
+    if not run_ids:
+        return {}
+    marks = ",".join("?" * len(run_ids))
+    records = await _fetchall(
+        conn,
+        f"SELECT {', '.join(COLUMNS)} FROM workflow_run_projections"
+        f" WHERE tenant_id = ? AND run_id IN ({marks})",
+        (tenant_id, *run_ids),
+    )
+    return {record["run_id"]: row_from_record(record) for record in records}
+
+
+_TYPE_MARKS = ",".join("?" * len(WORKFLOW_EVENT_TYPES))
+
+
+async def _fold_one_page(conn: aiosqlite.Connection, tenant_id: str, page_size: int) -> bool:
+    """Fold the next page after the watermark inside the caller's write transaction.
+    Returns True when more pages may follow."""
+    after = await read_watermark(conn, tenant_id)
+    records = await _fetchall(
+        conn,
+        "SELECT id, type, job_id, workflow_id, run_id, payload_json, created_at FROM job_events"
+        f" WHERE tenant_id = ? AND id > ? AND type IN ({_TYPE_MARKS}) ORDER BY id LIMIT ?",
+        (tenant_id, after, *WORKFLOW_EVENT_TYPES, page_size),
+    )
+    events = [StoredEvent(*tuple(record)) for record in records]
+    if len(events) < page_size:
+        # Every workflow event up to the log's end is in this page (we hold the write
+        # lock, so nothing new can commit): the watermark may jump past other events.
+        newest = (await _fetchall(conn, "SELECT COALESCE(MAX(id), 0) FROM job_events"
+                                        " WHERE tenant_id = ?", (tenant_id,)))[0][0]
+        more = False
+    else:
+        newest = events[-1].id
+        more = True
+    run_ids = {rid for rid in (_text(_payload(e).get("runId")) or e.run_id for e in events) if rid}
+    rows: dict[str, WorkflowRunRow | None] = dict(await _load_rows(conn, tenant_id, run_ids))
+    before = dict(rows)
+    for event in events:
+        run_id = _text(_payload(event).get("runId")) or event.run_id
+        if not run_id:
+            log.warning("workflow event %s names no run; skipped", event.id)
+            continue
+        rows[run_id] = fold_workflow_event(rows.get(run_id), event, tenant_id=tenant_id)
+    changed = [row for run_id, row in rows.items() if row is not None and row != before.get(run_id)]
+    if changed:
+        await conn.executemany(
+            f"INSERT OR REPLACE INTO workflow_run_projections ({', '.join(COLUMNS)})"
+            f" VALUES ({','.join('?' * len(COLUMNS))})",
+            [row.values() for row in changed],
+        )
+    if newest > after:
+        await _write_watermark(conn, tenant_id, newest)
+    return more
+
+
+async def _rows_lost(db: Database, tenant_id: str, watermark: int) -> bool:
+    expected = await db.fetchone(
+        "SELECT COUNT(DISTINCT run_id) FROM job_events"
+        " WHERE tenant_id = ? AND type = ? AND id <= ?",
+        (tenant_id, STARTED, watermark),
+    )
+    present = await db.fetchone(
+        "SELECT COUNT(*) FROM workflow_run_projections"
+        " WHERE tenant_id = ? AND started_at IS NOT NULL",
+        (tenant_id,),
+    )
+    return int(present[0]) < int(expected[0])
+
+
+async def refresh_workflow_runs(
+    db: Database, *, tenant_id: str = TENANT_ID, page_size: int = PAGE_SIZE
+) -> int:
+    """Fold everything new since the watermark; returns the watermark afterwards.
+
+    Cheap when nothing is new (three indexed reads, no write lock). Rebuilds from event 0
+    when rows were lost behind the builder's back."""
+    watermark = await read_watermark(db, tenant_id)
+    if watermark and await _rows_lost(db, tenant_id, watermark):
+        log.warning("workflow_run_projections is missing rows below watermark %s; rebuilding",
+                    watermark)
+        return await rebuild_workflow_runs(db, tenant_id=tenant_id, page_size=page_size)
+    newest = (await db.fetchone(
+        "SELECT COALESCE(MAX(id), 0) FROM job_events WHERE tenant_id = ?", (tenant_id,)))[0]
+    if newest <= watermark:
+        return watermark
+    more = True
+    while more:
+        async with db.transaction() as conn:
+            more = await _fold_one_page(conn, tenant_id, page_size)
+    return await read_watermark(db, tenant_id)
+
+
+async def rebuild_workflow_runs(
+    db: Database, *, tenant_id: str = TENANT_ID, page_size: int = PAGE_SIZE
+) -> int:
+    """Drop the tenant's rows and fold the whole log again from event 0, in one
+    transaction, so no reader of another connection sees a half-built table."""
+    async with db.transaction() as conn:
+        await conn.execute("DELETE FROM workflow_run_projections WHERE tenant_id = ?",
+                           (tenant_id,))
+        await _write_watermark(conn, tenant_id, 0)
+        while await _fold_one_page(conn, tenant_id, page_size):
+            pass
+    return await read_watermark(db, tenant_id)
+
+
+# --- reads -------------------------------------------------------------------------------
+
+
+async def get_run(db: Database, run_id: str, *, tenant_id: str = TENANT_ID
+                  ) -> WorkflowRunRow | None:
+    record = await db.fetchone(
+        f"SELECT {', '.join(COLUMNS)} FROM workflow_run_projections"
+        " WHERE tenant_id = ? AND run_id = ?",
+        (tenant_id, run_id),
+    )
+    return row_from_record(record) if record else None
+

@@ -1,0 +1,583 @@
+"""Broad job boards (Indeed, LinkedIn, ZipRecruiter, Glassdoor, Google) through
+python-jobspy, crawled as checkpointed search units.
+
+A ``jobspy`` source expands to one search unit per query x location x board. The family
+activity plans the units once per Discover run (a retry sees the same plan; a different
+plan fails with ``checkpoint_incompatible`` instead of starting over), then for each unit
+not yet finished: claims it for its Temporal attempt, scrapes it in a thread, and commits
+the accepted jobs, their ``JobDiscovered`` events, the unit's receipts and ``done`` in one
+transaction fenced on the owning attempt. So a worker killed mid-crawl loses at most the
+unit it was scraping; the next attempt skips done units, takes over the orphaned one
+(counted as ``recoveredUnits``) and goes on. Counts come from the durable receipts.
+
+python-jobspy pulls pandas, so it is the optional extra ``pip install jobctrl[jobspy]``.
+Without it a ``jobspy`` source fails fast with the non-retryable ``configuration`` code.
+
+``JOBCTRL_JOBSPY_SCRAPER="package.module:function"`` replaces the real scraper with
+``function(unit: SearchUnit) -> list[dict-like rows]`` (jobspy's column names). It exists
+for tests and offline demos (see ``tests/fakes/jobspy_scraper.py``); never set it in a
+real installation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import importlib
+import importlib.util
+import json
+import logging
+import os
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from pydantic import ValidationError
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from backend.config import AppPaths
+from backend.domain import events as ev
+from backend.domain.ids import InvalidPostingUrl, canonical_url
+from backend.domain.postings import Posting
+from backend.sources.config import JobSpySource
+from backend.sources.errors import (
+    SourceError,
+    SourceMisconfigured,
+    SourcePayloadInvalid,
+    SourceUnavailable,
+)
+from backend.sources.normalize import (
+    SkipPosting,
+    build_posting,
+    clean_text,
+    description_html,
+    employment_type,
+    infer_remote,
+    iso_utc,
+    make_salary,
+)
+from backend.store import discovery as runs
+from backend.store import search_units as units_store
+from backend.store.db import Database
+from backend.store.events import append_event
+from backend.store.jobs import observe_posting
+from backend.temporal.contracts import FamilyInput, FamilyOutcome
+
+log = logging.getLogger(__name__)
+
+SCRAPER_ENV = "JOBCTRL_JOBSPY_SCRAPER"
+INSTALL_HINT = "pip install jobctrl[jobspy]"
+BEAT_EVERY_S = 2.0  # heartbeats while a unit scrapes (the timeout may be as short as 5 s)
+UNIT_INVALID = "unit_invalid"
+UNIT_CODES = frozenset({UNIT_INVALID, "source_payload_invalid", "source_failed"})
+
+
+class CheckpointIncompatible(SourceError):
+    """This run already holds a different unit plan for the family: fail, never reset."""
+
+    code = "checkpoint_incompatible"
+    retryable = False
+
+
+class AttemptFenced(SourceUnavailable):
+    """A newer activity attempt owns this family's units: this (stale) attempt stops.
+    Temporal discards a stale attempt's result, so the code never reaches the workflow."""
+
+
+# --------------------------------------------------------------------------- units
+
+
+@dataclass(frozen=True)
+class SearchUnit:
+    """One query x location x board search, with the source's per-search parameters."""
+
+    query: str
+    location: str  # "" means anywhere
+    board: str
+    results_wanted: int
+    hours_old: int | None
+    country_indeed: str
+    unit_key: str
+    label: str
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def unit_key(query: str, location: str, board: str) -> str:
+    """Stable across runs, processes and versions: case and spacing do not matter."""
+    triple = "\x1f".join(("jobspy-unit/v1", _norm(query), _norm(location), board))
+    return hashlib.sha256(triple.encode("utf-8")).hexdigest()[:20]
+
+
+def unit_label(query: str, location: str, board: str) -> str:
+    where = " ".join(location.split()) or "anywhere"
+    return f"{' '.join(query.split())} · {where} · {board}"[:300]
+
+
+def plan_units(source: JobSpySource) -> list[SearchUnit]:
+    """Units in crawl order (query, then location, then board); repeats collapse."""
+    planned: dict[str, SearchUnit] = {}
+    for query in source.queries:
+        for location in source.locations:
+            for board in source.boards:
+                key = unit_key(query, location, board)
+                planned.setdefault(key, SearchUnit(
+                    query=" ".join(query.split()), location=" ".join(location.split()),
+                    board=board, results_wanted=source.results_per_unit,
+                    hours_old=source.hours_old, country_indeed=source.country_indeed,
+                    unit_key=key, label=unit_label(query, location, board),
+                ))
+    return list(planned.values())
+
+
+# --------------------------------------------------------------------------- scrapers
+
+Scraper = Callable[[SearchUnit], Iterable[Mapping[str, Any]]]
+
+
+def jobspy_scraper(unit: SearchUnit) -> list[Mapping[str, Any]]:
+    """The real scraper: one jobspy search for one unit (runs in a worker thread)."""
+    try:
+        from jobspy import scrape_jobs
+    except ImportError:
+        raise SourceMisconfigured() from None
+    frame = scrape_jobs(
+        site_name=[unit.board],
+        search_term=unit.query,
+        location=unit.location or None,  # jobspy's "no location": search anywhere
+        results_wanted=unit.results_wanted,
+        hours_old=unit.hours_old,
+        country_indeed=unit.country_indeed,
+    )
+    if frame is None:
+        return []
+    return frame.to_dict(orient="records")
+
+
+def load_scraper(family: str) -> Scraper:
+    """The ``JOBCTRL_JOBSPY_SCRAPER`` override (tests, offline demos), else jobspy itself.
+    Missing jobspy, or an override that does not load, is a configuration error."""
+    spec = os.environ.get(SCRAPER_ENV, "").strip()
+    if spec:
+        module_name, _, attribute = spec.partition(":")
+        try:
+            scraper = getattr(importlib.import_module(module_name), attribute)
+        except (ImportError, AttributeError, ValueError):
+            log.error("%s: %s=%r does not name an importable module:function",
+                      family, SCRAPER_ENV, spec)
+            raise SourceMisconfigured() from None
+        if not callable(scraper):
+            log.error("%s: %s=%r is not callable", family, SCRAPER_ENV, spec)
+            raise SourceMisconfigured()
+        return scraper
+    if importlib.util.find_spec("jobspy") is None:
+        log.error("%s: python-jobspy is not installed; install the jobspy extra to crawl"
+                  " broad job boards: %s", family, INSTALL_HINT)
+        raise SourceMisconfigured()
+    return jobspy_scraper
+
+
+def classify_failure(error: BaseException) -> tuple[str, str]:
+    """``("retry", code)``: transient, Temporal retries the activity; ``("unit", code)``:
+    this unit cannot work, mark it failed and go on; ``("fatal", code)``: the family
+    cannot work at all. Codes are bounded; messages are never kept."""
+    if isinstance(error, SourceMisconfigured):
+        return "fatal", error.code
+    if isinstance(error, SourceError):
+        if error.retryable:
+            return "retry", SourceUnavailable.code
+        return "unit", error.code if error.code in UNIT_CODES else "source_failed"
+    if isinstance(error, json.JSONDecodeError | UnicodeDecodeError):
+        return "unit", SourcePayloadInvalid.code
+    if isinstance(error, ValueError | TypeError | LookupError):
+        return "unit", UNIT_INVALID  # e.g. jobspy's "Invalid country string"
+    return "retry", SourceUnavailable.code  # network, timeouts, blocked sessions
+
+
+# --------------------------------------------------------------------------- rows
+
+
+def _present(value: Any) -> Any:
+    """None for missing values, including pandas' NaN / NaT / NA."""
+    if value is None:
+        return None
+    try:
+        if value != value:  # NaN and NaT are not equal to themselves
+            return None
+    except (TypeError, ValueError):  # pandas.NA refuses to be a bool
+        return None
+    return value
+
+
+def _get(row: Mapping[str, Any], key: str) -> Any:
+    try:
+        return _present(row.get(key))
+    except (AttributeError, TypeError):
+        return None
+
+
+def _number(value: Any) -> Any:
+    if value is None or isinstance(value, str | bool):
+        return value
+    try:
+        return float(value)  # numpy ints and floats
+    except (TypeError, ValueError):
+        return None
+
+
+def _is_remote(value: Any) -> bool | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value.strip().lower() in ("true", "1", "yes", "remote")
+    try:
+        return bool(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _posted(value: Any) -> tuple[datetime, bool] | None:
+    """When the posting went up, and whether only the day is known."""
+    if isinstance(value, datetime):
+        moment = value if value.tzinfo else value.replace(tzinfo=UTC)
+        day_only = (moment.hour, moment.minute, moment.second) == (0, 0, 0)
+        return moment.astimezone(UTC), day_only
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day, tzinfo=UTC), True
+    text = iso_utc(value) if isinstance(value, str) else None
+    if text is None:
+        return None
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return moment, len(value.strip()) <= 10
+
+
+def too_old(value: Any, hours_old: int | None, now: datetime) -> bool:
+    """Older than the unit's window. A day-only date counts from the end of that day, so
+    a posting is never dropped because its board only reports the day."""
+    if hours_old is None:
+        return False
+    posted = _posted(value)
+    if posted is None:
+        return False
+    moment, day_only = posted
+    if day_only:
+        moment += timedelta(days=1)
+    return moment < now - timedelta(hours=hours_old)
+
+
+def row_to_posting(row: Mapping[str, Any], unit: SearchUnit) -> Posting:
+    """jobspy's columns to a Posting; raises SkipPosting without a usable URL/title/company."""
+    url = _get(row, "job_url") or _get(row, "job_url_direct")
+    location = clean_text(_get(row, "location"))
+    title = _get(row, "title")
+    remote_flag = _is_remote(_get(row, "is_remote"))
+    remote = "remote" if remote_flag else infer_remote(location, clean_text(title))
+    source_id = clean_text(_get(row, "id"))
+    return build_posting(
+        source_key=f"{unit.board}:{source_id}" if source_id else None,
+        url=url,
+        apply_url=_get(row, "job_url_direct"),
+        title=title,
+        company=_get(row, "company"),
+        location=location,
+        remote=remote,
+        salary=make_salary(_number(_get(row, "min_amount")), _number(_get(row, "max_amount")),
+                           _get(row, "currency"), _get(row, "interval")),
+        employment=employment_type(_get(row, "job_type")),
+        posted_at=iso_utc(_get(row, "date_posted")),
+        description=description_html(_get(row, "description")),
+    )
+
+
+@dataclass
+class ScreenedUnit:
+    """One unit's scrape, split into postings to accept and hashes of filtered results."""
+
+    accepted: list[Posting] = field(default_factory=list)
+    filtered: list[str] = field(default_factory=list)
+
+
+def _filtered_hash(row: Any) -> str:
+    def raw(key: str) -> str:
+        value = _get(row, key) if hasattr(row, "get") else None
+        return "" if value is None else str(value)
+
+    return units_store.receipt_hash("filtered", raw("job_url"), raw("title"))
+
+
+def screen_rows(rows: Iterable[Any], unit: SearchUnit, *, now: datetime) -> ScreenedUnit:
+    """Basic filters: a usable URL, title and company, and inside ``hours_old`` when the
+    row has a date. One accepted posting per canonical URL."""
+    screened = ScreenedUnit()
+    seen: set[str] = set()
+    for row in rows:
+        if not hasattr(row, "get") or too_old(_get(row, "date_posted"), unit.hours_old, now):
+            screened.filtered.append(_filtered_hash(row))
+            continue
+        try:
+            posting = row_to_posting(row, unit)
+            key = canonical_url(posting.url)
+        except (SkipPosting, InvalidPostingUrl, ValidationError, TypeError, ValueError):
+            screened.filtered.append(_filtered_hash(row))
+            continue
+        if key not in seen:
+            seen.add(key)
+            screened.accepted.append(posting)
+    return screened
+
+
+# --------------------------------------------------------------------------- the runner
+
+
+@contextlib.asynccontextmanager
+async def _beating(heartbeat: Callable[..., None], detail: str) -> AsyncIterator[None]:
+    async def beat() -> None:
+        while True:
+            heartbeat(detail)
+            await asyncio.sleep(BEAT_EVERY_S)
+
+    task = asyncio.create_task(beat())
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+class JobSpyFamilyRun:
+    """One activity attempt over one jobspy family. Raises SourceError subclasses;
+    :func:`run_jobspy_family` turns them into Temporal application errors."""
+
+    def __init__(self, db: Database, input: FamilyInput, *, attempt: int,
+                 heartbeat: Callable[..., None], scraper: Scraper | None = None,
+                 clock: Callable[[], datetime] | None = None):
+        if not isinstance(input.source, JobSpySource):
+            raise TypeError("not a jobspy source")
+        self._db = db
+        self._input = input
+        self._source: JobSpySource = input.source
+        self._attempt = attempt
+        self._heartbeat = heartbeat
+        self._scraper = scraper
+        self._clock = clock or (lambda: datetime.now(UTC))
+        self._run_id = input.ref.discover_run_id
+        self._family = input.source.id
+        self.recovered_this_attempt = 0
+
+    def _where(self, unit: SearchUnit) -> dict[str, str]:
+        return {"run_id": self._run_id, "family": self._family, "unit_key": unit.unit_key}
+
+    async def run(self) -> FamilyOutcome:
+        units = plan_units(self._source)
+        scraper = self._scraper or load_scraper(self._family)
+        async with self._db.transaction() as conn:
+            state = await units_store.ensure_plan(
+                conn, run_id=self._run_id, family=self._family,
+                units=[units_store.PlannedUnit(u.unit_key, u.label) for u in units],
+                tenant_id=self._input.ref.tenant_id,
+            )
+        if state == "incompatible":
+            log.error("%s: this run's search-unit checkpoint does not match the source's"
+                      " units; failing instead of starting over", self._family)
+            raise CheckpointIncompatible()
+        self._heartbeat("planned")
+        try:
+            for unit in units:
+                await self._crawl_unit(unit, scraper)
+        except asyncio.CancelledError:
+            await self._cancel()
+            raise
+        return await self._finish()
+
+    async def _crawl_unit(self, unit: SearchUnit, scraper: Scraper) -> None:
+        async with self._db.transaction() as conn:
+            claim = await units_store.claim_unit(conn, **self._where(unit), attempt=self._attempt)
+        if claim == "finished":
+            return
+        if claim == "fenced":
+            log.warning("%s: attempt %d is stale (a newer attempt owns the units); stopping",
+                        self._family, self._attempt)
+            raise AttemptFenced()
+        if claim == "recovered":
+            self.recovered_this_attempt += 1
+        try:
+            async with _beating(self._heartbeat, unit.unit_key):
+                screened = await asyncio.to_thread(self._scrape, scraper, unit)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # the scraper is third-party code: classify everything
+            await self._unit_failed(unit, error)
+            return
+        async with self._db.transaction() as conn:
+            if not await units_store.owns_unit(conn, **self._where(unit), attempt=self._attempt):
+                log.warning("%s: attempt %d lost unit %s to a newer attempt; its results are"
+                            " discarded", self._family, self._attempt, unit.unit_key)
+                raise AttemptFenced()
+            await self._accept(conn, unit, screened)
+            await units_store.finish_unit(conn, **self._where(unit), attempt=self._attempt)
+            await self._progress(conn, status="running")
+        self._heartbeat(unit.unit_key)
+
+    def _scrape(self, scraper: Scraper, unit: SearchUnit) -> ScreenedUnit:
+        return screen_rows(_scrape_rows(scraper, unit), unit, now=self._clock())
+
+    async def _unit_failed(self, unit: SearchUnit, error: Exception) -> None:
+        kind, code = classify_failure(error)
+        async with self._db.transaction() as conn:
+            if kind == "unit":
+                log.warning("%s: search unit %s failed (%s)", self._family, unit.unit_key, code)
+                await units_store.fail_unit(conn, **self._where(unit), attempt=self._attempt,
+                                            error_code=code)
+                await self._progress(conn, status="running")
+            else:
+                await units_store.release_unit(conn, **self._where(unit), attempt=self._attempt,
+                                               error_code=code)
+        self._heartbeat(unit.unit_key)
+        if kind == "fatal":
+            raise SourceMisconfigured() from None
+        if kind == "retry":
+            log.warning("%s: search unit %s hit a transient failure (%s); the activity will"
+                        " retry unfinished units", self._family, unit.unit_key,
+                        type(error).__name__)
+            raise SourceUnavailable() from None
+
+    async def _accept(self, conn, unit: SearchUnit, screened: ScreenedUnit) -> None:
+        ref = self._input.ref
+        for posting in screened.accepted:
+            observed = await observe_posting(
+                conn, posting, source_family=self._family, discover_run_id=self._run_id
+            )
+            await units_store.add_receipt(
+                conn, **self._where(unit),
+                digest=units_store.receipt_hash("accepted", observed.job_id),
+                kind="accepted", job_id=observed.job_id, is_new=observed.is_new,
+            )
+            if not observed.is_new:
+                continue
+            await append_event(
+                conn,
+                ev.JobDiscovered(
+                    discover_workflow_id=ref.discover_workflow_id,
+                    discover_run_id=ref.discover_run_id, job_id=observed.job_id,
+                    title=posting.title, company=posting.company, location=posting.location,
+                    remote=posting.remote, source_family=self._family,
+                ),
+                job_id=observed.job_id, workflow_id=ref.discover_workflow_id,
+                run_id=ref.discover_run_id, dedupe_key=f"JobDiscovered:{observed.job_id}",
+            )
+        for digest in screened.filtered:
+            await units_store.add_receipt(conn, **self._where(unit), digest=digest,
+                                          kind="filtered")
+
+    async def _progress(self, conn, *, status: str, done: bool = False) -> units_store.FamilyCounts:
+        counts = await units_store.family_counts(conn, run_id=self._run_id, family=self._family)
+        await runs.advance_progress(
+            conn, self._run_id, reached=self._input.index + (1 if done else 0),
+            family=self._family, family_progress=family_progress(status, counts),
+        )
+        return counts
+
+    async def _finish(self) -> FamilyOutcome:
+        async with self._db.transaction() as conn:
+            counts = await units_store.family_counts(conn, run_id=self._run_id,
+                                                     family=self._family)
+            if counts.total_units and counts.failed_units == counts.total_units:
+                log.error("%s: every search unit failed", self._family)
+                raise SourcePayloadInvalid()
+            unfinished = counts.total_units - counts.completed_units - counts.failed_units
+            if unfinished:  # a stale attempt's leftovers: the newest attempt finishes them
+                raise AttemptFenced()
+            await self._progress(conn, status="succeeded", done=True)
+            job_ids = await units_store.accepted_job_ids(conn, run_id=self._run_id,
+                                                         family=self._family)
+        return FamilyOutcome(
+            family=self._family, status="succeeded", new_jobs=counts.new_jobs,
+            existing_jobs=counts.existing_jobs, job_ids=job_ids,
+        )
+
+    async def _cancel(self) -> None:
+        """Cancellation terminalizes units; the cancellation itself still propagates."""
+        try:
+            async with self._db.transaction() as conn:
+                await units_store.cancel_units(conn, run_id=self._run_id, family=self._family,
+                                               attempt=self._attempt)
+                await self._progress(conn, status="canceled")
+        except Exception:
+            log.exception("%s: could not mark canceled search units", self._family)
+
+
+def family_progress(status: str, counts: units_store.FamilyCounts) -> dict[str, Any]:
+    """The family's entry in the run progress payload: counts only, never raw provider
+    output, unit keys, owners or error messages."""
+    return {
+        "status": status,
+        "newJobs": counts.new_jobs,
+        "existingJobs": counts.existing_jobs,
+        "errorCode": None,
+        "filteredJobs": counts.filtered_jobs,
+        "recoveredUnits": counts.recovered_units,
+        "completedUnits": counts.completed_units,
+        "failedUnits": counts.failed_units,
+        "totalUnits": counts.total_units,
+    }
+
+
+async def run_jobspy_family(
+    db: Database,
+    paths: AppPaths,
+    input: FamilyInput,
+    *,
+    attempt: int,
+    heartbeat: Callable[..., None] | None = None,
+    scraper: Scraper | None = None,
+) -> FamilyOutcome:
+    """The ``discover_source_family`` activity body for ``jobspy`` sources. ``attempt`` is
+    the Temporal activity attempt (the fencing token); ``heartbeat`` defaults to
+    ``activity.heartbeat`` and is injectable for tests."""
+    del paths  # parity with the other activity helpers; jobspy needs no app files
+    family_run = JobSpyFamilyRun(db, input, attempt=attempt,
+                                 heartbeat=activity.heartbeat if heartbeat is None else heartbeat,
+                                 scraper=scraper)
+    try:
+        return await family_run.run()
+    except SourceError as error:
+        raise ApplicationError(
+            "source family failed", type=error.code, non_retryable=not error.retryable
+        ) from None
+
+
+def _scrape_rows(scraper: Scraper, unit: SearchUnit) -> list[Any]:
+    return list(scraper(unit) or [])
+
+
+async def fetch_jobspy(source: JobSpySource) -> list[Posting]:
+    """Every unit's accepted postings in one list, without checkpoints: for callers of
+    the generic fetcher registry. Discovery uses :func:`run_jobspy_family` instead."""
+    scraper = load_scraper(source.id)
+    postings: dict[str, Posting] = {}
+    for unit in plan_units(source):
+        try:
+            rows = await asyncio.to_thread(_scrape_rows, scraper, unit)
+        except Exception as error:
+            kind, _ = classify_failure(error)
+            if kind == "unit":
+                continue
+            raise (SourceMisconfigured() if kind == "fatal" else SourceUnavailable()) from None
+        screened = screen_rows(rows, unit, now=datetime.now(UTC))
+        for posting in screened.accepted:
+            postings.setdefault(canonical_url(posting.url), posting)
+    return list(postings.values())
+
+
+__all__ = [
+    "INSTALL_HINT", "SCRAPER_ENV", "AttemptFenced", "CheckpointIncompatible", "JobSpyFamilyRun",
+    "SearchUnit", "classify_failure", "fetch_jobspy", "jobspy_scraper", "load_scraper",
+    "plan_units", "row_to_posting", "run_jobspy_family", "screen_rows", "too_old", "unit_key",
+    "unit_label",
+]

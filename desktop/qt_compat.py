@@ -1,0 +1,67 @@
+"""Guards against a reference-count bug of PySide6 6.12.0 on Python 3.11.
+
+There, ``SignalInstance.emit()`` returns ``True`` without taking a new reference: every
+signal emitted from Python drops one reference to ``True``. After some thousands of
+emits (one Discover streams thousands of events) the interpreter aborts with
+``Fatal Python error: bool_dealloc: deallocating True or False``. qasync emits a signal
+in ``call_soon_threadsafe`` too (every executor job, every aiosqlite call).
+
+PySide6 6.11.3 and older do not drop the reference, and on Python 3.12+ ``True`` is
+immortal, so there the probe below finds nothing and these helpers cost one attribute
+check. Where the probe finds the drop, the helpers give the reference back after each
+emit. Emit the shell's signals with ``emit(signal, ...)``, never ``signal.emit(...)``;
+run the loop as ``QEventLoop`` from here. Pinning PySide6 below 6.12 (or to a fixed
+release) is the real fix; keep the probe test (tests/desktop) to catch a regression.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+from typing import Any
+
+import qasync
+from PySide6.QtCore import QObject, Signal, SignalInstance
+
+PROBE_EMITS = 64
+
+
+class _Probe(QObject):
+    ping = Signal()
+
+
+def true_refs_dropped_per_emit() -> int:
+    """How many references to ``True`` one Python-side ``emit()`` loses (0 when sound)."""
+    probe = _Probe()
+    before = sys.getrefcount(True)
+    for _ in range(PROBE_EMITS):
+        probe.ping.emit()
+    lost = before - sys.getrefcount(True)
+    return max(0, round(lost / PROBE_EMITS))
+
+
+DROPPED_PER_EMIT = true_refs_dropped_per_emit()
+_incref = ctypes.pythonapi.Py_IncRef
+_incref.argtypes = [ctypes.py_object]
+_incref.restype = None
+
+
+def give_back_true() -> None:
+    for _ in range(DROPPED_PER_EMIT):
+        _incref(True)
+
+
+def emit(signal: SignalInstance, *args: Any) -> None:
+    """``signal.emit(*args)`` without draining ``True`` on affected PySide6 releases."""
+    signal.emit(*args)
+    if DROPPED_PER_EMIT:
+        give_back_true()
+
+
+class QEventLoop(qasync.QEventLoop):
+    """qasync's loop; its thread-safe wake-up emits a signal, so it gets the same guard."""
+
+    def call_soon_threadsafe(self, callback, *args, context=None):
+        super().call_soon_threadsafe(callback, *args, context=context)
+        if DROPPED_PER_EMIT:
+            give_back_true()
