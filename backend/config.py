@@ -23,6 +23,10 @@ from backend.sources.config import DEFAULT_SOURCES, SourceConfig
 APP_NAME = "JobCtrl"
 TENANT_ID = "local"
 TASK_QUEUE = "jobctrl-local"
+# Preparation workflows and their activities have their own lane, so a backlog of
+# hundreds of jobs never delays Discover's own steps (and the run it reports).
+PREP_TASK_QUEUE = "jobctrl-local-prep"
+ORCHESTRATION_ACTIVITY_SLOTS = 4
 NAMESPACE = "default"
 
 

@@ -6,6 +6,7 @@ One describer per registered event type (a test checks every type in
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -16,6 +17,7 @@ from desktop.client import ApiRequestError, StreamedEvent
 
 Tone = Literal["info", "success", "warning", "error"]
 Payload = dict[str, Any]
+JobLabels = Callable[[str], str | None]  # job id -> "Title at Company", when known
 
 
 def short_id(value: str | None, length: int = 8) -> str:
@@ -57,37 +59,43 @@ def _discovery_failed(p: Payload) -> tuple[str, Tone]:
     return (f"{text}; sources failed: {failed}" if failed else text), "error"
 
 
-def _workflow(p: Payload, verb: str) -> str:
-    return (f"{p.get('workflowType', 'Workflow')} {p.get('workflowId', '?')} {verb}"
-            f" (run {short_id(p.get('runId'))})")
+JOB_ID_IN_WORKFLOW_ID = re.compile(r"job_[0-9a-f]{24}")
 
 
-def _workflow_started(p: Payload) -> tuple[str, Tone]:
-    return _workflow(p, "started"), "info"
+def _workflow(p: Payload, labels: JobLabels, verb: str) -> str:
+    """``JobPreparationWorkflow for Data Engineer at Northwind completed (run 01a2…)``
+    when the workflow id names a job whose title is known; else the workflow id."""
+    workflow_id = p.get("workflowId", "?")
+    match = JOB_ID_IN_WORKFLOW_ID.search(workflow_id)
+    label = labels(match.group(0)) if match else None
+    subject = f"for {label}" if label else workflow_id
+    return f"{p.get('workflowType', 'Workflow')} {subject} {verb} (run {short_id(p.get('runId'))})"
 
 
-def _workflow_completed(p: Payload) -> tuple[str, Tone]:
-    return _workflow(p, "completed"), "success"
+def _workflow_started(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    return _workflow(p, labels, "started"), "info"
 
 
-def _workflow_failed(p: Payload) -> tuple[str, Tone]:
-    return f"{_workflow(p, 'failed')}: {p.get('errorCode', '?')}", "error"
+def _workflow_completed(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    return _workflow(p, labels, "completed"), "success"
 
 
-def _workflow_canceled(p: Payload) -> tuple[str, Tone]:
-    return _workflow(p, "canceled"), "warning"
+def _workflow_failed(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    return f"{_workflow(p, labels, 'failed')}: {p.get('errorCode', '?')}", "error"
 
 
-def _cancellation_requested(p: Payload) -> tuple[str, Tone]:
-    text = f"{_workflow(p, 'cancellation requested')} by {p.get('requester', '?')}"
+def _workflow_canceled(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    return _workflow(p, labels, "canceled"), "warning"
+
+
+def _cancellation_requested(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    text = f"{_workflow(p, labels, 'cancellation requested')} by {p.get('requester', '?')}"
     if p.get("reason"):
         text += f": {p['reason']}"
     return text, "warning"
 
 
 # -- per-job events: "score for Senior Engineer at Acme" when the title is known ------------
-
-JobLabels = Callable[[str], str | None]
 
 
 def _job(p: Payload, labels: JobLabels) -> str:
@@ -105,7 +113,11 @@ def _stage_started(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
 
 def _stage_completed(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
     ms = p.get("durationMs")
-    return _stage(p, labels, f" in {ms / 1000:.1f}s" if ms is not None else ""), "success"
+    return _stage(p, labels, f" in {_duration(ms)}" if ms is not None else ""), "success"
+
+
+def _duration(ms: int) -> str:
+    return f"{ms} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
 
 
 def _stage_failed(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
@@ -194,11 +206,11 @@ DESCRIBERS: dict[str, Callable[[Payload, JobLabels], tuple[str, Tone]]] = {
     "JobDiscovered": _payload_only(_job_discovered),
     "DiscoveryRunCompleted": _payload_only(_discovery_completed),
     "DiscoveryRunFailed": _payload_only(_discovery_failed),
-    "WorkflowStarted": _payload_only(_workflow_started),
-    "WorkflowCompleted": _payload_only(_workflow_completed),
-    "WorkflowFailed": _payload_only(_workflow_failed),
-    "WorkflowCanceled": _payload_only(_workflow_canceled),
-    "WorkflowCancellationRequested": _payload_only(_cancellation_requested),
+    "WorkflowStarted": _workflow_started,
+    "WorkflowCompleted": _workflow_completed,
+    "WorkflowFailed": _workflow_failed,
+    "WorkflowCanceled": _workflow_canceled,
+    "WorkflowCancellationRequested": _cancellation_requested,
     "StageStarted": _stage_started,
     "StageCompleted": _stage_completed,
     "StageFailed": _stage_failed,

@@ -1,10 +1,12 @@
 """Guards against a reference-count bug of PySide6 6.12.0 on Python 3.11.
 
-There, ``SignalInstance.emit()`` returns ``True`` without taking a new reference: every
-signal emitted from Python drops one reference to ``True``. After some thousands of
-emits (one Discover streams thousands of events) the interpreter aborts with
-``Fatal Python error: bool_dealloc: deallocating True or False``. qasync emits a signal
-in ``call_soon_threadsafe`` too (every executor job, every aiosqlite call).
+There, ``SignalInstance.emit()`` and ``SignalInstance.disconnect()`` return ``True``
+without taking a new reference: each call from Python drops one reference to ``True``.
+After some thousands (one Discover streams thousands of events) the interpreter aborts
+with ``Fatal Python error: bool_dealloc: deallocating True or False``. qasync makes such
+calls too: an emit in ``call_soon_threadsafe`` (every executor job, every aiosqlite
+call), a disconnect whenever a socket stops being watched (``_remove_reader``, which
+asyncio transports call each time they pause reading).
 
 PySide6 6.11.3 and older do not drop the reference, and on Python 3.12+ ``True`` is
 immortal, so there the probe below finds nothing and these helpers cost one attribute
@@ -59,9 +61,34 @@ def emit(signal: SignalInstance, *args: Any) -> None:
 
 
 class QEventLoop(qasync.QEventLoop):
-    """qasync's loop; its thread-safe wake-up emits a signal, so it gets the same guard."""
+    """qasync's loop with the same guard where it emits or disconnects a signal."""
 
     def call_soon_threadsafe(self, callback, *args, context=None):
-        super().call_soon_threadsafe(callback, *args, context=context)
+        handle = super().call_soon_threadsafe(callback, *args, context=context)
         if DROPPED_PER_EMIT:
             give_back_true()
+        return handle
+
+    def _add_reader(self, fd, callback, *args):
+        replaced = fd in self._read_notifiers  # qasync disconnects the old notifier
+        super()._add_reader(fd, callback, *args)
+        if replaced and DROPPED_PER_EMIT:
+            give_back_true()
+
+    def _remove_reader(self, fd):
+        removed = super()._remove_reader(fd)
+        if removed and DROPPED_PER_EMIT:
+            give_back_true()
+        return removed
+
+    def _add_writer(self, fd, callback, *args):
+        replaced = fd in self._write_notifiers
+        super()._add_writer(fd, callback, *args)
+        if replaced and DROPPED_PER_EMIT:
+            give_back_true()
+
+    def _remove_writer(self, fd):
+        removed = super()._remove_writer(fd)
+        if removed and DROPPED_PER_EMIT:
+            give_back_true()
+        return removed

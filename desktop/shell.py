@@ -84,6 +84,7 @@ class ShellController(QObject):
         self._start_task: asyncio.Task | None = None
         self._stream_task: asyncio.Task | None = None
         self._stop_task: asyncio.Task | None = None
+        self.stream_retry_s = STREAM_ERROR_RETRY_S
 
     # -- tasks --------------------------------------------------------------------------
 
@@ -153,7 +154,7 @@ class ShellController(QObject):
                 if error.code == "last_event_id_out_of_range":
                     self.last_event_id = None  # the database was replaced: start afresh
                 emit(self.stream_state, "reconnecting")
-                await asyncio.sleep(STREAM_ERROR_RETRY_S)
+                await asyncio.sleep(self.stream_retry_s)
 
     def _on_stream_state(self, state: str) -> None:
         emit(self.stream_state, state)

@@ -35,8 +35,9 @@ class ApiContext:
         async with self._temporal_lock:
             if self._temporal is None:
                 try:
+                    # Temporal records this identity as the requester of our cancels.
                     self._temporal = await connect_temporal(
-                        self.settings.temporal, self.temporal_address
+                        self.settings.temporal, self.temporal_address, identity="jobctrl_api"
                     )
                 except Exception as error:  # noqa: BLE001 - reported as unreachable
                     log.warning("Temporal at %s unreachable: %s", self.temporal_address,

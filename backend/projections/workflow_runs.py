@@ -288,6 +288,10 @@ async def _fold_one_page(conn: aiosqlite.Connection, tenant_id: str, page_size: 
     return more
 
 
+# (database path, tenant) -> the watermark at which a rebuild could not restore every row.
+_UNFIXABLE: dict[tuple[str, str], int] = {}
+
+
 async def _rows_lost(db: Database, tenant_id: str, watermark: int) -> bool:
     expected = await db.fetchone(
         "SELECT COUNT(DISTINCT run_id) FROM job_events"
@@ -310,10 +314,17 @@ async def refresh_workflow_runs(
     Cheap when nothing is new (three indexed reads, no write lock). Rebuilds from event 0
     when rows were lost behind the builder's back."""
     watermark = await read_watermark(db, tenant_id)
-    if watermark and await _rows_lost(db, tenant_id, watermark):
+    unfixable = (str(db.path), tenant_id)
+    if (watermark and _UNFIXABLE.get(unfixable) != watermark
+            and await _rows_lost(db, tenant_id, watermark)):
         log.warning("workflow_run_projections is missing rows below watermark %s; rebuilding",
                     watermark)
-        return await rebuild_workflow_runs(db, tenant_id=tenant_id, page_size=page_size)
+        rebuilt = await rebuild_workflow_runs(db, tenant_id=tenant_id, page_size=page_size)
+        if await _rows_lost(db, tenant_id, rebuilt):
+            # Unfoldable start events: rebuilding again cannot help until the log grows.
+            log.error("workflow_run_projections is still short after a rebuild at %s", rebuilt)
+            _UNFIXABLE[unfixable] = rebuilt
+        return rebuilt
     newest = (await db.fetchone(
         "SELECT COALESCE(MAX(id), 0) FROM job_events WHERE tenant_id = ?", (tenant_id,)))[0]
     if newest <= watermark:

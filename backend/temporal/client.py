@@ -18,10 +18,14 @@ class TemporalUnavailable(RuntimeError):
     pass
 
 
-async def connect_temporal(settings: TemporalSettings, address: str) -> Client:
+async def connect_temporal(
+    settings: TemporalSettings, address: str, *, identity: str | None = None
+) -> Client:
     api_key = os.environ.get(settings.api_key_env) if settings.api_key_env else None
+    extra = {"identity": identity} if identity else {}
     return await Client.connect(
         address,
+        **extra,
         namespace=settings.namespace,
         data_converter=pydantic_data_converter,
         tls=settings.tls,

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from temporalio.client import Client
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
-from backend.config import TASK_QUEUE
+from backend.config import PREP_TASK_QUEUE
 from backend.domain.stages import STAGES
 from backend.temporal.contracts import PrepInput
 from backend.temporal.workflows.preparation import prep_workflow_id
@@ -36,7 +36,7 @@ async def start_preparation(
             PrepInput(job_id=job_id, idempotency_key=job_id, stages=stages,
                       force_stages=force or [], heartbeat_timeout_s=heartbeat_timeout_s),
             id=workflow_id,
-            task_queue=TASK_QUEUE,
+            task_queue=PREP_TASK_QUEUE,
         )
     except WorkflowAlreadyStartedError as running:
         return Started(workflow_id, running.run_id, True)

@@ -9,7 +9,13 @@ from datetime import timedelta
 
 from temporalio.worker import Worker
 
-from backend.config import TASK_QUEUE, AppPaths, load_settings
+from backend.config import (
+    ORCHESTRATION_ACTIVITY_SLOTS,
+    PREP_TASK_QUEUE,
+    TASK_QUEUE,
+    AppPaths,
+    load_settings,
+)
 from backend.runtime.heartbeat import heartbeat_loop, worker_identity
 from backend.store.db import Database
 from backend.store.heartbeats import write_heartbeat
@@ -24,20 +30,21 @@ from backend.temporal.workflows.preparation import JobPreparationWorkflow
 log = logging.getLogger(__name__)
 
 
-WORKFLOWS = [DiscoverWorkflow, JobPreparationWorkflow]
-
-
-def build_activities(db: Database, paths: AppPaths) -> list:
+def orchestration_activities(db: Database, paths: AppPaths) -> list:
     discovery = DiscoveryActivities(db, paths)
-    preparation = PreparationActivities(db, paths)
-    spend = SpendActivities(db, paths)
     return [
         discovery.plan_discovery,
         discovery.discover_source_family,
         discovery.record_family_failure,
         discovery.plan_preparation,
         discovery.finalize_discovery,
-        spend.check_spend_budget,
+    ]
+
+
+def preparation_activities(db: Database, paths: AppPaths) -> list:
+    preparation = PreparationActivities(db, paths)
+    return [
+        SpendActivities(db, paths).check_spend_budget,
         preparation.enrich_job,
         preparation.score_job,
         preparation.tailor_resume,
@@ -55,19 +62,22 @@ async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event
     tracker = ActivitySlotTracker()
     slots = settings.worker_activity_slots
     identity = worker_identity(
-        paths, task_queue=TASK_QUEUE, namespace=settings.temporal.namespace, slots=slots
+        paths, task_queue=TASK_QUEUE, namespace=settings.temporal.namespace,
+        slots=slots + ORCHESTRATION_ACTIVITY_SLOTS,
     )
-    worker = Worker(
-        client,
-        task_queue=TASK_QUEUE,
-        workflows=WORKFLOWS,
-        activities=build_activities(db, paths),
-        interceptors=[tracker],
-        max_concurrent_activities=slots,
-        graceful_shutdown_timeout=timedelta(seconds=5),
+    common = {"interceptors": [tracker], "graceful_shutdown_timeout": timedelta(seconds=5)}
+    orchestration = Worker(
+        client, task_queue=TASK_QUEUE, workflows=[DiscoverWorkflow],
+        activities=orchestration_activities(db, paths),
+        max_concurrent_activities=ORCHESTRATION_ACTIVITY_SLOTS, **common,
+    )
+    preparation = Worker(
+        client, task_queue=PREP_TASK_QUEUE, workflows=[JobPreparationWorkflow],
+        activities=preparation_activities(db, paths),
+        max_concurrent_activities=slots, **common,
     )
     try:
-        async with worker:
+        async with orchestration, preparation:
             beats = asyncio.create_task(heartbeat_loop(db, identity, tracker))
             log.info("worker %s polling %s at %s", identity.worker_id, TASK_QUEUE, temporal_address)
             await stop.wait()

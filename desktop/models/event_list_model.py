@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 
 from desktop.client import StreamedEvent
 from desktop.formatting import Tone, describe_event, job_label
@@ -15,12 +15,35 @@ from desktop.formatting import Tone, describe_event, job_label
 DEFAULT_MAX_ROWS = 5_000
 MAX_JOB_LABELS = 20_000
 
-TONE_COLORS: dict[Tone, QColor | None] = {
-    "info": None,  # the palette's text color
-    "success": QColor("#2e7d32"),
-    "warning": QColor("#a15c00"),
-    "error": QColor("#c62828"),
+# A colored dot per row; the text keeps the palette's color unless something went wrong.
+DOT_COLORS: dict[Tone, str] = {
+    "info": "#9aa5b1",
+    "success": "#2e7d32",
+    "warning": "#c77700",
+    "error": "#c62828",
 }
+TEXT_COLORS: dict[Tone, QColor | None] = {
+    "info": None,
+    "success": None,
+    "warning": None,
+    "error": QColor("#b71c1c"),
+}
+_dots: dict[Tone, QIcon] = {}
+
+
+def tone_dot(tone: Tone) -> QIcon:
+    """A small filled circle, made once per tone (needs a QGuiApplication)."""
+    if tone not in _dots:
+        pixmap = QPixmap(12, 12)
+        pixmap.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(pixmap)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(DOT_COLORS[tone]))
+        painter.drawEllipse(2, 2, 8, 8)
+        painter.end()
+        _dots[tone] = QIcon(pixmap)
+    return _dots[tone]
 
 EventRole = Qt.ItemDataRole.UserRole + 1
 EventTypeRole = Qt.ItemDataRole.UserRole + 2
@@ -92,7 +115,9 @@ class EventListModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return row.text
         if role == Qt.ItemDataRole.ForegroundRole:
-            return TONE_COLORS[row.tone]
+            return TEXT_COLORS[row.tone]
+        if role == Qt.ItemDataRole.DecorationRole:
+            return tone_dot(row.tone)
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"{row.event.type} #{row.event.id}\n" + json.dumps(
                 row.event.payload, indent=2, ensure_ascii=False

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex
+from PySide6.QtCore import QModelIndex, QSize
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QListView, QVBoxLayout, QWidget
 
 from desktop.client import StreamedEvent
@@ -24,7 +24,8 @@ class ActivityView(QWidget):
         self.list_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.list_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.list_view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        self.list_view.setSpacing(1)
+        self.list_view.setIconSize(QSize(12, 12))
+        self.list_view.setStyleSheet("QListView#eventList::item { padding: 2px 4px; }")
         self.empty_label = QLabel(
             "No events yet. Events appear here live as runs make progress.", self
         )

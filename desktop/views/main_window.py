@@ -39,6 +39,15 @@ BANNER_STYLES = {
 }
 
 
+PRIMARY_BUTTON = """
+QPushButton { background: #1f6feb; color: white; border: 1px solid #1a5fcc;
+              border-radius: 5px; padding: 6px 16px; font-weight: 600; }
+QPushButton:hover { background: #2a78f0; }
+QPushButton:pressed { background: #1a5fcc; }
+QPushButton:disabled { background: #c9d3df; border-color: #b9c4d1; color: #f4f6f8; }
+"""
+
+
 class Banner(QFrame):
     """A one-line message above the content; the error variant offers Retry."""
 
@@ -116,7 +125,8 @@ class MainWindow(QMainWindow):
         self.discover_button = QPushButton("Discover", central)
         self.discover_button.setObjectName("discoverButton")
         self.discover_button.setToolTip("Fetch postings from every enabled source")
-        self.discover_button.setMinimumWidth(110)
+        self.discover_button.setMinimumWidth(120)
+        self.discover_button.setStyleSheet(PRIMARY_BUTTON)
         self.discover_result = QLabel("", central)
         self.discover_result.setObjectName("discoverResult")
         self.discover_result.setWordWrap(True)

@@ -391,3 +391,11 @@ def test_debug_activity_search_and_detail(client):
     assert len(discover["items"]) == 2
     assert client.get("/v1/debug/activity/999999").json()["error"]["code"] == \
         "activity_event_not_found"
+
+
+def test_the_routes_need_the_token(client):
+    for method, path in (("GET", "/v1/workflow-runs"), ("GET", "/v1/workflow-runs/p-ok"),
+                         ("POST", "/v1/workflow-runs/p-running/actions/cancel"),
+                         ("GET", "/v1/debug/activity"), ("GET", "/v1/debug/activity/1")):
+        response = client.request(method, path, headers={"Authorization": "Bearer wrong"})
+        assert response.status_code == 401, path

@@ -60,6 +60,7 @@ MANUAL_RECOVERY_STAGE_STATUSES = ("failed", "exhausted")
 LOCAL_REQUESTER = "local_operator"
 HISTORY_TIMEOUT_S = 8.0
 RUNNING_RECHECK_S = 2.0
+UNREADABLE_RECHECK_S = 30.0
 
 Status = Literal["running", "completed", "failed", "canceled"]
 SortKey = Literal["startedAt", "closedAt", "durationMs", "workflowType", "status"]
@@ -307,24 +308,27 @@ async def _diagnostics(db: Database, row: WorkflowRunRow,
 
 class _HistoryChecks:
     """When each run's history was last read without finding a cancel request: a running
-    run is re-read at most every few seconds, a canceled one only once."""
+    run is re-read at most every few seconds, a canceled one only once, and an unreadable
+    history is retried after a pause so an unreachable Temporal cannot slow every read."""
 
     def __init__(self) -> None:
-        self.checked: dict[str, tuple[str, float]] = {}
+        self.checked: dict[str, tuple[str, float, float]] = {}
 
     def due(self, row: WorkflowRunRow) -> bool:
         seen = self.checked.get(row.run_id)
         if seen is None:
             return True
-        status, at = seen
-        if row.status != status:
-            return True
-        return row.status == "running" and time.monotonic() - at >= RUNNING_RECHECK_S
+        status, at, wait_s = seen
+        return row.status != status or time.monotonic() - at >= wait_s
 
-    def mark(self, row: WorkflowRunRow) -> None:
+    def mark(self, row: WorkflowRunRow, *, failed: bool = False) -> None:
         if len(self.checked) > 10_000:
             self.checked.clear()
-        self.checked[row.run_id] = (row.status, time.monotonic())
+        if failed:
+            wait_s = UNREADABLE_RECHECK_S
+        else:
+            wait_s = RUNNING_RECHECK_S if row.status == "running" else float("inf")
+        self.checked[row.run_id] = (row.status, time.monotonic(), wait_s)
 
 
 def _history_checks(request: Request) -> _HistoryChecks:
@@ -366,11 +370,13 @@ async def backfill_temporal_requester(request: Request, row: WorkflowRunRow) -> 
     try:
         client = await context.temporal()
         if client is None:
+            checks.mark(row, failed=True)
             return False
         found = await asyncio.wait_for(_find_cancel_request(client, row), HISTORY_TIMEOUT_S)
     except Exception as error:  # noqa: BLE001 - history unavailable: no backfill
         log.info("history of run %s not readable (%s); no requester backfill", row.run_id,
                  type(error).__name__)
+        checks.mark(row, failed=True)
         return False
     if found is None:
         checks.mark(row)

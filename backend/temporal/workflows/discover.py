@@ -20,7 +20,7 @@ from temporalio.exceptions import (
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
-    from backend.config import TENANT_ID
+    from backend.config import PREP_TASK_QUEUE, TENANT_ID
     from backend.sources.errors import BOUNDED_SOURCE_CODES
     from backend.temporal.contracts import (
         DiscoverInput,
@@ -137,6 +137,7 @@ class DiscoverWorkflow:
                           discover_workflow_id=ref.discover_workflow_id,
                           discover_run_id=ref.discover_run_id),
                 id=prep_workflow_id(job_id),
+                task_queue=PREP_TASK_QUEUE,
                 # Preparation outlives the Discover run that started it.
                 parent_close_policy=ParentClosePolicy.ABANDON,
             )

@@ -35,6 +35,7 @@ WORKFLOW_TYPE = "JobPreparationWorkflow"
 PAID_STAGES = ("score", "tailor", "cover")  # the stages that may call a paid model
 
 
+
 def prep_workflow_id(idempotency_key: str) -> str:
     return f"prep-{idempotency_key}"
 

@@ -1,0 +1,167 @@
+"""The demo board through every stage with the offline provider, against a bare
+Temporal baseline of the same shape measured in the same run.
+
+JobCtrl: ``jobctrl serve`` on a fresh app dir with a profile; from the Discover request
+until every job's PDF stage has succeeded.
+
+Baseline: the same ``temporal`` binary and history settings, one Python worker, and as
+many workflows as JobCtrl prepared, each running the same number of activities that do
+nothing (preflight + 5 stages + 2 lifecycle records), started the same way (in batches
+from one parent workflow). The ratio is what orchestration-plus-persistence costs on top
+of Temporal itself. Target: at most 1.5x.
+
+    .venv/bin/python bench/pipeline_throughput.py [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sqlite3
+import sys
+import tempfile
+import time
+import uuid
+from datetime import timedelta
+from pathlib import Path
+
+import httpx
+from temporalio import activity, workflow
+from temporalio.client import Client
+from temporalio.worker import Worker
+from temporalio.workflow import ParentClosePolicy
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import (  # noqa: E402
+    ServeProcess,
+    hard_exit,
+    machine_info,
+    owned_popen_options,
+    sigterm_raises_interrupt,
+    stop_process,
+    write_json,
+)
+
+from backend.runtime.embedded_temporal import dev_server_argv, temporal_binary  # noqa: E402
+from backend.runtime.ports import free_port  # noqa: E402
+
+ACTIVITIES_PER_JOB = 8
+PROFILE = {
+    "name": "Bench Candidate", "targetTitles": ["Backend Engineer", "Data Engineer"],
+    "skills": ["Python", "PostgreSQL", "Kubernetes", "AWS", "SQL", "React"],
+    "resumeText": "Bench Candidate\nEngineer.\n\nEXPERIENCE\n- Built Python services on AWS\n",
+}
+
+
+def prepared_jobs(app_dir: Path) -> int:
+    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+        return conn.execute("SELECT COUNT(*) FROM job_stage_states"
+                            " WHERE stage = 'pdf' AND status = 'succeeded'").fetchone()[0]
+
+
+def run_jobctrl(expected_jobs: int) -> dict:
+    app_dir = Path(tempfile.mkdtemp(prefix="jobctrl-bench-pipeline-"))
+    serve = ServeProcess(app_dir)
+    try:
+        serve.start()
+        info = serve.info
+        headers = {"Authorization": f"Bearer {info.api_token}"}
+        httpx.put(f"{info.api_base_url}/v1/profile", json=PROFILE, headers=headers).raise_for_status()
+        started = time.perf_counter()
+        httpx.post(f"{info.api_base_url}/v1/pipeline/actions/run-stage",
+                   json={"stage": "discover"}, headers=headers).raise_for_status()
+        while prepared_jobs(app_dir) < expected_jobs:
+            time.sleep(0.05)
+        return {"seconds": time.perf_counter() - started, "jobs": expected_jobs}
+    finally:
+        serve.stop()
+
+
+@activity.defn(name="noop")
+async def noop(_: str) -> str:
+    return "ok"
+
+
+@workflow.defn(name="BareJob")
+class BareJob:
+    @workflow.run
+    async def run(self, job: str) -> None:
+        for _ in range(ACTIVITIES_PER_JOB):
+            await workflow.execute_activity("noop", job, start_to_close_timeout=timedelta(seconds=30))
+
+
+@workflow.defn(name="BareFanout")
+class BareFanout:
+    @workflow.run
+    async def run(self, jobs: int) -> None:
+        for start in range(0, jobs, 50):
+            await asyncio.gather(*(
+                workflow.start_child_workflow("BareJob", f"job-{i}", id=f"bare-job-{i}",
+                                              parent_close_policy=ParentClosePolicy.ABANDON)
+                for i in range(start, min(jobs, start + 50))))
+
+
+async def run_baseline(jobs: int) -> dict:
+    import subprocess
+
+    folder = Path(tempfile.mkdtemp(prefix="jobctrl-bench-bare-"))
+    port = free_port()
+    server = subprocess.Popen(
+        dev_server_argv(temporal_binary(), history_file=folder / "history.db", port=port,
+                        ui_port=None),
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **owned_popen_options())
+    try:
+        client = None
+        for _ in range(300):
+            try:
+                client = await Client.connect(f"127.0.0.1:{port}")
+                break
+            except Exception:  # noqa: BLE001 - still starting
+                await asyncio.sleep(0.1)
+        queue = f"bare-{uuid.uuid4().hex[:6]}"
+        async with Worker(client, task_queue=queue, workflows=[BareJob, BareFanout],
+                          activities=[noop], max_concurrent_activities=8):
+            started = time.perf_counter()
+            await client.execute_workflow("BareFanout", jobs, id="bare-fanout", task_queue=queue)
+            while True:
+                running = [w async for w in client.list_workflows(
+                    "WorkflowType = 'BareJob' AND ExecutionStatus = 'Running'")]
+                closed = [w async for w in client.list_workflows(
+                    "WorkflowType = 'BareJob' AND ExecutionStatus = 'Completed'")]
+                if not running and len(closed) >= jobs:
+                    break
+                await asyncio.sleep(0.05)
+            return {"seconds": time.perf_counter() - started, "jobs": jobs}
+    finally:
+        stop_process(server, sig="term", timeout=15)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--jobs", type=int, default=234, help="distinct demo-board jobs")
+    parser.add_argument("--json", help="write results here")
+    args = parser.parse_args()
+    sigterm_raises_interrupt()
+    jobctrl = run_jobctrl(args.jobs)
+    baseline = asyncio.run(run_baseline(args.jobs))
+    ratio = jobctrl["seconds"] / baseline["seconds"]
+    result = {
+        "machine": machine_info(),
+        "jobctrl": {**jobctrl, "jobsPerMinute": 60 * jobctrl["jobs"] / jobctrl["seconds"]},
+        "baseline": {**baseline, "activitiesPerJob": ACTIVITIES_PER_JOB},
+        "ratio": ratio,
+        "target": "ratio <= 1.5",
+    }
+    print(f"JobCtrl : {jobctrl['jobs']} jobs through every stage in {jobctrl['seconds']:.1f}s "
+          f"({result['jobctrl']['jobsPerMinute']:.0f} jobs/min)")
+    print(f"Baseline: {baseline['jobs']} bare workflows x {ACTIVITIES_PER_JOB} no-op activities "
+          f"in {baseline['seconds']:.1f}s")
+    print(f"Ratio   : {ratio:.2f}x (target <= 1.5x)")
+    write_json(args.json, result)
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    finally:
+        hard_exit(0)
