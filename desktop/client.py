@@ -66,8 +66,43 @@ class ApiClient:
         return await self._json("POST", "/v1/pipeline/actions/run-stage",
                                 json={"stage": stage, **extra})
 
-    async def jobs(self, *, limit: int = 50, offset: int = 0) -> dict[str, Any]:
-        return await self._json("GET", "/v1/jobs", params={"limit": limit, "offset": offset})
+    async def jobs(self, *, limit: int = 50, offset: int = 0, **filters: Any) -> dict[str, Any]:
+        params = {"limit": limit, "offset": offset,
+                  **{key: value for key, value in filters.items() if value is not None}}
+        return await self._json("GET", "/v1/jobs", params=params)
+
+    async def job(self, job_key: str) -> dict[str, Any]:
+        return await self._json("GET", f"/v1/jobs/{job_key}")
+
+    async def job_action(self, job_key: str, action: str, **body: Any) -> dict[str, Any]:
+        """``run-stage``, ``retry-stage``, ``rescore``, ``retailor``, ``mark``, ``cancel``."""
+        return await self._json("POST", f"/v1/jobs/{job_key}/actions/{action}", json=body)
+
+    async def settings(self) -> dict[str, Any]:
+        return await self._json("GET", "/v1/settings")
+
+    async def patch_settings(self, **changes: Any) -> dict[str, Any]:
+        return await self._json("PATCH", "/v1/settings", json=changes)
+
+    async def profile(self) -> dict[str, Any]:
+        return await self._json("GET", "/v1/profile")
+
+    async def put_profile(self, profile: dict[str, Any]) -> dict[str, Any]:
+        return await self._json("PUT", "/v1/profile", json=profile)
+
+    async def spend(self) -> dict[str, Any]:
+        return await self._json("GET", "/v1/spend")
+
+    async def workflow_runs(self, **filters: Any) -> dict[str, Any]:
+        params = {key: value for key, value in filters.items() if value is not None}
+        return await self._json("GET", "/v1/workflow-runs", params=params)
+
+    async def workflow_run(self, run_id: str) -> dict[str, Any]:
+        return await self._json("GET", f"/v1/workflow-runs/{run_id}")
+
+    async def cancel_run(self, run_id: str, reason: str | None = None) -> dict[str, Any]:
+        return await self._json("POST", f"/v1/workflow-runs/{run_id}/actions/cancel",
+                                json={"reason": reason} if reason else {})
 
     async def discovery_runs(self, *, limit: int = 20) -> list[dict[str, Any]]:
         return await self._json("GET", "/v1/discovery-runs", params={"limit": limit})

@@ -26,6 +26,16 @@ def _temporal_address() -> str:
     return address
 
 
+def _run_to_exit(main, name: str) -> int:
+    """Run a child's main coroutine; the exit code says whether it ended cleanly."""
+    try:
+        asyncio.run(main)
+    except Exception:
+        log.exception("%s stopped with an error", name)
+        return 1
+    return 0
+
+
 def run_worker_process(paths: AppPaths, *, verbose: bool = False) -> None:
     from backend.temporal.worker import run_worker
 
@@ -41,13 +51,7 @@ def run_worker_process(paths: AppPaths, *, verbose: bool = False) -> None:
         finally:
             watcher.cancel()
 
-    code = 0
-    try:
-        asyncio.run(main())
-    except Exception:
-        log.exception("worker stopped with an error")
-        code = 1
-    hard_exit(code)
+    hard_exit(_run_to_exit(main(), "worker"))
 
 
 def run_api_process(paths: AppPaths, *, port: int, verbose: bool = False) -> None:
@@ -80,10 +84,5 @@ def run_api_process(paths: AppPaths, *, port: int, verbose: bool = False) -> Non
         finally:
             watcher.cancel()
 
-    code = 0
-    try:
-        asyncio.run(main())
-    except Exception:
-        log.exception("api stopped with an error")
-        code = 1
+    code = _run_to_exit(main(), "api")
     hard_exit(code if server.started or code else 1)

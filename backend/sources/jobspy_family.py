@@ -22,14 +22,13 @@ real installation.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import importlib
 import importlib.util
 import json
 import logging
 import os
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -64,6 +63,7 @@ from backend.store import search_units as units_store
 from backend.store.db import Database
 from backend.store.events import append_event
 from backend.store.jobs import observe_posting
+from backend.temporal.activities.heartbeating import heartbeating
 from backend.temporal.contracts import FamilyInput, FamilyOutcome
 
 log = logging.getLogger(__name__)
@@ -334,22 +334,6 @@ def screen_rows(rows: Iterable[Any], unit: SearchUnit, *, now: datetime) -> Scre
 # --------------------------------------------------------------------------- the runner
 
 
-@contextlib.asynccontextmanager
-async def _beating(heartbeat: Callable[..., None], detail: str) -> AsyncIterator[None]:
-    async def beat() -> None:
-        while True:
-            heartbeat(detail)
-            await asyncio.sleep(BEAT_EVERY_S)
-
-    task = asyncio.create_task(beat())
-    try:
-        yield
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-
-
 class JobSpyFamilyRun:
     """One activity attempt over one jobspy family. Raises SourceError subclasses;
     :func:`run_jobspy_family` turns them into Temporal application errors."""
@@ -407,7 +391,7 @@ class JobSpyFamilyRun:
         if claim == "recovered":
             self.recovered_this_attempt += 1
         try:
-            async with _beating(self._heartbeat, unit.unit_key):
+            async with heartbeating(BEAT_EVERY_S, unit.unit_key, heartbeat=self._heartbeat):
                 screened = await asyncio.to_thread(self._scrape, scraper, unit)
         except asyncio.CancelledError:
             raise

@@ -22,7 +22,6 @@ from backend.llm.budget import (
 from backend.llm.metered import MeteredProvider
 from backend.llm.openai_compat import OpenAiCompatProvider
 from backend.llm.rates import load_rates
-from backend.store.db import Database
 from backend.store.spend import (
     from_micro_usd,
     ledger_by_day,
@@ -44,13 +43,6 @@ def llm_server():
         yield server
 
 
-@pytest.fixture
-async def db(tmp_path):
-    database = await Database.open(tmp_path / "jobctrl.db")
-    try:
-        yield database
-    finally:
-        await database.close()
 
 
 async def add(db, day, provider, model, cost, tokens=(10, 5)):

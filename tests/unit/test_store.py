@@ -34,13 +34,6 @@ EXPECTED_TABLES = {
 }
 
 
-@pytest.fixture
-async def db(tmp_path):
-    database = await Database.open(tmp_path / "jobctrl.db")
-    try:
-        yield database
-    finally:
-        await database.close()
 
 
 def _tables(path: Path) -> set[str]:

@@ -113,13 +113,6 @@ def test_other_events_and_other_runs_leave_the_row_alone():
 # --- the builder -------------------------------------------------------------------------
 
 
-@pytest.fixture
-async def db(tmp_path):
-    database = await Database.open(tmp_path / "jobctrl.db")
-    try:
-        yield database
-    finally:
-        await database.close()
 
 
 async def append(db: Database, event: ev.DomainEvent, dedupe: str | None = None,

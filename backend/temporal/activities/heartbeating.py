@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import AsyncIterator, Callable
 
 from temporalio import activity
 
@@ -11,10 +12,14 @@ HEARTBEAT_EVERY_S = 2.0
 
 
 @contextlib.asynccontextmanager
-async def heartbeating(every_s: float = HEARTBEAT_EVERY_S):
+async def heartbeating(
+    every_s: float = HEARTBEAT_EVERY_S,
+    *details: object,
+    heartbeat: Callable[..., None] = activity.heartbeat,
+) -> AsyncIterator[None]:
     async def beat() -> None:
         while True:
-            activity.heartbeat()
+            heartbeat(*details)
             await asyncio.sleep(every_s)
 
     task = asyncio.create_task(beat())
