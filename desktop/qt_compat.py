@@ -8,10 +8,10 @@ calls too: an emit in ``call_soon_threadsafe`` (every executor job, every aiosql
 call), a disconnect whenever a socket stops being watched (``_remove_reader``, which
 asyncio transports call each time they pause reading).
 
-PySide6 6.11.3 and older do not drop the reference, and on Python 3.12+ ``True`` is
+PySide6 6.11.3 (checked) does not drop the reference, and on Python 3.12+ ``True`` is
 immortal, so there the probe below finds nothing and these helpers cost one attribute
 check. Where the probe finds the drop, the helpers give the reference back after each
-emit. Emit the shell's signals with ``emit(signal, ...)``, never ``signal.emit(...)``;
+such call. Emit the shell's signals with ``emit(signal, ...)``, never ``signal.emit(...)``;
 run the loop as ``QEventLoop`` from here. Pinning PySide6 below 6.12 (or to a fixed
 release) is the real fix; keep the probe test (tests/desktop) to catch a regression.
 """
@@ -70,7 +70,7 @@ class QEventLoop(qasync.QEventLoop):
         return handle
 
     def _add_reader(self, fd, callback, *args):
-        replaced = fd in self._read_notifiers  # qasync disconnects the old notifier
+        replaced = fd in (self._read_notifiers or ())  # qasync disconnects the old one
         super()._add_reader(fd, callback, *args)
         if replaced and DROPPED_PER_EMIT:
             give_back_true()
@@ -82,7 +82,7 @@ class QEventLoop(qasync.QEventLoop):
         return removed
 
     def _add_writer(self, fd, callback, *args):
-        replaced = fd in self._write_notifiers
+        replaced = fd in (self._write_notifiers or ())
         super()._add_writer(fd, callback, *args)
         if replaced and DROPPED_PER_EMIT:
             give_back_true()

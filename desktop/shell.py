@@ -153,8 +153,10 @@ class ShellController(QObject):
                 log.warning("event stream refused: %s", error)
                 if error.code == "last_event_id_out_of_range":
                     self.last_event_id = None  # the database was replaced: start afresh
-                emit(self.stream_state, "reconnecting")
-                await asyncio.sleep(self.stream_retry_s)
+            except Exception:  # noqa: BLE001 - e.g. an unreadable event; retry after it
+                log.exception("event stream broke after event %s", self.last_event_id)
+            emit(self.stream_state, "reconnecting")
+            await asyncio.sleep(self.stream_retry_s)
 
     def _on_stream_state(self, state: str) -> None:
         emit(self.stream_state, state)

@@ -24,7 +24,8 @@ def test_plain_emit_keeps_true_alive():
     before = sys.getrefcount(True)
     for index in range(500):
         pinger.ping.emit(index)
-    assert sys.getrefcount(True) == before
+    # Other threads may hold a True briefly; a leak would show as 500 fewer.
+    assert abs(sys.getrefcount(True) - before) <= 5
 
 
 def test_guarded_emit_keeps_true_alive():
