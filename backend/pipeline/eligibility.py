@@ -18,6 +18,7 @@ from backend.domain import stages as st
 class StageFacts:
     status: str
     owner_run_id: str | None
+    blocked_reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,9 @@ def decide_pickup(facts: PickupFacts) -> Decision:
     if upstream_state is None or upstream_state.status != "succeeded":
         if upstream_state and upstream_state.status == "skipped":
             return Decision("skipped", st.UPSTREAM_NOT_SUCCEEDED)
+        if upstream_state and upstream_state.status == "blocked" and upstream_state.blocked_reason:
+            # Carry the root cause down (e.g. profile_missing), so the user sees one reason.
+            return Decision("blocked", upstream_state.blocked_reason)
         return Decision("blocked", st.UPSTREAM_NOT_SUCCEEDED)
     if not facts.has_profile and facts.stage in ("score", "tailor", "cover"):
         return Decision("blocked", st.PROFILE_MISSING)

@@ -122,7 +122,8 @@ class PreparationActivities:
         enrichment = facts.enrichment
         return decide_pickup(PickupFacts(
             stage=input.stage,
-            states={name: StageFacts(r.status, r.owner_run_id) for name, r in rows.items()},
+            states={name: StageFacts(r.status, r.owner_run_id, r.blocked_reason)
+                    for name, r in rows.items()},
             enrichment=EnrichmentFacts(
                 enrichment.current_status, bool(enrichment.description_text),
                 enrichment.confidence, enrichment.blocked_reason,
