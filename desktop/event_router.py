@@ -42,6 +42,7 @@ ROUTES: Mapping[str, frozenset[str]] = {
     "WorkflowFailed": _views(RUNS, PIPELINES),
     "WorkflowCanceled": _views(RUNS, PIPELINES),
     "WorkflowCancellationRequested": _views(RUNS),
+    "WorkflowReconciled": _views(RUNS, PIPELINES),
     # Per-job stages: the job's row and detail, the stage counts, the run's timeline;
     # a stage that ends may have spent on a model call.
     "StageStarted": _views(JOBS, PIPELINES, RUNS),

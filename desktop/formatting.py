@@ -195,6 +195,13 @@ def _profile_updated(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
     return f"candidate profile saved (revision {p.get('revision', '?')})", "info"
 
 
+def _reconciled(p: Payload) -> tuple[str, Tone]:
+    run = f"{p.get('workflowType', '?')} run {str(p.get('runId', '?'))[:8]}…"
+    if p.get("verdict") == "reconciled_not_found":
+        return f"{run}: Temporal cannot find it right now (provisional)", "warning"
+    return f"{run}: history reachable again ({p.get('observedStatus') or '?'})", "info"
+
+
 def _payload_only(
     describer: Callable[[Payload], tuple[str, Tone]],
 ) -> Callable[[Payload, JobLabels], tuple[str, Tone]]:
@@ -228,6 +235,7 @@ DESCRIBERS: dict[str, Callable[[Payload, JobLabels], tuple[str, Tone]]] = {
     "PdfRendered": _pdf_rendered,
     "JobUserStatusChanged": _user_status_changed,
     "CandidateProfileUpdated": _profile_updated,
+    "WorkflowReconciled": _payload_only(_reconciled),
 }
 
 

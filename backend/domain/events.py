@@ -95,6 +95,17 @@ class WorkflowCancellationRequested(_WorkflowEvent):
     requested_at: str
 
 
+class WorkflowReconciled(_WorkflowEvent):
+    """The reconciler's verdict on a run the worker could not see finish.
+    ``reconciled_not_found`` is provisional: Temporal could not find the exact run right
+    now. ``recovered`` marks that the history is reachable again (``observedStatus`` is
+    what Temporal reports); the real outcome then follows as its own event, and the
+    provisional verdict stays in the timeline."""
+
+    verdict: Literal["reconciled_not_found", "recovered"]
+    observed_status: str | None = None
+
+
 class _JobEvent(DomainEvent):
     """Per-job events. ``workflowId`` / ``runId`` name the run that recorded the event;
     both are null for events recorded outside a run (a local reset, a user action)."""
@@ -221,6 +232,7 @@ EVENT_TYPES: tuple[type[DomainEvent], ...] = (
     PdfRendered,
     JobUserStatusChanged,
     CandidateProfileUpdated,
+    WorkflowReconciled,
 )
 
 EVENT_BY_NAME: dict[str, type[DomainEvent]] = {cls.event_type: cls for cls in EVENT_TYPES}

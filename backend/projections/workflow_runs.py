@@ -39,14 +39,16 @@ PAGE_SIZE = 500
 
 STARTED = "WorkflowStarted"
 CANCEL_REQUESTED = "WorkflowCancellationRequested"
+RECONCILED = "WorkflowReconciled"
+NOT_FOUND_STATUS = "reconciled_not_found"
 TERMINAL_EVENTS = {
     "WorkflowCompleted": "completed",
     "WorkflowFailed": "failed",
     "WorkflowCanceled": "canceled",
 }
-WORKFLOW_EVENT_TYPES = (STARTED, *TERMINAL_EVENTS, CANCEL_REQUESTED)
+WORKFLOW_EVENT_TYPES = (STARTED, *TERMINAL_EVENTS, CANCEL_REQUESTED, RECONCILED)
 TERMINAL_STATUSES = frozenset(TERMINAL_EVENTS.values())
-STATUSES = ("running", *TERMINAL_EVENTS.values())
+STATUSES = ("running", *TERMINAL_EVENTS.values(), NOT_FOUND_STATUS)
 UNKNOWN_TYPE = "unknown"
 
 COLUMNS = (
@@ -189,6 +191,15 @@ def fold_workflow_event(
             duration_ms=_duration_ms(row.started_at, occurred_at),
             last_event_id=max(row.last_event_id, event.id),
         )
+
+    if event.type == RECONCILED:
+        # Provisional, never terminal: a recovered run goes back to running and its
+        # real outcome folds in as an ordinary terminal event.
+        if row.terminal:
+            return row
+        verdict = payload.get("verdict")
+        status = NOT_FOUND_STATUS if verdict == NOT_FOUND_STATUS else "running"
+        return replace(row, status=status, last_event_id=max(row.last_event_id, event.id))
 
     # WorkflowCancellationRequested: a timeline fact that only stamps the request time.
     requested_at = _text(payload.get("requestedAt")) or occurred_at

@@ -1,8 +1,15 @@
-"""The worker's heartbeat loop: proof of life plus slot usage, every few seconds."""
+"""The worker's heartbeat loop: proof of life, slot usage and runtime telemetry.
+
+A beat every 2 s writes exact slot totals plus the tracker's bounded active-work detail,
+duration summaries and the latest task-queue observation. Telemetry can fail without
+costing a beat: the beat is then written without detail (readers treat that row as not
+schema-valid). Task-queue RPCs run in the observer's background task, never in the beat.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 import socket
@@ -10,8 +17,9 @@ import uuid
 
 from backend.config import AppPaths
 from backend.domain.clock import utc_now_iso
+from backend.runtime.task_queue import TaskQueueObserver
 from backend.store.db import Database
-from backend.store.heartbeats import WorkerIdentity, write_heartbeat
+from backend.store.heartbeats import HeartbeatTelemetry, WorkerIdentity, write_heartbeat
 from backend.temporal.interceptors import ActivitySlotTracker
 
 HEARTBEAT_INTERVAL_S = 2.0
@@ -32,13 +40,44 @@ def worker_identity(paths: AppPaths, *, task_queue: str, namespace: str, slots: 
     )
 
 
+def collect_telemetry(
+    tracker: ActivitySlotTracker, task_queues: TaskQueueObserver | None
+) -> HeartbeatTelemetry | None:
+    """This beat's detail, or None when it cannot be built (logged, never raised)."""
+    try:
+        telemetry = tracker.snapshot()
+    except Exception:  # noqa: BLE001 - a telemetry bug must not stop the beats
+        log.warning("activity telemetry failed; beating without detail", exc_info=True)
+        return None
+    if task_queues is None:
+        return telemetry
+    try:
+        task_queues.maybe_refresh()
+        observations = task_queues.snapshot()
+    except Exception:  # noqa: BLE001
+        log.warning("task-queue telemetry failed; keeping the last observation", exc_info=True)
+        return telemetry
+    return dataclasses.replace(telemetry, task_queues=observations)
+
+
 async def heartbeat_loop(
-    db: Database, identity: WorkerIdentity, tracker: ActivitySlotTracker
+    db: Database,
+    identity: WorkerIdentity,
+    tracker: ActivitySlotTracker,
+    *,
+    task_queues: TaskQueueObserver | None = None,
+    interval_s: float = HEARTBEAT_INTERVAL_S,
 ) -> None:
     """Runs until cancelled; a failed write is logged and retried on the next beat."""
-    while True:
-        try:
-            await write_heartbeat(db, identity, active_slots=tracker.active)
-        except Exception:  # noqa: BLE001 - a missed beat must not kill the worker
-            log.exception("heartbeat write failed")
-        await asyncio.sleep(HEARTBEAT_INTERVAL_S)
+    try:
+        while True:
+            telemetry = collect_telemetry(tracker, task_queues)
+            try:
+                await write_heartbeat(
+                    db, identity, active_slots=tracker.active, telemetry=telemetry)
+            except Exception:  # noqa: BLE001 - a missed beat must not kill the worker
+                log.exception("heartbeat write failed")
+            await asyncio.sleep(interval_s)
+    finally:
+        if task_queues is not None:
+            await task_queues.aclose()

@@ -1,22 +1,198 @@
-"""Counts activity slots in use without ever reading activity arguments."""
+"""Counts activity slots in use and keeps bounded, privacy-safe runtime detail.
+
+The interceptor never reads activity arguments: it hands the input to the next layer
+untouched and learns everything from ``activity.info()``. Per running activity it keeps
+only an allowlisted activity kind (others count in slots but are not listed), validated
+safe workflow / run references (anything else becomes a non-reversible local ``op_``
+hash, an HMAC under a per-process random key), the attempt and the start time. Successful
+completions feed bounded per-type duration windows.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import itertools
+import logging
+import math
+import re
+import secrets
+import time
+from collections import Counter, deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
+from temporalio import activity
 from temporalio.worker import (
     ActivityInboundInterceptor,
     ExecuteActivityInput,
     Interceptor,
 )
 
+from backend.domain.clock import to_iso, utc_now
+from backend.store.heartbeats import (
+    ACTIVITY_STAGE,
+    MAX_ACTIVE_ITEMS,
+    OPERATIONAL_STAGES,
+    RUN_ID_PATTERN,
+    SAFE_WORKFLOW_ID_PATTERN,
+    ActiveItem,
+    DurationSummary,
+    HeartbeatTelemetry,
+)
+
+log = logging.getLogger(__name__)
+
+DURATION_WINDOW = 50  # recent successful completions kept per activity type
+
+_SAFE_WORKFLOW_ID = re.compile(SAFE_WORKFLOW_ID_PATTERN)
+_RUN_ID = re.compile(RUN_ID_PATTERN)
+_PROCESS_KEY = secrets.token_bytes(32)  # never stored, never logged: hashes die with us
+
+
+def opaque_ref(kind: str, value: str, *, key: bytes = _PROCESS_KEY) -> str:
+    """A stable-within-this-process, non-reversible local identifier."""
+    digest = hmac.new(key, f"{kind}\x00{value}".encode(), hashlib.sha256).hexdigest()
+    return f"op_{digest[:16]}"
+
+
+def safe_workflow_ref(workflow_id: str | None, *, key: bytes = _PROCESS_KEY) -> str | None:
+    if not workflow_id:
+        return None
+    if _SAFE_WORKFLOW_ID.fullmatch(workflow_id):
+        return workflow_id
+    return opaque_ref("workflow", workflow_id, key=key)
+
+
+def safe_run_ref(run_id: str | None, *, key: bytes = _PROCESS_KEY) -> str | None:
+    if not run_id:
+        return None
+    if _RUN_ID.fullmatch(run_id):
+        return run_id.lower()
+    return opaque_ref("run", run_id, key=key)
+
+
+def nearest_rank(sorted_values: list[float], quantile: float) -> float:
+    """The conservative (nearest-rank) percentile of an ascending, non-empty list."""
+    index = max(0, math.ceil(quantile * len(sorted_values)) - 1)
+    return sorted_values[index]
+
+
+@dataclass(frozen=True)
+class _Running:
+    seq: int
+    activity_type: str
+    workflow_ref: str | None
+    run_ref: str | None
+    attempt: int
+    started_at: datetime
+    started_monotonic: float
+
 
 class ActivitySlotTracker(Interceptor):
-    def __init__(self) -> None:
-        self.active = 0
+    """Shared by every Worker in the process; read by the heartbeat loop on the same loop."""
+
+    def __init__(
+        self,
+        *,
+        duration_window: int = DURATION_WINDOW,
+        info: Callable[[], activity.Info] = activity.info,
+        clock: Callable[[], datetime] = utc_now,
+        monotonic: Callable[[], float] = time.monotonic,
+        key: bytes = _PROCESS_KEY,
+    ) -> None:
+        self.active = 0  # every activity, allowlisted or not
+        self._info = info
+        self._clock = clock
+        self._monotonic = monotonic
+        self._key = key
+        self._window = duration_window
+        self._seq = itertools.count()
+        self._running: dict[int, _Running] = {}
+        self._durations: dict[str, deque[float]] = {}
 
     def intercept_activity(self, next: ActivityInboundInterceptor) -> ActivityInboundInterceptor:
         return _CountingInbound(next, self)
+
+    # -- bookkeeping (never raises into the activity) ---------------------------------------
+
+    def _begin(self) -> int | None:
+        self.active += 1
+        try:
+            info = self._info()
+            if info.activity_type not in ACTIVITY_STAGE:
+                return None
+            seq = next(self._seq)
+            self._running[seq] = _Running(
+                seq=seq,
+                activity_type=info.activity_type,
+                workflow_ref=safe_workflow_ref(info.workflow_id, key=self._key),
+                run_ref=safe_run_ref(info.workflow_run_id, key=self._key),
+                attempt=max(1, int(info.attempt)),
+                started_at=self._clock(),
+                started_monotonic=self._monotonic(),
+            )
+            return seq
+        except Exception:  # noqa: BLE001 - telemetry must never fail an activity
+            log.warning("activity telemetry unavailable for one activity", exc_info=True)
+            return None
+
+    def _end(self, seq: int | None, *, succeeded: bool) -> None:
+        self.active -= 1
+        if seq is None:
+            return
+        try:
+            running = self._running.pop(seq)
+            if succeeded:
+                window = self._durations.setdefault(
+                    running.activity_type, deque(maxlen=self._window))
+                window.append(max(0.0, self._monotonic() - running.started_monotonic))
+        except Exception:  # noqa: BLE001
+            log.warning("activity telemetry bookkeeping failed", exc_info=True)
+
+    # -- what a heartbeat reports -----------------------------------------------------------
+
+    def active_items(self) -> list[_Running]:
+        return sorted(self._running.values(), key=lambda item: (item.started_at, item.seq))
+
+    def duration_summaries(self) -> dict[str, DurationSummary]:
+        summaries = {}
+        for activity_type, window in sorted(self._durations.items()):
+            if not window:
+                continue
+            values = sorted(window)
+            summaries[activity_type] = DurationSummary(
+                count=len(values),
+                p50_seconds=round(nearest_rank(values, 0.5), 3),
+                p90_seconds=round(nearest_rank(values, 0.9), 3),
+                max_seconds=round(values[-1], 3),
+            )
+        return summaries
+
+    def snapshot(self) -> HeartbeatTelemetry:
+        """Oldest 20 allowlisted items, the exact allowlisted total and stage counts."""
+        running = self.active_items()
+        stages = Counter(ACTIVITY_STAGE[item.activity_type] for item in running)
+        listed = [
+            ActiveItem(
+                activity_type=item.activity_type,
+                stage=ACTIVITY_STAGE[item.activity_type],
+                workflow_ref=item.workflow_ref,
+                run_ref=item.run_ref,
+                attempt=item.attempt,
+                started_at=to_iso(item.started_at),
+            )
+            for item in running[:MAX_ACTIVE_ITEMS]
+        ]
+        return HeartbeatTelemetry(
+            active_items=listed,
+            active_items_total=len(running),
+            active_items_truncated=len(running) > len(listed),
+            stage_counts={stage: stages.get(stage, 0) for stage in OPERATIONAL_STAGES},
+            duration_summaries=self.duration_summaries(),
+        )
 
 
 class _CountingInbound(ActivityInboundInterceptor):
@@ -25,8 +201,12 @@ class _CountingInbound(ActivityInboundInterceptor):
         self._tracker = tracker
 
     async def execute_activity(self, input: ExecuteActivityInput) -> Any:
-        self._tracker.active += 1
+        # ``input`` is passed on as is: its arguments, headers and function are never read.
+        seq = self._tracker._begin()
+        succeeded = False
         try:
-            return await self.next.execute_activity(input)
+            result = await self.next.execute_activity(input)
+            succeeded = True
+            return result
         finally:
-            self._tracker.active -= 1
+            self._tracker._end(seq, succeeded=succeeded)

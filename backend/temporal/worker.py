@@ -1,4 +1,5 @@
-"""The worker process: one Temporal worker on one task queue, plus its heartbeat."""
+"""The worker process: the orchestration and preparation Temporal workers, the heartbeat,
+and the reconciler that keeps the read model honest about runs it did not see finish."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from backend.config import (
     load_settings,
 )
 from backend.runtime.heartbeat import heartbeat_loop, worker_identity
+from backend.runtime.reconciler import reconcile_runs
+from backend.runtime.task_queue import TaskQueueObserver
 from backend.store.db import Database
 from backend.store.heartbeats import write_heartbeat
 from backend.temporal.activities.discovery import DiscoveryActivities
@@ -28,6 +31,23 @@ from backend.temporal.workflows.discover import DiscoverWorkflow
 from backend.temporal.workflows.preparation import JobPreparationWorkflow
 
 log = logging.getLogger(__name__)
+
+RECONCILE_EVERY_S = 15.0
+
+
+async def reconcile_safely(db: Database, client) -> None:
+    try:
+        await reconcile_runs(db, client)
+    except Exception:  # noqa: BLE001 - a failed pass is retried on the next one
+        log.exception("reconciliation pass failed")
+
+
+async def reconcile_loop(db: Database, client, stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), timeout=RECONCILE_EVERY_S)
+        if not stop.is_set():
+            await reconcile_safely(db, client)
 
 
 def orchestration_activities(db: Database, paths: AppPaths) -> list:
@@ -76,14 +96,22 @@ async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event
         activities=preparation_activities(db, paths),
         max_concurrent_activities=slots, **common,
     )
+    await reconcile_safely(db, client)  # before accepting work, as the spec asks
     try:
         async with orchestration, preparation:
-            beats = asyncio.create_task(heartbeat_loop(db, identity, tracker))
+            reconciler = asyncio.create_task(reconcile_loop(db, client, stop))
+            observer = TaskQueueObserver(
+                client.workflow_service, namespace=settings.temporal.namespace,
+                task_queues=[TASK_QUEUE, PREP_TASK_QUEUE],
+            )
+            beats = asyncio.create_task(
+                heartbeat_loop(db, identity, tracker, task_queues=observer))
             log.info("worker %s polling %s at %s", identity.worker_id, TASK_QUEUE, temporal_address)
             await stop.wait()
-            beats.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await beats
+            for task in (beats, reconciler):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
     finally:
         # Tell readers at once that this worker is gone, instead of waiting for staleness.
         await write_heartbeat(db, identity, active_slots=0, state="stopped")

@@ -1,0 +1,143 @@
+"""The describe-based backstop: nothing stays "running" forever.
+
+Normally every workflow records its own terminal event (finalize). When a worker was
+killed, a run terminated from outside, or the dev server lost its history, the worker
+compares each run the read model still shows as running with what Temporal reports for
+that exact run and records the difference:
+
+- closed in Temporal → the real terminal event (and the stages / discovery run that run
+  still owned are released);
+- not found → the provisional ``reconciled_not_found`` verdict; the run keeps being
+  probed, and once Temporal has it again a ``recovered`` verdict puts it back to running
+  or lets its real outcome follow. The provisional verdict stays in the timeline.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.service import RPCError, RPCStatusCode
+
+from backend.config import TENANT_ID
+from backend.domain import events as ev
+from backend.domain.clock import utc_now
+from backend.projections.workflow_runs import (
+    COLUMNS,
+    NOT_FOUND_STATUS,
+    WorkflowRunRow,
+    refresh_workflow_runs,
+    row_from_record,
+)
+from backend.store import discovery as runs
+from backend.store import stages
+from backend.store.db import Database
+from backend.store.events import append_event
+from backend.store.lifecycle import record_workflow_terminal
+
+log = logging.getLogger(__name__)
+
+# A run younger than this may simply not have written its first events yet.
+MIN_AGE = timedelta(seconds=30)
+
+CLOSED_OUTCOME = {
+    WorkflowExecutionStatus.COMPLETED: ("completed", None),
+    WorkflowExecutionStatus.FAILED: ("failed", "workflow_failed"),
+    WorkflowExecutionStatus.CANCELED: ("canceled", None),
+    WorkflowExecutionStatus.TERMINATED: ("failed", "terminated"),
+    WorkflowExecutionStatus.TIMED_OUT: ("failed", "timed_out"),
+    WorkflowExecutionStatus.CONTINUED_AS_NEW: ("completed", None),
+}
+
+
+@dataclass
+class ReconcileReport:
+    probed: int = 0
+    closed: list[str] = field(default_factory=list)
+    not_found: list[str] = field(default_factory=list)
+    recovered: list[str] = field(default_factory=list)
+
+
+async def open_runs(db: Database, *, older_than: timedelta = MIN_AGE) -> list[WorkflowRunRow]:
+    cutoff = (utc_now() - older_than).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    records = await db.fetchall(
+        f"SELECT {', '.join(COLUMNS)} FROM workflow_run_projections WHERE tenant_id = ?"
+        " AND status IN ('running', ?) AND started_at <= ? ORDER BY started_at",
+        (TENANT_ID, NOT_FOUND_STATUS, cutoff),
+    )
+    return [row_from_record(record) for record in records]
+
+
+async def reconcile_runs(db: Database, client: Client, *,
+                         older_than: timedelta = MIN_AGE) -> ReconcileReport:
+    await refresh_workflow_runs(db)
+    report = ReconcileReport()
+    for row in await open_runs(db, older_than=older_than):
+        report.probed += 1
+        try:
+            described = await client.get_workflow_handle(row.workflow_id,
+                                                         run_id=row.run_id).describe()
+        except RPCError as error:
+            if error.status == RPCStatusCode.NOT_FOUND and row.status == "running":
+                await _verdict(db, row, "reconciled_not_found", None)
+                report.not_found.append(row.run_id)
+            continue  # unreachable right now: probe again next time
+        status = described.status
+        if row.status == NOT_FOUND_STATUS:
+            await _verdict(db, row, "recovered", status.name.lower() if status else None)
+            report.recovered.append(row.run_id)
+        if status in CLOSED_OUTCOME:
+            await _record_closed(db, row, *CLOSED_OUTCOME[status])
+            report.closed.append(row.run_id)
+    await refresh_workflow_runs(db)
+    if report.closed or report.not_found or report.recovered:
+        log.info("reconciled runs: %s closed, %s not found, %s recovered",
+                 len(report.closed), len(report.not_found), len(report.recovered))
+    return report
+
+
+async def _verdict(db: Database, row: WorkflowRunRow, verdict: str,
+                   observed: str | None) -> None:
+    async with db.transaction() as conn:
+        await append_event(
+            conn,
+            ev.WorkflowReconciled(workflow_id=row.workflow_id, run_id=row.run_id,
+                                  workflow_type=row.workflow_type, verdict=verdict,
+                                  observed_status=observed),
+            job_id=row.job_id, workflow_id=row.workflow_id, run_id=row.run_id,
+        )
+
+
+async def _record_closed(db: Database, row: WorkflowRunRow, outcome: str,
+                         error_code: str | None) -> None:
+    """The terminal event the run never wrote, plus what it still owned."""
+    async with db.transaction() as conn:
+        await record_workflow_terminal(
+            conn, workflow_id=row.workflow_id, run_id=row.run_id,
+            workflow_type=row.workflow_type, outcome=outcome, error_code=error_code,
+            job_id=row.job_id)
+        if row.job_id:
+            # Stages the closed run still held are released (StageCanceled) for retry.
+            owner = stages.Owner(row.workflow_id, row.run_id, 0)
+            await stages.cancel_owned(conn, row.job_id, owner)
+        if row.workflow_type == "DiscoverWorkflow":
+            await _close_discovery_run(conn, row, outcome, error_code)
+
+
+async def _close_discovery_run(conn, row: WorkflowRunRow, outcome: str,
+                               error_code: str | None) -> None:
+    if outcome == "completed":
+        await runs.finish_run(conn, row.run_id, status="completed", error_code=None)
+        return
+    status = "canceled" if outcome == "canceled" else "failed"
+    if await runs.finish_run(conn, row.run_id, status=status, error_code=error_code):
+        await append_event(
+            conn,
+            ev.DiscoveryRunFailed(discover_workflow_id=row.workflow_id,
+                                  discover_run_id=row.run_id, status=status,
+                                  error_code=error_code or "canceled", families_failed=[]),
+            workflow_id=row.workflow_id, run_id=row.run_id,
+            dedupe_key=f"DiscoveryRunTerminal:{row.run_id}",
+        )
