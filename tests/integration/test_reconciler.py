@@ -78,7 +78,8 @@ async def client_for(stuck):
 async def test_a_run_terminated_outside_jobctrl_gets_its_real_outcome(stuck):
     workflow_id, run_id = prep_runs(stuck["app_dir"])[0]
     subprocess.run(
-        [str(temporal_binary()), "workflow", "terminate", "--address", stuck["supervisor"].info.temporal_address,
+        [str(temporal_binary()), "workflow", "terminate",
+         "--address", stuck["supervisor"].info.temporal_address,
          "--workflow-id", workflow_id, "--run-id", run_id, "--reason", "test"],
         check=True, capture_output=True)
     report = await reconcile_runs(stuck["db"], await client_for(stuck), older_than=timedelta(0))
