@@ -6,6 +6,7 @@ runs (an exclusive lock), writes ``runtime.json`` for scripts and removes it on 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
@@ -109,8 +110,16 @@ class Supervisor:
         base_env = {**os.environ, "JOBCTRL_APP_DIR": str(self.paths.app_dir),
                     "JOBCTRL_TEMPORAL_ADDRESS": temporal_address,
                     "JOBCTRL_PARENT_PID": str(os.getpid())}
-        await self._start_service(self._worker_spec(base_env))
-        await self._start_service(self._api_spec(base_env, api_port))
+        # The API does not need the worker to start (health says "degraded" until the
+        # worker beats), so both come up at once: their imports overlap.
+        results = await asyncio.gather(
+            self._start_service(self._worker_spec(base_env)),
+            self._start_service(self._api_spec(base_env, api_port)),
+            return_exceptions=True,  # let both settle before any cleanup
+        )
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
 
         self.info = RuntimeInfo(
             app_dir=str(self.paths.app_dir),

@@ -23,7 +23,6 @@ from backend.domain.profile import CandidateProfile
 from backend.llm.admission import release as release_reservation
 from backend.pipeline import cover as cover_logic
 from backend.pipeline import enrich as enrich_logic
-from backend.pipeline import pdf as pdf_logic
 from backend.pipeline import score as score_logic
 from backend.pipeline import tailor as tailor_logic
 from backend.pipeline.documents import CoverLetterDoc, ResumeDoc
@@ -396,6 +395,8 @@ class PreparationActivities:
 
 
 def _render_both(resume: ResumeDoc, letter: CoverLetterDoc, folder, generation: int):
+    from backend.pipeline import pdf as pdf_logic  # fpdf costs ~0.2 s at worker start
+
     printable_resume = pdf_logic.ResumeDocument(
         name=resume.name, headline=resume.headline, contact_lines=list(resume.contact_lines),
         summary=resume.summary,
