@@ -71,8 +71,8 @@ async def heartbeat_loop(
     """Runs until cancelled; a failed write is logged and retried on the next beat."""
     try:
         while True:
-            telemetry = collect_telemetry(tracker, task_queues)
             try:
+                telemetry = collect_telemetry(tracker, task_queues)
                 await write_heartbeat(
                     db, identity, active_slots=tracker.active, telemetry=telemetry)
             except Exception:  # noqa: BLE001 - a missed beat must not kill the worker

@@ -123,7 +123,7 @@ class TaskQueueObserver:
             response = await asyncio.wait_for(
                 self._service.describe_task_queue(
                     request, timeout=timedelta(seconds=self._timeout)),
-                timeout=self._timeout + 0.5,
+                timeout=self._timeout,
             )
         except TimeoutError:
             raise _Unknown("unavailable", "timeout") from None

@@ -1,0 +1,380 @@
+"""The coverage checkpoint (``projectionCoverage``) of one exact Discover execution.
+
+A row of ``discovery_execution_recoveries`` proves that the execution's two canonical key
+sets are complete:
+
+* membership keys ``{job_id}|{cohort}`` — the rows of ``discovery_execution_jobs``;
+* step keys ``{step_kind}|{item_key}`` — the rows of ``pipeline_step_projections``.
+
+Where the step keys come from (native mode). The PipelineStep* events are the canonical
+step writes, and every native writer appends them through
+:func:`backend.projections.pipeline_steps.append_step_event`, which folds the event into
+``pipeline_step_projections`` in the same transaction. So the projection's key set and the
+event log's key set are equal at every native commit; the digest is taken over the
+projection rows (the durable rows a reader serves), and every read additionally checks
+that they still cover the distinct (stepKind, itemKey) pairs of the execution's events.
+A projection row lost behind the builder's back is refolded from the log for that
+execution before the proof is judged.
+
+Digest algorithm ``coverage-digest-v1`` (shared with any other projection owner)::
+
+    text = "members:{M}\\n" + "".join(k + "\\n" for k in sorted(member_keys))
+         + "steps:{S}\\n"   + "".join(k + "\\n" for k in sorted(step_keys))
+    digest = sha256(text.encode("utf-8")).hexdigest()      # 64 lowercase hex chars
+
+with ``M`` / ``S`` the set sizes and keys sorted by code point (all keys are ASCII).
+
+Native mode. ``plan_discovery`` opens the checkpoint ``ready``. While it is ready, every
+membership link and every new step key advances it in the same SQLite transaction as the
+canonical write (:func:`update_native_checkpoint`): the previous key set is reconstructed
+from the current rows minus this transaction's delta and must hash to the stored digest;
+only then is the new digest written. A mismatch means rows changed behind the proof's
+back, and the checkpoint is downgraded to ``recovering`` instead of absorbing the change.
+A failure of the proof update raises, rolling back the canonical write with it.
+``recovering`` / ``retrying`` / ``incomplete`` rows and reconstructed checkpoints are never
+touched by native writes: their expected sets belong to history reconciliation, which
+publishes a verdict with :func:`prove_checkpoint`.
+
+Reads (:func:`read_coverage`) revalidate a ready row's counts and digest against the
+current durable rows every time and persist a downgrade to ``recovering`` (bounded code
+``proof_mismatch``), so the worker's repair selects it. Row counts alone, terminal workflow
+state and runtime telemetry never promote anything to ready.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import aiosqlite
+
+from backend.domain.clock import utc_now_iso
+from backend.store.db import Database
+
+DIGEST_ALGORITHM = "coverage-digest-v1"
+NATIVE_DECODER_VERSION = 3
+MODES = ("native", "reconstructed")
+STATUSES = ("ready", "recovering", "retrying", "incomplete")
+PROOF_MISMATCH = "proof_mismatch"
+CHECKPOINT_MISSING = "checkpoint_missing"
+STEP_EVENT_TYPES = (
+    "PipelineStepQueued", "PipelineStepStarted", "PipelineStepCompleted", "PipelineStepFailed",
+)
+
+_COLUMNS = (
+    "tenant_id", "discover_workflow_id", "discover_run_id", "decoder_version", "mode", "status",
+    "history_event_watermark", "expected_members", "persisted_members", "expected_steps",
+    "persisted_steps", "digest", "error_code", "checked_at",
+)
+
+
+class CoverageError(Exception):
+    """A checkpoint write that the rules refuse (typed; never silently ignored)."""
+
+    def __init__(self, code: str):
+        super().__init__(code)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """One execution's checkpoint as a reader may report it."""
+
+    tenant_id: str
+    discover_workflow_id: str
+    discover_run_id: str
+    status: str                       # ready | recovering | retrying | incomplete
+    mode: str | None                  # native | reconstructed (None: no checkpoint row)
+    decoder_version: int | None
+    history_event_watermark: int
+    expected_members: int
+    persisted_members: int
+    expected_steps: int
+    persisted_steps: int
+    digest: str | None
+    error_code: str | None
+    checked_at: str | None
+    downgraded: bool = False          # this read found a stale ready row and downgraded it
+
+    @property
+    def ready(self) -> bool:
+        return self.status == "ready"
+
+    def to_payload(self) -> dict[str, Any]:
+        """camelCase fields for ``projectionCoverage`` (the reader picks per status)."""
+        return {
+            "status": self.status,
+            "mode": self.mode,
+            "decoderVersion": self.decoder_version,
+            "historyEventWatermark": self.history_event_watermark,
+            "expectedMembers": self.expected_members,
+            "persistedMembers": self.persisted_members,
+            "expectedSteps": self.expected_steps,
+            "persistedSteps": self.persisted_steps,
+            "errorCode": self.error_code,
+            "checkedAt": self.checked_at,
+        }
+
+
+# --- keys and the digest -----------------------------------------------------------------
+
+
+def member_key(job_id: str, cohort: str) -> str:
+    return f"{job_id}|{cohort}"
+
+
+def step_key(step_kind: str, item_key: str) -> str:
+    return f"{step_kind}|{item_key}"
+
+
+def canonical_digest(member_keys: Iterable[str], step_keys: Iterable[str]) -> str:
+    """``coverage-digest-v1`` over the two key sets (duplicates collapse: they are sets)."""
+    members = sorted(set(member_keys))
+    steps = sorted(set(step_keys))
+    text = (f"members:{len(members)}\n" + "".join(f"{key}\n" for key in members)
+            + f"steps:{len(steps)}\n" + "".join(f"{key}\n" for key in steps))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+async def _fetchall(conn: aiosqlite.Connection | Database, sql: str, params: tuple) -> list:
+    if isinstance(conn, Database):
+        return await conn.fetchall(sql, params)
+    async with conn.execute(sql, params) as cursor:
+        return list(await cursor.fetchall())
+
+
+async def member_keys(conn, ref) -> set[str]:
+    rows = await _fetchall(
+        conn,
+        "SELECT job_id, cohort FROM discovery_execution_jobs WHERE tenant_id = ?"
+        " AND discover_workflow_id = ? AND discover_run_id = ?",
+        (ref.tenant_id, ref.discover_workflow_id, ref.discover_run_id),
+    )
+    return {member_key(row[0], row[1]) for row in rows}
+
+
+async def projected_step_keys(conn, ref) -> set[str]:
+    rows = await _fetchall(
+        conn,
+        "SELECT step_kind, item_key FROM pipeline_step_projections WHERE tenant_id = ?"
+        " AND discover_workflow_id = ? AND discover_run_id = ?",
+        (ref.tenant_id, ref.discover_workflow_id, ref.discover_run_id),
+    )
+    return {step_key(row[0], row[1]) for row in rows}
+
+
+_STEP_TYPE_MARKS = ",".join("?" * len(STEP_EVENT_TYPES))
+
+
+async def event_step_keys(conn, ref) -> set[str]:
+    """Distinct (stepKind, itemKey) of the execution's PipelineStep* events (the log)."""
+    rows = await _fetchall(
+        conn,
+        "SELECT DISTINCT json_extract(payload_json, '$.stepKind'),"
+        " json_extract(payload_json, '$.itemKey') FROM job_events"
+        f" WHERE tenant_id = ? AND run_id = ? AND type IN ({_STEP_TYPE_MARKS})"
+        " AND json_extract(payload_json, '$.discoverWorkflowId') = ?",
+        (ref.tenant_id, ref.discover_run_id, *STEP_EVENT_TYPES, ref.discover_workflow_id),
+    )
+    return {step_key(row[0], row[1]) for row in rows if row[0] and row[1]}
+
+
+# --- checkpoint rows ---------------------------------------------------------------------
+
+
+def _coverage(record: Any, *, downgraded: bool = False) -> Coverage:
+    values = {column: record[index] for index, column in enumerate(_COLUMNS)}
+    return Coverage(**values, downgraded=downgraded)
+
+
+async def read_checkpoint(conn, ref) -> Coverage | None:
+    """The stored row as it is (no revalidation)."""
+    rows = await _fetchall(
+        conn,
+        f"SELECT {', '.join(_COLUMNS)} FROM discovery_execution_recoveries"
+        " WHERE tenant_id = ? AND discover_workflow_id = ? AND discover_run_id = ?",
+        (ref.tenant_id, ref.discover_workflow_id, ref.discover_run_id),
+    )
+    return _coverage(rows[0]) if rows else None
+
+
+async def open_native_checkpoint(conn: aiosqlite.Connection, ref) -> Coverage:
+    """Create the execution's native checkpoint ``ready`` over the rows that exist now
+    (the Discover execution is just starting, so nothing is unexplained yet). A repeat
+    (a retried ``plan_discovery``) leaves an existing row alone."""
+    members = await member_keys(conn, ref)
+    steps = await projected_step_keys(conn, ref)
+    await conn.execute(
+        f"INSERT INTO discovery_execution_recoveries ({', '.join(_COLUMNS)})"
+        f" VALUES ({','.join('?' * len(_COLUMNS))}) ON CONFLICT DO NOTHING",
+        (ref.tenant_id, ref.discover_workflow_id, ref.discover_run_id, NATIVE_DECODER_VERSION,
+         "native", "ready", 0, len(members), len(members), len(steps), len(steps),
+         canonical_digest(members, steps), None, utc_now_iso()),
+    )
+    return await read_checkpoint(conn, ref)
+
+
+async def _downgrade(conn: aiosqlite.Connection, ref, stored: Coverage, *, members: int,
+                     steps: int, code: str = PROOF_MISMATCH) -> bool:
+    """ready → recovering, compare-and-set on the digest this caller judged."""
+    cursor = await conn.execute(
+        "UPDATE discovery_execution_recoveries SET status = 'recovering', error_code = ?,"
+        " persisted_members = ?, persisted_steps = ?, checked_at = ?"
+        " WHERE tenant_id = ? AND discover_workflow_id = ? AND discover_run_id = ?"
+        " AND status = 'ready' AND digest = ?",
+        (code, members, steps, utc_now_iso(), ref.tenant_id, ref.discover_workflow_id,
+         ref.discover_run_id, stored.digest),
+    )
+    return cursor.rowcount == 1
+
+
+async def update_native_checkpoint(
+    conn: aiosqlite.Connection,
+    ref,
+    *,
+    added_members: Iterable[str] = (),
+    promoted_jobs: Iterable[str] = (),
+    added_steps: Iterable[str] = (),
+) -> str | None:
+    """Advance a ready native checkpoint over this transaction's canonical writes.
+
+    ``added_members`` are the member keys this transaction inserted, ``promoted_jobs`` the
+    JobIds it promoted from ``existing_backlog`` to ``observed_this_run``, ``added_steps``
+    the step keys whose first projection row it created. Call it inside the same
+    transaction, after the writes. Returns the resulting status, or None when there is no
+    native ready checkpoint to advance (no row yet, reconstructed, or under repair)."""
+    stored = await read_checkpoint(conn, ref)
+    if stored is None or stored.mode != "native" or stored.status != "ready":
+        return None
+    added_members, added_steps = set(added_members), set(added_steps)
+    promoted = set(promoted_jobs)
+    members = await member_keys(conn, ref)
+    steps = await projected_step_keys(conn, ref)
+    before_members = (members - added_members
+                      - {member_key(job, "observed_this_run") for job in promoted}
+                      ) | {member_key(job, "existing_backlog") for job in promoted}
+    before_steps = steps - added_steps
+    proven = (len(before_members) == stored.expected_members == stored.persisted_members
+              and len(before_steps) == stored.expected_steps == stored.persisted_steps
+              and canonical_digest(before_members, before_steps) == stored.digest)
+    if not proven:
+        await _downgrade(conn, ref, stored, members=len(members), steps=len(steps))
+        return "recovering"
+    if not (added_members or added_steps or promoted):
+        return "ready"
+    await conn.execute(
+        "UPDATE discovery_execution_recoveries SET expected_members = ?, persisted_members = ?,"
+        " expected_steps = ?, persisted_steps = ?, digest = ?, checked_at = ?"
+        " WHERE tenant_id = ? AND discover_workflow_id = ? AND discover_run_id = ?"
+        " AND status = 'ready' AND digest = ?",
+        (len(members), len(members), len(steps), len(steps), canonical_digest(members, steps),
+         utc_now_iso(), ref.tenant_id, ref.discover_workflow_id, ref.discover_run_id,
+         stored.digest),
+    )
+    return "ready"
+
+
+async def prove_checkpoint(
+    conn: aiosqlite.Connection,
+    ref,
+    *,
+    mode: str,
+    decoder_version: int,
+    history_event_watermark: int,
+    expected_member_keys: Iterable[str],
+    expected_step_keys: Iterable[str],
+    failure_status: str = "recovering",
+    error_code: str | None = None,
+) -> Coverage:
+    """Publish a reconciliation verdict (for history reconciliation, any mode): ``ready``
+    only when the persisted key sets equal the expected ones exactly; otherwise
+    ``failure_status`` (``recovering`` / ``retrying`` / ``incomplete``) with the expected
+    and persisted counts and a bounded ``error_code``."""
+    if mode not in MODES:
+        raise CoverageError("invalid_mode")
+    if failure_status not in ("recovering", "retrying", "incomplete"):
+        raise CoverageError("invalid_status")
+    if error_code is not None and len(error_code) > 64:
+        raise CoverageError("unbounded_error_code")
+    expected_members, expected_steps = set(expected_member_keys), set(expected_step_keys)
+    members = await member_keys(conn, ref)
+    steps = await projected_step_keys(conn, ref)
+    ready = members == expected_members and steps == expected_steps
+    status = "ready" if ready else failure_status
+    code = error_code if ready else (error_code or PROOF_MISMATCH)
+    await conn.execute(
+        f"INSERT INTO discovery_execution_recoveries ({', '.join(_COLUMNS)})"
+        f" VALUES ({','.join('?' * len(_COLUMNS))})"
+        " ON CONFLICT (tenant_id, discover_workflow_id, discover_run_id) DO UPDATE SET"
+        " decoder_version = excluded.decoder_version, mode = excluded.mode,"
+        " status = excluded.status, history_event_watermark = excluded.history_event_watermark,"
+        " expected_members = excluded.expected_members,"
+        " persisted_members = excluded.persisted_members,"
+        " expected_steps = excluded.expected_steps, persisted_steps = excluded.persisted_steps,"
+        " digest = excluded.digest, error_code = excluded.error_code,"
+        " checked_at = excluded.checked_at",
+        (ref.tenant_id, ref.discover_workflow_id, ref.discover_run_id, decoder_version, mode,
+         status, history_event_watermark, len(expected_members), len(members),
+         len(expected_steps), len(steps), canonical_digest(members, steps), code,
+         utc_now_iso()),
+    )
+    return await read_checkpoint(conn, ref)
+
+
+# --- the revalidating read ---------------------------------------------------------------
+
+
+def _still_proven(stored: Coverage, members: set[str], steps: set[str],
+                  logged_steps: set[str]) -> bool:
+    return (len(members) == stored.expected_members == stored.persisted_members
+            and len(steps) == stored.expected_steps == stored.persisted_steps
+            and logged_steps <= steps
+            and canonical_digest(members, steps) == stored.digest)
+
+
+async def read_coverage(db: Database, ref, *, refresh: bool = True) -> Coverage:
+    """The execution's checkpoint, revalidated against the current durable rows.
+
+    With ``refresh`` (default) the step projection is first brought up to date
+    (:func:`backend.projections.pipeline_steps.refresh_pipeline_steps`). A ready row whose
+    counts or digest no longer match is downgraded to ``recovering`` (persisted, error code
+    ``proof_mismatch``) under the write lock, after refolding any step rows the projection
+    lost. Without a row the result is ``recovering`` with ``checkpoint_missing`` and mode
+    None: nothing is persisted, the reconciler has not reached that execution yet."""
+    from backend.projections import pipeline_steps  # the projection imports this module
+
+    if refresh:
+        await pipeline_steps.refresh_pipeline_steps(db, tenant_id=ref.tenant_id)
+    stored = await read_checkpoint(db, ref)
+    if stored is None:
+        return Coverage(
+            tenant_id=ref.tenant_id, discover_workflow_id=ref.discover_workflow_id,
+            discover_run_id=ref.discover_run_id, status="recovering", mode=None,
+            decoder_version=None, history_event_watermark=0, expected_members=0,
+            persisted_members=len(await member_keys(db, ref)), expected_steps=0,
+            persisted_steps=len(await projected_step_keys(db, ref)), digest=None,
+            error_code=CHECKPOINT_MISSING, checked_at=None,
+        )
+    if stored.status != "ready":
+        return stored
+    # Optimistic check without the write lock; a mismatch is judged again under it.
+    if _still_proven(stored, await member_keys(db, ref), await projected_step_keys(db, ref),
+                     await event_step_keys(db, ref)):
+        return stored
+    async with db.transaction() as conn:
+        stored = await read_checkpoint(conn, ref)
+        if stored is None or stored.status != "ready":
+            return stored
+        logged = await event_step_keys(conn, ref)
+        steps = await projected_step_keys(conn, ref)
+        if not logged <= steps:  # projection rows lost behind the builder's back
+            await pipeline_steps.refold_execution(conn, ref)
+            steps = await projected_step_keys(conn, ref)
+        members = await member_keys(conn, ref)
+        if _still_proven(stored, members, steps, logged):
+            return stored
+        await _downgrade(conn, ref, stored, members=len(members), steps=len(steps))
+        downgraded = await read_checkpoint(conn, ref)
+    return _coverage(tuple(getattr(downgraded, c) for c in _COLUMNS), downgraded=True)
