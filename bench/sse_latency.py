@@ -15,6 +15,8 @@ Starts ``jobctrl serve`` on a temporary app dir, then for each variant:
 
 Variants: ``steady`` (one event every ``--interval-ms``, default 5 ms) and ``burst`` (all
 events as fast as one writer can commit them). Target: steady SSE p99 < 100 ms.
+``--diag-tail`` adds the API's own ``EventTail`` in a separate process (no HTTP) to tell
+change detection from delivery. Results and their interpretation: bench/README.md.
 
     .venv/bin/python bench/sse_latency.py [--events 1000] [--interval-ms 5] [--json out.json]
 """
@@ -57,7 +59,7 @@ TOKEN_ENV = "JOBCTRL_BENCH_API_TOKEN"
 #   -> {"live": true}              the stream is open / the poller has its starting id
 #   <- "ping"  -> {"pong": t}      t = perf_counter() in the client
 #   <- "until <id> <timeout_s>"    finish once <id> arrived (or the timeout passed)
-#   -> {"receipts": [[id, t], ...], "states": [...]}
+#   -> {"receipts": [[id, t], ...], "states": [...], "errors": [...]}
 
 
 def emit(payload: dict) -> None:
@@ -439,7 +441,8 @@ def main_bench(args) -> int:
     results: dict = {
         "benchmark": "sse_latency",
         "params": {"events": args.events, "interval_ms": args.interval_ms,
-                   "client": args.client, "sse_keepalive_s": args.sse_keepalive_s or 15.0,
+                   "client": args.client, "sse_keepalive_s": 15.0 if args.sse_keepalive_s is None
+                   else args.sse_keepalive_s,
                    "poll_interval_ms": args.poll_ms, "target_p99_ms": TARGET_P99_MS},
         "machine": machine_info(),
     }

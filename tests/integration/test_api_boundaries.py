@@ -208,3 +208,38 @@ async def fake_fresh_heartbeat(app_dir) -> None:
         await write_heartbeat(db, identity, active_slots=0)
     finally:
         await db.close()
+
+
+async def test_the_client_survives_keepalives_between_events(tmp_path):
+    """httpx-sse surfaces each keepalive comment as an empty unnamed event; the client must
+    skip it and keep streaming (a regression once lost most of a run's events)."""
+    from backend.config import AppPaths
+    from backend.domain.events import WorkflowStarted
+    from backend.store.db import Database
+    from backend.store.events import append_event
+    from desktop.client import ApiClient
+
+    async def append(run: str) -> None:
+        db = await Database.open(AppPaths(tmp_path).database)
+        try:
+            async with db.transaction() as conn:
+                await append_event(conn, WorkflowStarted(workflow_id="w", run_id=run,
+                                                         workflow_type="T"))
+        finally:
+            await db.close()
+
+    async with standalone_api(tmp_path, JOBCTRL_SSE_KEEPALIVE_S="0.3") as http:
+        await append("first")
+        client = ApiClient(str(http.base_url), "t0ken")
+        received = []
+        stream = client.events(0)
+        try:
+            received.append(await asyncio.wait_for(anext(stream), 10))
+            later = asyncio.create_task(asyncio.wait_for(anext(stream), 10))
+            await asyncio.sleep(1.2)  # several keepalives pass
+            await append("second")
+            received.append(await later)
+        finally:
+            await stream.aclose()
+            await client.close()
+    assert [event.payload["runId"] for event in received] == ["first", "second"]
