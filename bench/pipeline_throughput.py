@@ -21,15 +21,13 @@ import sqlite3
 import sys
 import tempfile
 import time
+import traceback
 import uuid
-from datetime import timedelta
 from pathlib import Path
 
 import httpx
-from temporalio import activity, workflow
 from temporalio.client import Client
 from temporalio.worker import Worker
-from temporalio.workflow import ParentClosePolicy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (  # noqa: E402
@@ -41,11 +39,11 @@ from _common import (  # noqa: E402
     stop_process,
     write_json,
 )
+from bare_workflows import ACTIVITIES_PER_JOB, BareFanout, BareJob, noop  # noqa: E402
 
 from backend.runtime.embedded_temporal import dev_server_argv, temporal_binary  # noqa: E402
 from backend.runtime.ports import free_port  # noqa: E402
 
-ACTIVITIES_PER_JOB = 8
 PROFILE = {
     "name": "Bench Candidate", "targetTitles": ["Backend Engineer", "Data Engineer"],
     "skills": ["Python", "PostgreSQL", "Kubernetes", "AWS", "SQL", "React"],
@@ -75,30 +73,6 @@ def run_jobctrl(expected_jobs: int) -> dict:
         return {"seconds": time.perf_counter() - started, "jobs": expected_jobs}
     finally:
         serve.stop()
-
-
-@activity.defn(name="noop")
-async def noop(_: str) -> str:
-    return "ok"
-
-
-@workflow.defn(name="BareJob")
-class BareJob:
-    @workflow.run
-    async def run(self, job: str) -> None:
-        for _ in range(ACTIVITIES_PER_JOB):
-            await workflow.execute_activity("noop", job, start_to_close_timeout=timedelta(seconds=30))
-
-
-@workflow.defn(name="BareFanout")
-class BareFanout:
-    @workflow.run
-    async def run(self, jobs: int) -> None:
-        for start in range(0, jobs, 50):
-            await asyncio.gather(*(
-                workflow.start_child_workflow("BareJob", f"job-{i}", id=f"bare-job-{i}",
-                                              parent_close_policy=ParentClosePolicy.ABANDON)
-                for i in range(start, min(jobs, start + 50))))
 
 
 async def run_baseline(jobs: int) -> dict:
@@ -161,7 +135,10 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    code = 0
     try:
         main()
-    finally:
-        hard_exit(0)
+    except BaseException:  # noqa: BLE001 - report, then leave without SDK finalization
+        traceback.print_exc()
+        code = 1
+    hard_exit(code)
