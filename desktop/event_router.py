@@ -43,6 +43,10 @@ ROUTES: Mapping[str, frozenset[str]] = {
     "WorkflowCanceled": _views(RUNS, PIPELINES),
     "WorkflowCancellationRequested": _views(RUNS),
     "WorkflowReconciled": _views(RUNS, PIPELINES),
+    "PipelineStepQueued": _views(PIPELINES),
+    "PipelineStepStarted": _views(PIPELINES),
+    "PipelineStepCompleted": _views(PIPELINES, RUNS),
+    "PipelineStepFailed": _views(PIPELINES, RUNS),
     # Per-job stages: the job's row and detail, the stage counts, the run's timeline;
     # a stage that ends may have spent on a model call.
     "StageStarted": _views(JOBS, PIPELINES, RUNS),

@@ -202,6 +202,19 @@ def _reconciled(p: Payload) -> tuple[str, Tone]:
     return f"{run}: history reachable again ({p.get('observedStatus') or '?'})", "info"
 
 
+def _pipeline_step(what: str, tone: Tone) -> Callable[[Payload], tuple[str, Tone]]:
+    def describe(p: Payload) -> tuple[str, Tone]:
+        step = f"{p.get('stepKind', '?')} {p.get('itemKey', '')}".strip()
+        detail = ""
+        if p.get("errorCode"):
+            detail = f": {p['errorCode']}" + (" (will retry)" if p.get("retryable") else "")
+        elif p.get("durationMs") is not None:
+            detail = f" in {p['durationMs']:,} ms"
+        return f"{step} {what} (attempt {p.get('attempt', '?')}){detail}", tone
+
+    return describe
+
+
 def _payload_only(
     describer: Callable[[Payload], tuple[str, Tone]],
 ) -> Callable[[Payload, JobLabels], tuple[str, Tone]]:
@@ -236,6 +249,10 @@ DESCRIBERS: dict[str, Callable[[Payload, JobLabels], tuple[str, Tone]]] = {
     "JobUserStatusChanged": _user_status_changed,
     "CandidateProfileUpdated": _profile_updated,
     "WorkflowReconciled": _payload_only(_reconciled),
+    "PipelineStepQueued": _payload_only(_pipeline_step("queued", "info")),
+    "PipelineStepStarted": _payload_only(_pipeline_step("started", "info")),
+    "PipelineStepCompleted": _payload_only(_pipeline_step("completed", "success")),
+    "PipelineStepFailed": _payload_only(_pipeline_step("failed", "error")),
 }
 
 

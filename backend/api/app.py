@@ -14,6 +14,7 @@ from backend.api.routers import (
     events,
     health,
     jobs,
+    operations,
     pipeline,
     profile,
     secrets,
@@ -65,6 +66,6 @@ def create_app(
 
     app.add_middleware(LoopbackHostMiddleware)
     for module in (health, pipeline, events, jobs, profile, settings, spend, secrets,
-                   workflow_runs, activity):
+                   workflow_runs, activity, operations):
         app.include_router(module.router)
     return app

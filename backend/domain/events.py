@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field, model_serializer
+from pydantic.alias_generators import to_camel
 
 from backend.domain.clock import utc_now_iso
 from backend.domain.model import CamelModel
@@ -205,6 +206,70 @@ class CandidateProfileUpdated(DomainEvent):
     revision: int
 
 
+# --- Pipeline-step lifecycle (execution-scoped orchestration steps) -----------------------
+
+PipelineStepKind = Literal[
+    "source_planning", "source_family", "enrichment_pass", "preparation_fanout",
+    "existing_backlog_sweep", "pdf_render",
+]
+# Bounded item keys (``planning``, ``family:demo_board``, ``fanout:family:demo_board``,
+# ``sweep``, ``fanout:sweep``) and error codes: identifiers, never free text.
+STEP_ITEM_KEY_PATTERN = r"^[a-z0-9][a-z0-9_.:-]{0,127}$"
+STEP_ERROR_CODE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$"
+_COUNT = Field(default=None, ge=0, le=10_000_000)
+
+
+class PipelineStepCounts(CamelModel):
+    """The allowlisted counts a completed step may report (absent counts are omitted)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True,
+                              extra="forbid")
+
+    target_count: int | None = _COUNT
+    planned_count: int | None = _COUNT
+    not_eligible_count: int | None = _COUNT
+    new_jobs: int | None = _COUNT
+    existing_jobs: int | None = _COUNT
+    observed_jobs: int | None = _COUNT
+    family_count: int | None = _COUNT
+    eligible_count: int | None = _COUNT
+    swept_count: int | None = _COUNT
+    deferred_count: int | None = _COUNT
+
+    @model_serializer(mode="wrap")
+    def _only_present(self, handler):
+        return {key: value for key, value in handler(self).items() if value is not None}
+
+
+class _PipelineStepEvent(DomainEvent):
+    """One Discover execution's orchestration step, keyed by (discoverRunId, stepKind,
+    itemKey) and the Temporal activity attempt. No payloads, no exception text."""
+
+    discover_workflow_id: str
+    discover_run_id: str
+    step_kind: PipelineStepKind
+    item_key: str = Field(pattern=STEP_ITEM_KEY_PATTERN)
+    attempt: int = Field(ge=1)
+
+
+class PipelineStepQueued(_PipelineStepEvent):
+    queued_at: str
+
+
+class PipelineStepStarted(_PipelineStepEvent):
+    started_at: str
+
+
+class PipelineStepCompleted(_PipelineStepEvent):
+    counts: PipelineStepCounts = Field(default_factory=PipelineStepCounts)
+    duration_ms: int | None = Field(default=None, ge=0)
+
+
+class PipelineStepFailed(_PipelineStepEvent):
+    error_code: str = Field(pattern=STEP_ERROR_CODE_PATTERN)
+    retryable: bool
+
+
 EVENT_TYPES: tuple[type[DomainEvent], ...] = (
     DiscoveryRunStarted,
     JobDiscovered,
@@ -233,6 +298,10 @@ EVENT_TYPES: tuple[type[DomainEvent], ...] = (
     JobUserStatusChanged,
     CandidateProfileUpdated,
     WorkflowReconciled,
+    PipelineStepQueued,
+    PipelineStepStarted,
+    PipelineStepCompleted,
+    PipelineStepFailed,
 )
 
 EVENT_BY_NAME: dict[str, type[DomainEvent]] = {cls.event_type: cls for cls in EVENT_TYPES}

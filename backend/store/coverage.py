@@ -230,6 +230,12 @@ async def _downgrade(conn: aiosqlite.Connection, ref, stored: Coverage, *, membe
     return cursor.rowcount == 1
 
 
+def _matches(stored: Coverage, members: set[str], steps: set[str]) -> bool:
+    return (len(members) == stored.expected_members == stored.persisted_members
+            and len(steps) == stored.expected_steps == stored.persisted_steps
+            and canonical_digest(members, steps) == stored.digest)
+
+
 async def update_native_checkpoint(
     conn: aiosqlite.Connection,
     ref,
@@ -243,8 +249,11 @@ async def update_native_checkpoint(
     ``added_members`` are the member keys this transaction inserted, ``promoted_jobs`` the
     JobIds it promoted from ``existing_backlog`` to ``observed_this_run``, ``added_steps``
     the step keys whose first projection row it created. Call it inside the same
-    transaction, after the writes. Returns the resulting status, or None when there is no
-    native ready checkpoint to advance (no row yet, reconstructed, or under repair)."""
+    transaction, after the writes. When the rows minus that delta do not hash to the
+    stored proof, but the current rows already do (a lost row refolded from the log, a
+    repeated write), the proof stands unchanged; otherwise the checkpoint is downgraded.
+    Returns the resulting status, or None when there is no native ready checkpoint to
+    advance (no row yet, reconstructed, or under repair)."""
     stored = await read_checkpoint(conn, ref)
     if stored is None or stored.mode != "native" or stored.status != "ready":
         return None
@@ -260,6 +269,10 @@ async def update_native_checkpoint(
               and len(before_steps) == stored.expected_steps == stored.persisted_steps
               and canonical_digest(before_members, before_steps) == stored.digest)
     if not proven:
+        if _matches(stored, members, steps):
+            # The rows already are the proven sets (a row restored from the log, or a
+            # repeated write): the proof stands as it is.
+            return "ready"
         await _downgrade(conn, ref, stored, members=len(members), steps=len(steps))
         return "recovering"
     if not (added_members or added_steps or promoted):
@@ -328,10 +341,7 @@ async def prove_checkpoint(
 
 def _still_proven(stored: Coverage, members: set[str], steps: set[str],
                   logged_steps: set[str]) -> bool:
-    return (len(members) == stored.expected_members == stored.persisted_members
-            and len(steps) == stored.expected_steps == stored.persisted_steps
-            and logged_steps <= steps
-            and canonical_digest(members, steps) == stored.digest)
+    return logged_steps <= steps and _matches(stored, members, steps)
 
 
 async def read_coverage(db: Database, ref, *, refresh: bool = True) -> Coverage:

@@ -49,6 +49,7 @@ NOT_ELIGIBLE_REASONS = frozenset({
     "blocked_by_robots",     # Enrich is blocked by robots.txt (ENRICH_ROBOTS_DISALLOWED)
     "blocked_low_confidence",  # Enrich produced a low-confidence posting
     "below_min_fit_score",   # scored below the configured minimum fit
+    "profile_missing",       # Score/Tailor/Cover wait for a candidate profile
     "blocked",               # another lasting block
     "job_missing",           # the job row is gone
 })

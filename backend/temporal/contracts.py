@@ -121,13 +121,26 @@ class WorkflowLifecycleInput(CamelModel):
 
 
 class FanoutInput(CamelModel):
+    """``plan_preparation``: plan (and record in the execution lineage) the preparation of
+    ``job_ids``. ``item_key`` names the ``preparation_fanout`` step (``fanout:family:{id}``
+    after a family, ``fanout:sweep`` for the terminal fan-out; None: an input from before
+    pipeline steps existed, no step events). With ``sweep``, the activity first runs the
+    ``existing_backlog_sweep`` step (links pre-existing eligible jobs as
+    ``existing_backlog``) and then plans that whole cohort; ``job_ids`` is then ignored."""
+
     ref: DiscoveryExecutionRef
     job_ids: list[str]
+    item_key: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9_.:-]{0,127}$")
+    sweep: bool = False
 
 
 class FanoutPlan(CamelModel):
     job_ids: list[str]
     heartbeat_timeout_s: int = 120
+    required_steps: dict[str, list[Literal["enrich", "score", "tailor", "cover", "pdf"]]] = Field(
+        default_factory=dict,
+        description="The immutable planned stages of each job (what its child will run)",
+    )
 
 
 class PrepResult(CamelModel):

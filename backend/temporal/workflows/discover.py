@@ -1,7 +1,11 @@
 """DiscoverWorkflow (``discover-local``): plan the source families, crawl each one as
-its own activity (one failing family is a partial result), then finalize the run.
+its own activity (one failing family is a partial result) and fan its jobs out to
+preparation right away, sweep the pre-existing eligible backlog into this execution and
+fan it out (the terminal ``fanout:sweep`` step closes membership), then finalize the run.
 
-Orchestration only: every read and write happens in the activities."""
+The execution identity is read once from ``workflow.info()`` into an immutable
+:class:`DiscoveryExecutionRef`; every activity writes lineage and pipeline-step events
+under it. Orchestration only: every read and write happens in the activities."""
 
 from __future__ import annotations
 
@@ -41,6 +45,15 @@ with workflow.unsafe.imports_passed_through():
 
 DISCOVER_WORKFLOW_ID = "discover-local"
 FANOUT_BATCH = 50  # child starts issued together in one workflow task
+# Replay guard: executions recorded before the backlog sweep existed skip it on replay.
+SWEEP_PATCH = "existing-backlog-sweep-v1"
+FANOUT_SWEEP_KEY = "fanout:sweep"
+
+
+def fanout_item_key(family: str) -> str:
+    return f"fanout:family:{family}"
+
+
 def family_options(heartbeat_timeout_s: int) -> dict:
     """A family crawl heartbeats while it works: a dead worker is noticed within the
     heartbeat timeout and the crawl resumes on the next attempt."""
@@ -81,7 +94,13 @@ class DiscoverWorkflow:
                 outcome = await self._crawl_family(ref, source, index, plan.heartbeat_timeout_s)
                 outcomes.append(outcome)
                 # Score as you discover: this family's jobs start preparing right away.
-                await self._fan_out(ref, outcome.job_ids)
+                if outcome.job_ids:
+                    await self._fan_out(FanoutInput(ref=ref, job_ids=outcome.job_ids,
+                                                    item_key=fanout_item_key(source.id)))
+            if workflow.patched(SWEEP_PATCH):
+                # Sweep pre-existing eligible work into this execution and fan it out.
+                await self._fan_out(FanoutInput(ref=ref, job_ids=[], item_key=FANOUT_SWEEP_KEY,
+                                                sweep=True))
         except (asyncio.CancelledError, ActivityError) as error:
             if is_cancelled_exception(error):
                 # Finalize still runs: a canceled workflow may schedule new activities.
@@ -116,12 +135,12 @@ class DiscoverWorkflow:
             )
             return FamilyOutcome(family=source.id, status="failed", error_code=code)
 
-    async def _fan_out(self, ref: DiscoveryExecutionRef, job_ids: list[str]) -> None:
-        if not job_ids:
-            return
+    async def _fan_out(self, input: FanoutInput) -> None:
+        """Plan (and record) the preparation of some jobs, then start one child per
+        planned job with exactly its planned stages."""
+        ref = input.ref
         plan = await workflow.execute_activity(
-            "plan_preparation", FanoutInput(ref=ref, job_ids=job_ids), result_type=FanoutPlan,
-            **BOOKKEEPING,
+            "plan_preparation", input, result_type=FanoutPlan, **BOOKKEEPING,
         )
         for start in range(0, len(plan.job_ids), FANOUT_BATCH):
             batch = plan.job_ids[start : start + FANOUT_BATCH]
@@ -129,13 +148,15 @@ class DiscoverWorkflow:
 
     async def _start_preparation(self, ref: DiscoveryExecutionRef, job_id: str,
                                  plan: FanoutPlan) -> None:
+        stages = plan.required_steps.get(job_id)
+        extra = {"stages": stages} if stages else {}
         with contextlib.suppress(WorkflowAlreadyStartedError):  # already preparing
             await workflow.start_child_workflow(
                 "JobPreparationWorkflow",
                 PrepInput(job_id=job_id, idempotency_key=job_id,
                           heartbeat_timeout_s=plan.heartbeat_timeout_s,
                           discover_workflow_id=ref.discover_workflow_id,
-                          discover_run_id=ref.discover_run_id),
+                          discover_run_id=ref.discover_run_id, **extra),
                 id=prep_workflow_id(job_id),
                 task_queue=PREP_TASK_QUEUE,
                 # Preparation outlives the Discover run that started it.

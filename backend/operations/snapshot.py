@@ -1,0 +1,253 @@
+"""``GET /v1/pipeline/operations``: which execution owns work, what remains in each scope,
+what the worker can execute now, and whether an ETA can be defended.
+
+Selection: the newest Discover execution that is in progress or still draining, else the
+latest terminal one; with none, global backlog and capacity only (execution, source
+family and reconciliation summaries are null). Per-job counts come from canonical
+``job_stage_states``; orchestration from attempt-aware ``pipeline_step_projections``;
+runtime facts from fresh worker heartbeats. Unknown stays null or a typed reason.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from typing import Any
+
+from backend.config import TENANT_ID, AppPaths, AppSettings
+from backend.domain.clock import parse_iso, to_iso, utc_now
+from backend.llm.budget import read_spend_budget_status
+from backend.operations import eta as eta_v1
+from backend.operations.capacity import read_capacity
+from backend.operations.stage_counts import CountBlock, Scope, remaining, stage_counts
+from backend.projections.pipeline_steps import list_steps, refresh_pipeline_steps
+from backend.projections.workflow_runs import refresh_workflow_runs
+from backend.store.coverage import read_coverage
+from backend.store.db import Database
+from backend.temporal.contracts import DiscoveryExecutionRef
+
+RECONCILIATION_KINDS = ("enrichment_pass", "preparation_fanout", "existing_backlog_sweep")
+WORKFLOW_STATUS = {"running": "in_progress", "completed": "completed", "failed": "failed",
+                   "canceled": "canceled", "reconciled_not_found": "reconciled_not_found"}
+DRAINING_LOOKBACK = 5  # closed executions checked for unresolved work before the newest
+
+
+def _member_scope(run_id: str, cohort: str) -> Scope:
+    return Scope("j.job_id IN (SELECT job_id FROM discovery_execution_jobs WHERE"
+                 " discover_run_id = ? AND cohort = ?)", (run_id, cohort))
+
+
+def _outside_scope(run_id: str | None) -> Scope:
+    if run_id is None:
+        return Scope("1 = 1")
+    return Scope("j.job_id NOT IN (SELECT job_id FROM discovery_execution_jobs WHERE"
+                 " discover_run_id = ?)", (run_id,))
+
+
+async def _executions(db: Database) -> list[dict]:
+    rows = await db.fetchall(
+        "SELECT d.discover_workflow_id, d.discover_run_id, d.status, d.families_json,"
+        " d.progress_current, d.progress_total, d.progress_json, d.started_at, d.finished_at,"
+        " COALESCE(w.status, CASE d.status WHEN 'running' THEN 'running' ELSE 'completed' END)"
+        " AS workflow_status FROM discovery_runs d"
+        " LEFT JOIN workflow_run_projections w ON w.run_id = d.discover_run_id"
+        " WHERE d.tenant_id = ? ORDER BY d.started_at DESC LIMIT ?",
+        (TENANT_ID, DRAINING_LOOKBACK + 1),
+    )
+    return [dict(row) for row in rows]
+
+
+async def _unresolved(db: Database, run_id: str) -> int:
+    blocks = [*(await stage_counts(db, _member_scope(run_id, "observed_this_run"))).values(),
+              *(await stage_counts(db, _member_scope(run_id, "existing_backlog"))).values()]
+    return sum(remaining(block) for block in blocks)
+
+
+async def select_execution(db: Database) -> dict | None:
+    executions = await _executions(db)
+    for execution in executions:
+        if execution["workflow_status"] == "running":
+            return execution
+    for execution in executions:
+        if await _unresolved(db, execution["discover_run_id"]):
+            return execution  # closed but still draining
+    return executions[0] if executions else None
+
+
+def _phase(execution: dict, *, unresolved: int, families_failed: int,
+           stage_failures: int) -> str:
+    status = execution["workflow_status"]
+    families = json.loads(execution["families_json"])
+    done = len(json.loads(execution["progress_json"]).get("families", {}))
+    if status == "running":
+        return "discovering" if done < len(families) else "draining"
+    if unresolved:
+        return "draining"
+    if status == "canceled":
+        return "canceled"
+    if status in ("failed", "reconciled_not_found"):
+        return "failed"
+    return "completed_with_issues" if families_failed or stage_failures else "completed"
+
+
+def _source_families(execution: dict) -> dict:
+    families = json.loads(execution["families_json"])
+    progress = json.loads(execution["progress_json"])
+    outcomes = progress.get("families", {})
+    failed = [name for name, item in outcomes.items() if item.get("status") == "failed"]
+    succeeded = [name for name, item in outcomes.items() if item.get("status") == "succeeded"]
+    recovered = sum(int(item.get("recoveredUnits") or 0) for item in outcomes.values())
+    return {
+        "planned": len(families),
+        "succeeded": len(succeeded),
+        "failed": len(failed),
+        "remaining": len(families) - len(succeeded) - len(failed),
+        "progressCurrent": execution["progress_current"],
+        "progressTotal": execution["progress_total"],
+        "families": [{"family": name, **outcomes.get(name, {"status": "waiting"})}
+                     for name in families],
+        "recoveredUnits": recovered or None,
+        # JobStreaming traversal facts are not reported by any provider yet: omitted, not
+        # invented.
+        "providerProgress": None,
+    }
+
+
+def _step_payload(step) -> dict:
+    return {"stepKind": step.step_kind, "itemKey": step.item_key, "status": step.status,
+            "attempt": step.attempt, "queuedAt": step.queued_at, "startedAt": step.started_at,
+            "finishedAt": step.finished_at, "durationMs": step.duration_ms,
+            "errorCode": step.error_code, "counts": step.counts}
+
+
+def _reconciliation(steps, *, workflow_running: bool) -> dict:
+    by_kind = {kind: [s for s in steps if s.step_kind == kind] for kind in RECONCILIATION_KINDS}
+    summary = {}
+    for kind, rows in by_kind.items():
+        if rows:
+            summary[kind] = [_step_payload(row) for row in rows]
+        else:
+            # Not started yet while the workflow runs; afterwards no evidence is unknown.
+            summary[kind] = {"status": "waiting" if workflow_running else "unknown"}
+    return summary
+
+
+async def _samples(db: Database, now: datetime) -> list[eta_v1.DurationSample]:
+    since = to_iso(now - timedelta(days=14))
+    rows = await db.fetchall(
+        "SELECT stage, duration_ms, finished_at FROM job_stage_states WHERE tenant_id = ?"
+        " AND status = 'succeeded' AND duration_ms IS NOT NULL AND finished_at >= ?",
+        (TENANT_ID, since),
+    )
+    return [eta_v1.DurationSample(stage=stage, duration_seconds=ms / 1000,
+                                  finished_at=parse_iso(finished))
+            for stage, ms, finished in rows]
+
+
+async def _last_dispatch(db: Database) -> datetime | None:
+    row = await db.fetchone("SELECT MAX(started_at) FROM job_stage_states WHERE tenant_id = ?",
+                            (TENANT_ID,))
+    return parse_iso(row[0]) if row and row[0] else None
+
+
+def _runtime_capacity(capacity) -> eta_v1.RuntimeCapacity:
+    newest = capacity.freshness.newest_heartbeat_at
+    return eta_v1.RuntimeCapacity(
+        last_heartbeat_at=parse_iso(newest) if newest else None,
+        freshness=capacity.freshness.state,
+        configured_slots=capacity.configured_slots or 0,
+        available_slots=capacity.available_slots or 0,
+    )
+
+
+async def read_operations_snapshot(db: Database, paths: AppPaths, settings: AppSettings,
+                                   now: datetime | None = None) -> dict[str, Any]:
+    now = now or utc_now()
+    await refresh_workflow_runs(db)
+    await refresh_pipeline_steps(db)
+    capacity = await read_capacity(db, database_path=str(paths.database), now=now)
+    execution = await select_execution(db)
+    run_id = execution["discover_run_id"] if execution else None
+    scopes: dict[str, Any] = {}
+    current = sweep = None
+    if execution:
+        current = await stage_counts(db, _member_scope(run_id, "observed_this_run"))
+        sweep = await stage_counts(db, _member_scope(run_id, "existing_backlog"))
+        scopes["current_execution"] = _blocks(current)
+        scopes["execution_sweep"] = {**_blocks(sweep), "orchestration": "not_separate"}
+    outside = await stage_counts(db, _outside_scope(run_id))
+    scopes["global_outside_execution"] = _blocks(outside)
+    budget = await read_spend_budget_status(db, settings, now)
+    fresh_idle = capacity.freshness.state == "fresh" and capacity.active_slots == 0
+
+    summary = coverage = families = reconciliation = None
+    overall = eta_v1.withheld("no_work") if fresh_idle and not execution else None
+    stage_etas: dict[str, Any] = {}
+    if execution:
+        ref = DiscoveryExecutionRef(tenant_id=TENANT_ID,
+                                    discover_workflow_id=execution["discover_workflow_id"],
+                                    discover_run_id=run_id)
+        coverage_row = await read_coverage(db, ref)
+        coverage = coverage_row.to_payload()
+        steps = await list_steps(db, ref)
+        workflow_running = execution["workflow_status"] == "running"
+        families = _source_families(execution)
+        reconciliation = _reconciliation(steps, workflow_running=workflow_running)
+        unresolved = sum(remaining(b) for b in (*current.values(), *sweep.values()))
+        failures = sum(b.failed + b.exhausted for b in (*current.values(), *sweep.values()))
+        summary = {
+            "discoverWorkflowId": execution["discover_workflow_id"],
+            "discoverRunId": run_id,
+            "workflowStatus": WORKFLOW_STATUS.get(execution["workflow_status"], "unknown"),
+            "phase": _phase(execution, unresolved=unresolved,
+                            families_failed=families["failed"], stage_failures=failures),
+            "startedAt": execution["started_at"],
+            "finishedAt": execution["finished_at"],
+            "membershipOpen": workflow_running,
+        }
+        inputs = eta_v1.EtaInputs(
+            now=now,
+            demand=[eta_v1.StageDemand(stage=stage, remaining=remaining(current[stage])
+                                       + remaining(sweep[stage]),
+                                       outside_queued=outside[stage].waiting
+                                       if outside[stage].processing else 0,
+                                       outside_running=outside[stage].processing)
+                    for stage in current],
+            samples=await _samples(db, now),
+            capacity=_runtime_capacity(capacity),
+            membership_open=workflow_running,
+            coverage_ready=coverage_row.ready,
+            budget_blocked=budget.exhausted,
+            inventory_truncated=bool(capacity.active_items_truncated),
+            last_dispatch_at=await _last_dispatch(db),
+            active_in_scope=sum(b.processing for b in (*current.values(), *sweep.values())),
+        )
+        overall = eta_v1.estimate_overall(inputs)
+        stage_etas = {stage: value.model_dump(by_alias=True)
+                      for stage, value in eta_v1.estimate_stages(inputs).items()}
+    elif not fresh_idle:
+        # Never a fabricated idle checkpoint: inventory is unknown or busy.
+        coverage = {"status": "recovering"}
+    return {
+        "generatedAt": to_iso(now),
+        "etaEstimatorVersion": eta_v1.ETA_ESTIMATOR_VERSION,
+        "freshness": capacity.freshness.model_dump(by_alias=True),
+        "execution": summary,
+        "projectionCoverage": coverage,
+        "scopes": scopes,
+        "sourceFamilies": families,
+        "reconciliation": reconciliation,
+        "capacity": capacity.model_dump(by_alias=True, exclude={"active_items"}),
+        "activeStageCounts": capacity.active_stage_counts,
+        "activeItems": [item.model_dump(by_alias=True) for item in capacity.active_items]
+        if capacity.active_items is not None else None,
+        "activeItemsTotal": capacity.active_items_total,
+        "activeItemsTruncated": capacity.active_items_truncated,
+        "budget": budget.model_dump(by_alias=True, mode="json"),
+        "overallEta": overall.model_dump(by_alias=True) if overall else None,
+        "stageEtas": stage_etas,
+    }
+
+
+def _blocks(blocks: dict[str, CountBlock]) -> dict[str, Any]:
+    return {stage: block.model_dump(by_alias=True) for stage, block in blocks.items()}
