@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Literal
 
 from fastapi import APIRouter, Depends, Request
@@ -61,21 +62,36 @@ async def run_stage(body: RunStageRequest, request: Request) -> RunStageAccepted
     client = await context.require_runtime()
     if body.stage != "discover":
         return await _run_job_stage_everywhere(context, client, body.stage)
-    try:
-        handle = await client.start_workflow(
-            "DiscoverWorkflow",
-            DiscoverInput(source_ids=body.source_ids),
-            id=DISCOVER_WORKFLOW_ID,
-            task_queue=TASK_QUEUE,
-        )
-        run_id, already = handle.first_execution_run_id, False
-    except WorkflowAlreadyStartedError as running:
-        # One Discover at a time: report the execution that owns the deterministic id.
-        run_id, already = running.run_id, True
+    run_id, already = await _start_discover(context, client, body.source_ids)
     return RunStageAccepted(
         stage=body.stage, workflow_id=DISCOVER_WORKFLOW_ID, run_id=DISCOVER_WORKFLOW_ID,
         first_execution_run_id=run_id, already_running=already,
     )
+
+
+CLOSING_GRACE_S = 10.0
+
+
+async def _start_discover(context, client, source_ids) -> tuple[str, bool]:
+    """One Discover at a time: while one runs, report the execution that owns the
+    deterministic id. A run that has already recorded its outcome but whose workflow has
+    not closed yet (its last step is returning) is waited for, so a Discover requested
+    right after the previous one finished starts a new run instead of naming the old one."""
+    deadline = asyncio.get_running_loop().time() + CLOSING_GRACE_S
+    while True:
+        try:
+            handle = await client.start_workflow(
+                "DiscoverWorkflow", DiscoverInput(source_ids=source_ids),
+                id=DISCOVER_WORKFLOW_ID, task_queue=TASK_QUEUE,
+            )
+            return handle.first_execution_run_id, False
+        except WorkflowAlreadyStartedError as running:
+            row = await context.db.fetchone(
+                "SELECT status FROM discovery_runs WHERE discover_run_id = ?", (running.run_id,))
+            finishing = row is not None and row[0] != "running"
+            if not finishing or asyncio.get_running_loop().time() > deadline:
+                return running.run_id, True
+            await asyncio.sleep(0.1)
 
 
 async def _run_job_stage_everywhere(context, client, stage: str):
