@@ -7,6 +7,7 @@ import asyncio
 import os
 import signal
 import socket
+import subprocess
 import time
 
 import httpx
@@ -131,3 +132,39 @@ async def test_a_crashed_worker_is_restarted(tmp_path):
         assert result["status"] == "completed"
     finally:
         assert serve.interrupt() == 0
+
+
+async def test_an_external_temporal_is_used_and_nothing_is_embedded(tmp_path):
+    """With ``temporal.address`` set, serve starts only the worker and the API, runs work on
+    that cluster, and leaves it running when it stops."""
+    from backend.runtime.embedded_temporal import dev_server_argv, temporal_binary
+    from backend.runtime.ports import free_port
+    from tests.integration.conftest import write_settings
+
+    port = free_port()
+    external = subprocess.Popen(
+        dev_server_argv(temporal_binary(), history_file=tmp_path / "cluster.db", port=port,
+                        ui_port=None),
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        app_dir = tmp_path / "app"
+        write_settings(app_dir, temporal={"address": f"127.0.0.1:{port}"})
+        serve = ServeProcess(app_dir)
+        info = serve.wait_healthy()
+        try:
+            assert info.temporal_address == f"127.0.0.1:{port}"
+            assert "temporal" not in info.pids and info.temporal_ui_url is None
+            health = httpx.get(f"{info.api_base_url}/v1/health").json()
+            assert health["temporal"]["embedded"] is False
+            result = await discover_to_the_end(info)
+            assert result["status"] == "completed"
+        finally:
+            assert serve.interrupt() == 0
+        assert external.poll() is None, "an external cluster is not ours to stop"
+        client = await connect_temporal(TemporalSettings(), f"127.0.0.1:{port}")
+        described = await client.get_workflow_handle(
+            "discover-local", run_id=result["discoverRunId"]).describe()
+        assert described.status.name == "COMPLETED"
+    finally:
+        external.terminate()
+        external.wait(15)
