@@ -182,6 +182,12 @@ def test_preparation_decisions_are_bounded():
     decision = decide_preparation(failed_score, user_status=None)
     assert decision.state == "planned"
     assert decision.required_steps == ("score", "tailor", "cover", "pdf")
+    # Downstream of the first stage with work, what has not succeeded is decided again.
+    redo_enrich = [("enrich", "failed", None), ("score", "succeeded", None),
+                   ("tailor", "skipped", "below_min_fit_score"), ("cover", "succeeded", None),
+                   ("pdf", "blocked", "ENRICH_LOW_CONFIDENCE")]
+    assert decide_preparation(redo_enrich, user_status=None).required_steps == (
+        "enrich", "tailor", "pdf")
     running = [("enrich", "running", None), *pending[1:]]
     assert decide_preparation(running, user_status=None).reason == "preparation_active"
     assert decide_preparation(pending, user_status=None,

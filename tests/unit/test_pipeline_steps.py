@@ -342,6 +342,15 @@ async def test_a_failing_family_records_its_attempt_failure(app, tmp_path):
                       FamilyInput(ref=REF, source=plan.sources[0], index=0))
     row = (await table(db))[("source_family", "family:missing")]
     assert (row.status, row.error_code, row.retryable) == ("failed", "configuration", False)
+    broken_ref = DiscoveryExecutionRef(tenant_id="local", discover_workflow_id="discover-local",
+                                       discover_run_id="run-broken")
+    with pytest.raises(Exception):  # noqa: B017 - an unknown source id: configuration
+        await env.run(activities.plan_discovery, PlanInput(ref=broken_ref, source_ids=["nope"]))
+    planning = await steps.list_steps(db, broken_ref)
+    assert [(r.step_kind, r.status, r.error_code, r.retryable) for r in planning] == [
+        ("source_planning", "failed", "configuration", False)]
+    assert planning[0].started_at and planning[0].queued_at
+    assert (await coverage.read_coverage(db, broken_ref)).ready  # the execution is proven
     canceled_ref = DiscoveryExecutionRef(tenant_id="local", discover_workflow_id="discover-local",
                                          discover_run_id="run-3")
     await env.run(activities.plan_discovery, PlanInput(ref=canceled_ref))

@@ -209,10 +209,11 @@ def decide_preparation(
 ) -> PrepDecision:
     """The work plan of one job from its canonical stage rows ``(stage, status, reason)``.
 
-    Planned jobs need the stages that are not done: pending / failed / exhausted /
-    canceled, or blocked for a reason that lifts by itself; those are exactly the stages
-    the child preparation workflow is asked to run. Everything else is not eligible, with
-    a bounded reason."""
+    A job is planned when some stage has work: pending / failed / exhausted / canceled,
+    or blocked for a reason that lifts by itself. Its required steps are those stages plus
+    every not-yet-succeeded stage downstream of the first one — exactly the stages the
+    child preparation workflow is asked to run. Everything else is not eligible, with a
+    bounded reason."""
     lifting = set(lifting_blocks)
     if not exists:
         return PrepDecision("not_eligible", reason="job_missing")
@@ -224,12 +225,18 @@ def decide_preparation(
     if preparation_running or any(status in ACTIVE_STATUSES for _, status, _ in states):
         return PrepDecision("not_eligible", reason="preparation_active")
     by_stage = {stage: (status, reason) for stage, status, reason in states}
-    required = tuple(
-        stage for stage in STAGES if stage in by_stage and (
-            by_stage[stage][0] in REDO_STATUSES
-            or (by_stage[stage][0] == "blocked" and by_stage[stage][1] in lifting))
-    )
-    if required:
+    needs = [stage in by_stage and (
+        by_stage[stage][0] in REDO_STATUSES
+        or (by_stage[stage][0] == "blocked" and by_stage[stage][1] in lifting))
+        for stage in STAGES]
+    if any(needs):
+        # Downstream of the first stage with work, every stage that has not succeeded is
+        # decided again after the redo (a skip or block may lift); succeeded ones stay.
+        first = needs.index(True)
+        required = tuple(
+            stage for index, stage in enumerate(STAGES)
+            if needs[index] or (index > first and by_stage.get(stage, ("pending",))[0]
+                                != "succeeded"))
         return PrepDecision("planned", required_steps=required)
     for stage in STAGES:
         status, reason = by_stage.get(stage, ("succeeded", None))
@@ -269,6 +276,10 @@ class DiscoveryActivities:
     async def _record_failure(self, step: StepClock, code: str, *, retryable: bool) -> None:
         try:
             async with self._db.transaction() as conn:
+                if step.kind == "source_planning":
+                    # Planning failed before its run was recorded: the execution still
+                    # exists and its native step facts are proven from here on.
+                    await coverage.open_native_checkpoint(conn, step.ref)
                 await self._begin(step, conn)  # a failure before Started still has a start
                 await steps.append_step_event(conn, step.failed(code, retryable),
                                               tenant_id=step.ref.tenant_id)
@@ -490,6 +501,7 @@ class DiscoveryActivities:
         async with self._db.transaction() as conn:
             lifting = sorted(await self._lifting_blocks(conn))
             redo = list(REDO_STATUSES)
+            running = await self._running_preparations(conn, ref.tenant_id)
             cursor = await conn.execute(
                 "SELECT j.job_id FROM jobs j WHERE j.tenant_id = ? AND j.user_status IS NULL"
                 " AND NOT EXISTS (SELECT 1 FROM discovery_execution_jobs m"
@@ -497,9 +509,6 @@ class DiscoveryActivities:
                 "   AND m.discover_run_id = ? AND m.job_id = j.job_id)"
                 " AND NOT EXISTS (SELECT 1 FROM job_stage_states a WHERE a.tenant_id = j.tenant_id"
                 "   AND a.job_id = j.job_id AND a.status IN ('queued', 'running'))"
-                " AND NOT EXISTS (SELECT 1 FROM workflow_run_projections w"
-                "   WHERE w.tenant_id = j.tenant_id AND w.job_id = j.job_id"
-                "   AND w.workflow_type = ? AND w.status = 'running')"
                 " AND (NOT EXISTS (SELECT 1 FROM job_stage_states e"
                 "        WHERE e.tenant_id = j.tenant_id AND e.job_id = j.job_id)"
                 "   OR EXISTS (SELECT 1 FROM job_stage_states s"
@@ -508,10 +517,11 @@ class DiscoveryActivities:
                 f"            OR (s.status = 'blocked' AND s.blocked_reason IN"
                 f"                ({','.join('?' * len(lifting)) or 'NULL'})))))"
                 " ORDER BY j.first_seen_at, j.job_id LIMIT ?",
-                (ref.tenant_id, ref.discover_workflow_id, ref.discover_run_id,
-                 PREP_WORKFLOW_TYPE, *redo, *lifting, SWEEP_LIMIT + 1),
+                (ref.tenant_id, ref.discover_workflow_id, ref.discover_run_id, *redo, *lifting,
+                 SWEEP_LIMIT + 1 + len(running)),
             )
-            eligible = [row[0] for row in await cursor.fetchall()]
+            # An open preparation run that has not claimed a stage yet is active too.
+            eligible = [row[0] for row in await cursor.fetchall() if row[0] not in running]
             swept = eligible[:SWEEP_LIMIT]
             await lineage.link_jobs(conn, ref, swept, "existing_backlog")
             cohort = await lineage.cohort_job_ids(conn, ref, "existing_backlog")
@@ -519,6 +529,13 @@ class DiscoveryActivities:
                 conn, step.completed(eligible_count=len(eligible), swept_count=len(cohort),
                                      deferred_count=len(eligible) - len(swept)),
                 tenant_id=ref.tenant_id)
+
+    async def _running_preparations(self, conn, tenant_id: str) -> set[str]:
+        cursor = await conn.execute(
+            "SELECT job_id FROM workflow_run_projections WHERE tenant_id = ?"
+            " AND status = 'running' AND workflow_type = ? AND job_id IS NOT NULL",
+            (tenant_id, PREP_WORKFLOW_TYPE))
+        return {row[0] for row in await cursor.fetchall()}
 
     async def _plan(self, ref: DiscoveryExecutionRef, job_ids: list[str],
                     step: StepClock | None) -> dict[str, tuple[str, ...]]:
@@ -536,10 +553,7 @@ class DiscoveryActivities:
             users = dict(await _chunked(
                 conn, "SELECT job_id, user_status FROM jobs WHERE job_id IN ({marks})", (),
                 job_ids))
-            running = {row[0] for row in await _chunked(
-                conn, "SELECT job_id FROM workflow_run_projections WHERE tenant_id = ?"
-                " AND workflow_type = ? AND status = 'running' AND job_id IN ({marks})",
-                (ref.tenant_id, PREP_WORKFLOW_TYPE), job_ids)}
+            running = await self._running_preparations(conn, ref.tenant_id)
             by_job: dict[str, list[tuple[str, str, str | None]]] = {}
             for job_id, stage, status, reason in stage_rows:
                 by_job.setdefault(job_id, []).append((stage, status, reason))
