@@ -191,6 +191,9 @@ async def read_operations_snapshot(db: Database, paths: AppPaths, settings: AppS
         coverage = coverage_row.to_payload()
         steps = await list_steps(db, ref)
         workflow_running = execution["workflow_status"] == "running"
+        # Membership closes with the terminal fan-out (or when the workflow itself ends).
+        membership_open = workflow_running and not any(
+            step.item_key == "fanout:sweep" and step.terminal for step in steps)
         families = _source_families(execution)
         reconciliation = _reconciliation(steps, workflow_running=workflow_running)
         unresolved = sum(remaining(b) for b in (*current.values(), *sweep.values()))
@@ -203,7 +206,7 @@ async def read_operations_snapshot(db: Database, paths: AppPaths, settings: AppS
                             families_failed=families["failed"], stage_failures=failures),
             "startedAt": execution["started_at"],
             "finishedAt": execution["finished_at"],
-            "membershipOpen": workflow_running,
+            "membershipOpen": membership_open,
         }
         inputs = eta_v1.EtaInputs(
             now=now,
@@ -215,7 +218,7 @@ async def read_operations_snapshot(db: Database, paths: AppPaths, settings: AppS
                     for stage in current],
             samples=await _samples(db, now),
             capacity=_runtime_capacity(capacity),
-            membership_open=workflow_running,
+            membership_open=membership_open,
             coverage_ready=coverage_row.ready,
             budget_blocked=budget.exhausted,
             inventory_truncated=bool(capacity.active_items_truncated),

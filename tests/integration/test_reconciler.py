@@ -82,8 +82,8 @@ async def test_a_run_terminated_outside_jobctrl_gets_its_real_outcome(stuck):
          "--address", stuck["supervisor"].info.temporal_address,
          "--workflow-id", workflow_id, "--run-id", run_id, "--reason", "test"],
         check=True, capture_output=True)
-    report = await reconcile_runs(stuck["db"], await client_for(stuck), older_than=timedelta(0))
-    assert run_id in report.closed
+    # The worker's own reconciler may get there first; either way the outcome is recorded once.
+    await reconcile_runs(stuck["db"], await client_for(stuck), older_than=timedelta(0))
     row = await get_run(stuck["db"], run_id)
     assert (row.status, row.error_code) == ("failed", "terminated")
     assert events_of(stuck["app_dir"], run_id).count("WorkflowFailed") == 1

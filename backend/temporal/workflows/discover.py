@@ -106,7 +106,8 @@ class DiscoverWorkflow:
                 # Finalize still runs: a canceled workflow may schedule new activities.
                 await self._finalize(FinalizeInput(ref=ref, outcomes=outcomes, canceled=True))
                 raise
-            code = getattr(error.cause, "type", None) or "planning_failed"
+            code = _source_error_code(error) if isinstance(error, ActivityError) else ""
+            code = code if code not in ("", "source_failed") else "planning_failed"
             await self._finalize(FinalizeInput(ref=ref, outcomes=outcomes, error_code=code))
             raise ApplicationError(
                 "discovery planning failed", type=code, non_retryable=True) from None
