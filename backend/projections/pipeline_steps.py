@@ -33,6 +33,7 @@ from pydantic import ValidationError
 from backend.config import TENANT_ID
 from backend.domain import events as ev
 from backend.domain.clock import parse_iso
+from backend.projections import watermarks
 from backend.store import coverage
 from backend.store.db import Database
 from backend.store.events import StoredEvent, append_event
@@ -278,18 +279,11 @@ async def append_step_event(conn: aiosqlite.Connection, event: ev.DomainEvent, *
 
 
 async def read_watermark(db_or_conn, tenant_id: str = TENANT_ID) -> int:
-    rows = await _fetchall(db_or_conn,
-                           "SELECT last_event_id FROM projection_watermarks WHERE name = ?",
-                           (watermark_name(tenant_id),))
-    return int(rows[0][0]) if rows else 0
+    return await watermarks.read_watermark(db_or_conn, watermark_name(tenant_id))
 
 
 async def _write_watermark(conn: aiosqlite.Connection, tenant_id: str, event_id: int) -> None:
-    await conn.execute(
-        "INSERT INTO projection_watermarks (name, last_event_id) VALUES (?, ?)"
-        " ON CONFLICT (name) DO UPDATE SET last_event_id = excluded.last_event_id",
-        (watermark_name(tenant_id), event_id),
-    )
+    await watermarks.write_watermark(conn, watermark_name(tenant_id), event_id)
 
 
 _TYPE_MARKS = ",".join("?" * len(STEP_EVENT_TYPES))

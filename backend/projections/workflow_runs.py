@@ -29,6 +29,7 @@ import aiosqlite
 
 from backend.config import TENANT_ID
 from backend.domain.clock import parse_iso
+from backend.projections import watermarks
 from backend.store.db import Database
 from backend.store.events import StoredEvent
 
@@ -213,23 +214,12 @@ def fold_workflow_event(
 # --- the builder -------------------------------------------------------------------------
 
 
-async def read_watermark(db_or_conn: Database | aiosqlite.Connection,
-                         tenant_id: str = TENANT_ID) -> int:
-    sql = "SELECT last_event_id FROM projection_watermarks WHERE name = ?"
-    if isinstance(db_or_conn, Database):
-        row = await db_or_conn.fetchone(sql, (watermark_name(tenant_id),))
-    else:
-        async with db_or_conn.execute(sql, (watermark_name(tenant_id),)) as cursor:
-            row = await cursor.fetchone()
-    return int(row[0]) if row else 0
+async def read_watermark(db_or_conn, tenant_id: str = TENANT_ID) -> int:
+    return await watermarks.read_watermark(db_or_conn, watermark_name(tenant_id))
 
 
 async def _write_watermark(conn: aiosqlite.Connection, tenant_id: str, event_id: int) -> None:
-    await conn.execute(
-        "INSERT INTO projection_watermarks (name, last_event_id) VALUES (?, ?)"
-        " ON CONFLICT (name) DO UPDATE SET last_event_id = excluded.last_event_id",
-        (watermark_name(tenant_id), event_id),
-    )
+    await watermarks.write_watermark(conn, watermark_name(tenant_id), event_id)
 
 
 async def _fetchall(conn: aiosqlite.Connection, sql: str, params: tuple) -> list:
