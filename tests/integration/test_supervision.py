@@ -163,13 +163,16 @@ async def test_an_external_temporal_is_used_and_nothing_is_embedded(tmp_path):
             assert health["temporal"]["embedded"] is False
             result = await discover_to_the_end(info)
             assert result["status"] == "completed"
+            client = await connect_temporal(TemporalSettings(), f"127.0.0.1:{port}")
+            handle = client.get_workflow_handle("discover-local", run_id=result["discoverRunId"])
+            for _ in range(300):  # the run's last workflow task may still be in flight
+                if (await handle.describe()).status.name == "COMPLETED":
+                    break
+                await asyncio.sleep(0.1)
+            assert (await handle.describe()).status.name == "COMPLETED"
         finally:
             assert serve.interrupt() == 0
         assert external.poll() is None, "an external cluster is not ours to stop"
-        client = await connect_temporal(TemporalSettings(), f"127.0.0.1:{port}")
-        described = await client.get_workflow_handle(
-            "discover-local", run_id=result["discoverRunId"]).describe()
-        assert described.status.name == "COMPLETED"
     finally:
         external.terminate()
         external.wait(15)
