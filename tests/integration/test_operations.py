@@ -40,7 +40,7 @@ async def snapshot(http) -> dict:
     return response.json()
 
 
-def test_count_blocks_have_the_twelve_fields():
+async def test_count_blocks_have_the_twelve_fields():
     assert {to_camel(name) for name in COUNT_FIELDS} == TWELVE
 
 
