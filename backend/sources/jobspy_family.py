@@ -39,7 +39,7 @@ from temporalio.exceptions import ApplicationError
 
 from backend.config import AppPaths
 from backend.domain import events as ev
-from backend.domain.ids import InvalidPostingUrl, canonical_url
+from backend.domain.ids import InvalidPostingUrl, canonical_url, job_id_for_url
 from backend.domain.postings import Posting
 from backend.sources.config import JobSpySource
 from backend.sources.errors import (
@@ -59,6 +59,7 @@ from backend.sources.normalize import (
     make_salary,
 )
 from backend.store import discovery as runs
+from backend.store import lineage
 from backend.store import search_units as units_store
 from backend.store.db import Database
 from backend.store.events import append_event
@@ -455,6 +456,9 @@ class JobSpyFamilyRun:
                 job_id=observed.job_id, workflow_id=ref.discover_workflow_id,
                 run_id=ref.discover_run_id, dedupe_key=f"JobDiscovered:{observed.job_id}",
             )
+        # Linked in the same transaction as the observations (one membership per job).
+        await lineage.link_jobs(conn, ref, [job_id_for_url(p.url) for p in screened.accepted],
+                                "observed_this_run")
         for digest in screened.filtered:
             await units_store.add_receipt(conn, **self._where(unit), digest=digest,
                                           kind="filtered")
