@@ -18,6 +18,8 @@ from typing import Protocol, runtime_checkable
 import httpx
 from temporalio.exceptions import ApplicationError
 
+from backend.domain.errors import TypedFailure
+
 
 @dataclass(frozen=True)
 class Completion:
@@ -32,7 +34,7 @@ class Completion:
     cost_usd: Decimal | None = None
 
 
-class LlmError(Exception):
+class LlmError(TypedFailure):
     """Base of every provider failure. ``code`` is the ApplicationError type."""
 
     code: str = "llm_error"

@@ -23,6 +23,8 @@ import httpx
 from bs4 import BeautifulSoup, Comment, Tag
 from bs4.element import Doctype, NavigableString, ProcessingInstruction
 
+from backend.domain.errors import TypedFailure
+
 USER_AGENT = "JobCtrl/0.1 (+local job-search assistant)"
 
 MAX_PAGE_BYTES = 3 * 1024 * 1024
@@ -46,7 +48,7 @@ EXTRACTION_REASONS: frozenset[str] = frozenset(
 # --------------------------------------------------------------------------- errors
 
 
-class EnrichError(Exception):
+class EnrichError(TypedFailure):
     """Base of every Enrich failure. ``str(exc)`` is the bounded code, never a payload."""
 
     code = "ENRICH_FAILED"

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field, ValidationError
 
+from backend.domain.errors import TypedFailure
 from backend.domain.profile import CandidateProfile
 from backend.pipeline.text import contains_term, human_list, normalize, title_similarity
 
@@ -151,7 +152,7 @@ def score_prompt(profile: CandidateProfile, job: JobText) -> str:
     }, ensure_ascii=False)
 
 
-class ModelOutputInvalid(ValueError):
+class ModelOutputInvalid(TypedFailure, ValueError):
     """The model answered, but not with the JSON we asked for (retryable)."""
 
     code = "provider_response_invalid"

@@ -9,6 +9,7 @@ import json
 
 from pydantic import ValidationError
 
+from backend.domain.errors import TypedFailure
 from backend.domain.profile import CandidateProfile
 from backend.pipeline.documents import ResumeDoc, ResumeSection
 from backend.pipeline.resume_source import read_source_resume
@@ -18,7 +19,7 @@ from backend.pipeline.text import contains_term, human_list, normalize
 MAX_SKILLS = 16
 
 
-class ResumeRejected(ValueError):
+class ResumeRejected(TypedFailure, ValueError):
     """The tailored resume failed validation (e.g. claims skills the profile lacks)."""
 
     code = "resume_invalid"

@@ -1,7 +1,9 @@
 """Typed source failures with bounded codes (never raw payloads or exception text)."""
 
+from backend.domain.errors import TypedFailure
 
-class SourceError(Exception):
+
+class SourceError(TypedFailure):
     code = "source_failed"
     retryable = True
 

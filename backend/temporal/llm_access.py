@@ -6,13 +6,11 @@ from __future__ import annotations
 from temporalio.exceptions import ApplicationError
 
 from backend.config import AppPaths, AppSettings
-from backend.llm.base import ChatProvider, LlmError
+from backend.domain.errors import TypedFailure
+from backend.llm.base import ChatProvider
 from backend.llm.factory import provider_from_settings
 from backend.llm.metered import MeteredProvider
 from backend.llm.rates import load_rates
-from backend.pipeline.enrich import EnrichError
-from backend.pipeline.score import ModelOutputInvalid
-from backend.pipeline.tailor import ResumeRejected
 from backend.secrets.store import SecretStore
 from backend.store.db import Database
 
@@ -27,10 +25,6 @@ def build_provider(paths: AppPaths, db: Database, settings: AppSettings) -> Chat
 
 def typed_failure(error: BaseException) -> ApplicationError | None:
     """Bounded code + retryability; never the exception text (it may quote a payload)."""
-    if isinstance(error, LlmError | EnrichError):
-        code, retryable = error.code, error.retryable
-    elif isinstance(error, ModelOutputInvalid | ResumeRejected):
-        code, retryable = error.code, True
-    else:
+    if not isinstance(error, TypedFailure):
         return None
-    return ApplicationError(f"{code}", type=code, non_retryable=not retryable)
+    return ApplicationError(error.code, type=error.code, non_retryable=not error.retryable)
