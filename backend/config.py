@@ -71,6 +71,32 @@ class LlmSettings(CamelModel):
     timeout_s: float = Field(default=60, gt=0, le=600)
 
 
+class SmtpSettings(CamelModel):
+    """The user's own outgoing mail account; the password lives in the keyring."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    host: str | None = Field(default=None, max_length=255)
+    port: int = Field(default=587, ge=1, le=65535)
+    security: Literal["starttls", "ssl", "none"] = "starttls"
+    username: str | None = Field(default=None, max_length=320)
+    password_secret: str | None = Field(default=None, pattern=r"^[a-z0-9_.-]{1,64}$")
+    from_address: str | None = Field(default=None, max_length=320)
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.host and self.from_address)
+
+
+class DiscoveryScheduleSettings(CamelModel):
+    """Off by default; reconciled into the Temporal Schedule ``jobctrl-discovery-local``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = False
+    cron: str = Field(default="0 8 * * 1-5", max_length=120)
+
+
 class AppSettings(CamelModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -88,6 +114,13 @@ class AppSettings(CamelModel):
     daily_budget_usd: Usd = Field(
         default=Decimal("25"), ge=0, le=100_000, description="0 means unlimited"
     )
+    auto_apply: bool = Field(default=False, description="Keep the standing apply loop running")
+    apply_approval_required: bool = Field(
+        default=True, description="Apply only jobs approved in Apply Review")
+    apply_concurrency: int = Field(default=1, ge=1, le=8)
+    apply_dry_run: bool = Field(default=False, description="Prepare packets, never send")
+    smtp: SmtpSettings = SmtpSettings()
+    discovery_schedule: DiscoveryScheduleSettings = DiscoveryScheduleSettings()
 
 
 def default_app_dir() -> Path:
