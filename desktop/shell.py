@@ -15,7 +15,7 @@ import logging
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from PySide6.QtCore import QObject, Signal
 
@@ -32,8 +32,16 @@ log = logging.getLogger(__name__)
 SERVICE_NAMES = ("temporal", "worker", "api")
 STREAM_ERROR_RETRY_S = 2.0
 
+T = TypeVar("T")
 SupervisorFactory = Callable[..., Supervisor]
 ClientFactory = Callable[[RuntimeInfo], ApiClient]
+
+
+class ApiUnavailable(RuntimeError):
+    """A call was asked for while the API is not running (starting, failed or stopping)."""
+
+    def __init__(self) -> None:
+        super().__init__("JobCtrl's services are not running yet.")
 
 
 @dataclass(frozen=True)
@@ -128,6 +136,12 @@ class ShellController(QObject):
             self.supervisor = None
             emit(self.start_failed, str(error) or type(error).__name__)
             return
+        self.attach(info)
+
+    def attach(self, info: RuntimeInfo) -> None:
+        """Talk to the services that ``info`` describes: open the client, follow the stream.
+
+        Called once the Supervisor is ready; tests attach to services started elsewhere."""
         self.info = info
         self.client = self._client_factory(info)
         emit(self.stream_state, "connecting")
@@ -167,6 +181,41 @@ class ShellController(QObject):
         views = self.router.route(event)
         emit(self.event_received, event)
         emit(self.views_invalidated, views)
+
+    # -- background calls ---------------------------------------------------------------
+
+    def call(
+        self,
+        request: Callable[[ApiClient], Coroutine[Any, Any, T]],
+        on_done: Callable[[T], None],
+        on_error: Callable[[Exception], None] | None = None,
+        *,
+        name: str = "shell-call",
+    ) -> asyncio.Task | None:
+        """Run ``request(client)`` on the loop; its result or error comes back to a callback
+        on the GUI thread (the Anki ``QueryOp`` pattern), so views never block on I/O.
+
+        Without a client (services not up yet, or stopping) ``on_error`` gets
+        ``ApiUnavailable`` at once and no task starts."""
+        client = self.client
+        if client is None or self.shutting_down:
+            if on_error is not None:
+                on_error(ApiUnavailable())
+            return None
+        return self._spawn(self._call(client, request, on_done, on_error), name)
+
+    async def _call(self, client, request, on_done, on_error) -> None:
+        try:
+            result = await request(client)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # noqa: BLE001 - handed to the caller's callback
+            if on_error is None:
+                log.warning("background call failed: %s", error)
+                return
+            on_error(error)
+            return
+        on_done(result)
 
     # -- commands -----------------------------------------------------------------------
 

@@ -145,8 +145,12 @@ class MainWindow(QMainWindow):
 
         self.tabs = QTabWidget(central)
         self.tabs.setDocumentMode(True)
+        self.tabs.setObjectName("viewTabs")
+        self.views: dict[str, QWidget] = {}
+        # One tab per view, in this order: Pipelines, Runs, Jobs, Apply Review, Spend,
+        # Settings, Activity. Each view module owns its widgets and its API calls.
         self.activity = ActivityView(self.tabs)
-        self.tabs.addTab(self.activity, "Activity")
+        self.add_view("activity", self.activity, "Activity")
         root.addWidget(self.tabs, 1)
 
         footer = QHBoxLayout()
@@ -165,6 +169,16 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
         self._show_jobs_count()
         self._show_links()
+
+    def add_view(self, key: str, view: QWidget, title: str) -> None:
+        view.setObjectName(f"{key}View")
+        self.views[key] = view
+        self.tabs.addTab(view, title)
+
+    def show_view(self, key: str) -> QWidget:
+        view = self.views[key]
+        self.tabs.setCurrentWidget(view)
+        return view
 
     def _connect(self) -> None:
         c = self.controller

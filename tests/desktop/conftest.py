@@ -16,10 +16,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+from pathlib import Path
 
 import pytest
+import pytest_asyncio
 
+from backend.runtime.supervisor import Supervisor
 from desktop.qt_compat import QEventLoop
+from desktop.shell import ShellController
 
 
 @pytest.fixture
@@ -44,3 +49,43 @@ def qloop(qapp, qtbot):
         asyncio.events._set_running_loop(None)
         loop.close()
 
+
+
+# -- real services for view tests ---------------------------------------------------------
+#
+# One supervised instance (Temporal dev server, worker, API as real child processes) per
+# session, started on pytest-asyncio's session loop before any qasync loop exists (session
+# fixtures are set up before function fixtures). Its children log to files, so nothing
+# needs that idle loop while a view test runs on ``qloop``. A view test attaches a fresh
+# ShellController to it: a new ApiClient and SSE consumer on the qasync loop.
+
+DESKTOP_SOURCES = [{"kind": "demo_board", "id": "demo_board"}]
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def live_services(tmp_path_factory):
+    app_dir = tmp_path_factory.mktemp("desktop-app")
+    (app_dir / "settings.json").write_text(json.dumps({"sources": DESKTOP_SOURCES}),
+                                          encoding="utf-8")
+    supervisor = Supervisor(app_dir, temporal_ui=False)
+    await supervisor.start()
+    yield supervisor
+    await supervisor.stop()
+
+
+@pytest.fixture
+def live_controller(live_services, qloop, qtbot):
+    """A ShellController attached to the live services, its event stream already live."""
+    controller = ShellController(Path(live_services.info.app_dir))
+    states: list[str] = []
+    controller.stream_state.connect(states.append)
+    controller.attach(live_services.info)
+    qtbot.waitUntil(lambda: "live" in states, timeout=30_000)
+    yield controller
+    client = controller.client
+    for task in list(controller._tasks):
+        task.cancel()
+    controller.client = None
+    if client is not None:
+        closing = qloop.create_task(client.close())
+        qtbot.waitUntil(closing.done, timeout=10_000)
