@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
+from datetime import datetime, timezone
 from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Literal
@@ -88,13 +90,43 @@ class SmtpSettings(CamelModel):
         return bool(self.host and self.from_address)
 
 
+# One cron field: numbers, three-letter month / weekday names and ``*``, combined with
+# ``,`` ``-`` ``/``. Extensions some parsers know (``L``, ``W``, ``#``, ``?``, ``@daily``)
+# are refused up front, because Temporal's Schedule parser must accept what we save.
+_CRON_FIELD = re.compile(r"^(\*|[0-9]+|[A-Za-z]{3})([-/,](\*|[0-9]+|[A-Za-z]{3}))*$")
+CRON_FIELDS = "minute hour day-of-month month day-of-week"
+
+
+def validate_cron(expression: str) -> str:
+    """A normalized five-field cron expression, or ValueError with a message a user can act
+    on. ``cronsim`` checks ranges and that the expression can ever fire."""
+    from cronsim import CronSim, CronSimError
+
+    fields = expression.split()
+    if len(fields) != 5:
+        raise ValueError(f"cron must have five fields ({CRON_FIELDS}), got {len(fields)}:"
+                         f" {expression!r}")
+    bad = [field for field in fields if not _CRON_FIELD.match(field)]
+    if bad:
+        raise ValueError(f"cron field {bad[0]!r} is not supported; use numbers, names like"
+                         " MON or JAN, '*', ',', '-' and '/'")
+    normalized = " ".join(fields)
+    try:
+        CronSim(normalized, datetime(2000, 1, 1, tzinfo=timezone.utc))
+    except CronSimError as error:
+        raise ValueError(f"invalid cron {normalized!r}: {error}") from None
+    return normalized
+
+
 class DiscoveryScheduleSettings(CamelModel):
-    """Off by default; reconciled into the Temporal Schedule ``jobctrl-discovery-local``."""
+    """Off by default; reconciled into the Temporal Schedule ``jobctrl-discovery-local``.
+    The cron is evaluated in UTC (Temporal's default), like the spend day."""
 
     model_config = ConfigDict(extra="forbid")
 
     enabled: bool = False
-    cron: str = Field(default="0 8 * * 1-5", max_length=120)
+    cron: Annotated[str, AfterValidator(validate_cron)] = Field(
+        default="0 8 * * 1-5", max_length=120)
 
 
 class AppSettings(CamelModel):
