@@ -25,7 +25,8 @@ RUNS = "runs"
 PIPELINES = "pipelines"
 SPEND = "spend"
 SETTINGS = "settings"
-VIEW_KEYS = frozenset({ACTIVITY, JOBS, RUNS, PIPELINES, SPEND, SETTINGS})
+APPLY = "apply"  # Apply Review: the approval queue and the standing loop
+VIEW_KEYS = frozenset({ACTIVITY, JOBS, RUNS, PIPELINES, SPEND, SETTINGS, APPLY})
 
 
 def _views(*keys: str) -> frozenset[str]:
@@ -50,7 +51,7 @@ ROUTES: Mapping[str, frozenset[str]] = {
     # Per-job stages: the job's row and detail, the stage counts, the run's timeline;
     # a stage that ends may have spent on a model call.
     "StageStarted": _views(JOBS, PIPELINES, RUNS),
-    "StageCompleted": _views(JOBS, PIPELINES, RUNS, SPEND),
+    "StageCompleted": _views(JOBS, PIPELINES, RUNS, SPEND, APPLY),
     "StageFailed": _views(JOBS, PIPELINES, RUNS, SPEND),
     "StageExhausted": _views(JOBS, PIPELINES, RUNS, SPEND),
     "StageReset": _views(JOBS, PIPELINES, RUNS),
@@ -59,12 +60,12 @@ ROUTES: Mapping[str, frozenset[str]] = {
     "StageCanceled": _views(JOBS, PIPELINES, RUNS),
     "JobEnriched": _views(JOBS, PIPELINES),
     "EnrichmentFailed": _views(JOBS, PIPELINES),
-    "JobScored": _views(JOBS, PIPELINES, SPEND),
+    "JobScored": _views(JOBS, PIPELINES, SPEND, APPLY),
     "ResumeApproved": _views(JOBS, PIPELINES, SPEND),
     "ResumeFailed": _views(JOBS, PIPELINES),
     "CoverLetterGenerated": _views(JOBS, PIPELINES, SPEND),
-    "PdfRendered": _views(JOBS),
-    "JobUserStatusChanged": _views(JOBS, PIPELINES),
+    "PdfRendered": _views(JOBS, APPLY),
+    "JobUserStatusChanged": _views(JOBS, PIPELINES, APPLY),
     "CandidateProfileUpdated": _views(SETTINGS, PIPELINES),  # eligibility may change
 }
 
