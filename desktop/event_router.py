@@ -67,6 +67,16 @@ ROUTES: Mapping[str, frozenset[str]] = {
     "PdfRendered": _views(JOBS, APPLY),
     "JobUserStatusChanged": _views(JOBS, PIPELINES, APPLY),
     "CandidateProfileUpdated": _views(SETTINGS, PIPELINES),  # eligibility may change
+    # Apply lifecycle: the job (and its Apply Review row); a claim or its end is run news.
+    "ApplyApproved": _views(JOBS),
+    "ApplyRejected": _views(JOBS),
+    "ApplyStarted": _views(JOBS, RUNS),
+    "ApplyAwaitingApproval": _views(JOBS, RUNS),
+    "ApplyPacketReady": _views(JOBS, RUNS),
+    "ApplySubmitted": _views(JOBS, RUNS),
+    "ApplyMarkedApplied": _views(JOBS, PIPELINES),
+    "ApplyFailed": _views(JOBS, RUNS),
+    "ApplyCanceled": _views(JOBS, RUNS),
 }
 
 

@@ -215,6 +215,20 @@ def _pipeline_step(what: str, tone: Tone) -> Callable[[Payload], tuple[str, Tone
     return describe
 
 
+def _apply(text: str, tone: Tone) -> Callable[[Payload, JobLabels], tuple[str, Tone]]:
+    """Apply lifecycle rows: ``apply for <job>: <text>`` plus the event's detail."""
+
+    def describe(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+        detail = p.get("errorCode") or p.get("reason") or p.get("recipient") or ""
+        if p.get("dryRun"):
+            detail = "dry run, nothing sent"
+        if p.get("targetKind") and not detail:
+            detail = str(p["targetKind"]).replace("_", " ")
+        return f"apply for {_job(p, labels)}: {text}" + (f" ({detail})" if detail else ""), tone
+
+    return describe
+
+
 def _payload_only(
     describer: Callable[[Payload], tuple[str, Tone]],
 ) -> Callable[[Payload, JobLabels], tuple[str, Tone]]:
@@ -253,6 +267,15 @@ DESCRIBERS: dict[str, Callable[[Payload, JobLabels], tuple[str, Tone]]] = {
     "PipelineStepStarted": _payload_only(_pipeline_step("started", "info")),
     "PipelineStepCompleted": _payload_only(_pipeline_step("completed", "success")),
     "PipelineStepFailed": _payload_only(_pipeline_step("failed", "error")),
+    "ApplyApproved": _apply("approved", "info"),
+    "ApplyRejected": _apply("rejected", "info"),
+    "ApplyStarted": _apply("started", "info"),
+    "ApplyAwaitingApproval": _apply("waiting for approval", "warning"),
+    "ApplyPacketReady": _apply("packet ready, finish it by hand", "success"),
+    "ApplySubmitted": _apply("email sent", "success"),
+    "ApplyMarkedApplied": _apply("marked applied", "success"),
+    "ApplyFailed": _apply("failed", "error"),
+    "ApplyCanceled": _apply("canceled", "warning"),
 }
 
 

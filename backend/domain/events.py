@@ -270,6 +270,65 @@ class PipelineStepFailed(_PipelineStepEvent):
     retryable: bool
 
 
+# --- Apply lifecycle (per job; folded into apply_run_projections) -------------------------
+
+ApplyTargetKind = Literal["browser_form", "email", "unknown"]
+
+
+class ApplyApproved(_JobEvent):
+    """The user approved this job in Apply Review; for email, the exact recipient and
+    attachment list."""
+
+    recipient: str | None = None
+    attachments: list[str] = Field(default_factory=list)
+
+
+class ApplyRejected(_JobEvent):
+    reason: str | None = Field(default=None, max_length=500)
+
+
+class ApplyStarted(_JobEvent):
+    """An ApplyWorkflow run claimed the job: its one live attempt."""
+
+    target_kind: ApplyTargetKind
+
+
+class ApplyAwaitingApproval(_JobEvent):
+    """The claim was given back: the job needs (a new) approval first."""
+
+    reason: str
+
+
+class ApplyPacketReady(_JobEvent):
+    """Packet built; the job waits for the user to complete and mark it applied."""
+
+    target_kind: ApplyTargetKind
+    target_url: str | None = None
+    resume_pdf: str
+    cover_letter_pdf: str
+    answers: dict[str, str] = Field(default_factory=dict)
+    dry_run: bool = False
+
+
+class ApplySubmitted(_JobEvent):
+    channel: Literal["email"]
+    recipient: str
+    message_id: str
+
+
+class ApplyMarkedApplied(_JobEvent):
+    pass
+
+
+class ApplyFailed(_JobEvent):
+    error_code: str = Field(pattern=STEP_ERROR_CODE_PATTERN)
+    retryable: bool
+
+
+class ApplyCanceled(_JobEvent):
+    pass
+
+
 EVENT_TYPES: tuple[type[DomainEvent], ...] = (
     DiscoveryRunStarted,
     JobDiscovered,
@@ -302,6 +361,15 @@ EVENT_TYPES: tuple[type[DomainEvent], ...] = (
     PipelineStepStarted,
     PipelineStepCompleted,
     PipelineStepFailed,
+    ApplyApproved,
+    ApplyRejected,
+    ApplyStarted,
+    ApplyAwaitingApproval,
+    ApplyPacketReady,
+    ApplySubmitted,
+    ApplyMarkedApplied,
+    ApplyFailed,
+    ApplyCanceled,
 )
 
 EVENT_BY_NAME: dict[str, type[DomainEvent]] = {cls.event_type: cls for cls in EVENT_TYPES}

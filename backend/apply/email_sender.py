@@ -1,0 +1,89 @@
+"""Sending an application through the user's own SMTP account.
+
+The message is built deterministically from the submit intent (its Message-ID is derived
+from the intent key), so the one send that may happen is traceable. Whether a send may
+happen at all is decided by the submit intent in the store, never here."""
+
+from __future__ import annotations
+
+import mimetypes
+import smtplib
+import ssl
+from dataclasses import dataclass
+from email.message import EmailMessage
+from email.utils import formatdate
+from pathlib import Path
+
+from backend.config import SmtpSettings
+
+
+class SmtpSendError(Exception):
+    """A typed SMTP failure: ``code`` is bounded, the message carries no secrets."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class Application:
+    recipient: str
+    subject: str
+    body: str
+    attachments: list[str]
+    intent_key: str
+
+
+def application_subject(title: str, company: str) -> str:
+    return f"Application: {title} ({company})"
+
+
+def application_body(*, candidate: str, title: str, company: str) -> str:
+    return (f"Hello {company} team,\n\nplease find attached my application for the {title}"
+            f" position: my resume and a cover letter.\n\nKind regards,\n{candidate}\n")
+
+
+def build_message(app: Application, *, from_address: str) -> EmailMessage:
+    message = EmailMessage()
+    message["From"] = from_address
+    message["To"] = app.recipient
+    message["Subject"] = app.subject
+    message["Date"] = formatdate(localtime=False)
+    domain = from_address.rsplit("@", 1)[-1] or "localhost"
+    message["Message-ID"] = f"<{app.intent_key}@{domain}>"
+    message.set_content(app.body)
+    for path in app.attachments:
+        data = Path(path).read_bytes()
+        mime = mimetypes.guess_type(path)[0] or "application/octet-stream"
+        main, sub = mime.split("/", 1)
+        message.add_attachment(data, maintype=main, subtype=sub, filename=Path(path).name)
+    return message
+
+
+def send_application(settings: SmtpSettings, password: str | None, app: Application,
+                     *, timeout: float = 30) -> str:
+    """Blocking send (run it in a thread); returns the Message-ID."""
+    if not settings.configured:
+        raise SmtpSendError("smtp_not_configured", "No SMTP host or from address is set.")
+    message = build_message(app, from_address=settings.from_address or "")
+    try:
+        if settings.security == "ssl":
+            client: smtplib.SMTP = smtplib.SMTP_SSL(
+                settings.host, settings.port, timeout=timeout,
+                context=ssl.create_default_context())
+        else:
+            client = smtplib.SMTP(settings.host, settings.port, timeout=timeout)
+        with client:
+            if settings.security == "starttls":
+                client.starttls(context=ssl.create_default_context())
+            if settings.username:
+                client.login(settings.username, password or "")
+            client.send_message(message)
+    except smtplib.SMTPAuthenticationError:
+        raise SmtpSendError("authentication", "The SMTP server refused the login.") from None
+    except smtplib.SMTPRecipientsRefused:
+        raise SmtpSendError("smtp_recipient_refused", "The recipient was refused.") from None
+    except (smtplib.SMTPException, OSError) as error:
+        raise SmtpSendError("smtp_unavailable",
+                            f"SMTP failed: {type(error).__name__}") from None
+    return str(message["Message-ID"])
