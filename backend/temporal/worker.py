@@ -22,11 +22,14 @@ from backend.runtime.reconciler import reconcile_runs
 from backend.runtime.task_queue import TaskQueueObserver
 from backend.store.db import Database
 from backend.store.heartbeats import write_heartbeat
+from backend.temporal.activities.batch import BatchActivities
 from backend.temporal.activities.discovery import DiscoveryActivities
 from backend.temporal.activities.preparation import PreparationActivities
 from backend.temporal.activities.spend import SpendActivities
 from backend.temporal.client import connect_with_retry
 from backend.temporal.interceptors import ActivitySlotTracker
+from backend.temporal.schedule import reconcile_from_settings_file, schedule_reconcile_loop
+from backend.temporal.workflows.batch import BatchStageWorkflow
 from backend.temporal.workflows.discover import DiscoverWorkflow
 from backend.temporal.workflows.preparation import JobPreparationWorkflow
 
@@ -72,6 +75,7 @@ def preparation_activities(db: Database, paths: AppPaths) -> list:
         preparation.render_pdfs,
         preparation.reconcile_stage_failure,
         preparation.record_workflow_lifecycle,
+        BatchActivities(db).cancel_batch_items,
     ]
 
 
@@ -92,14 +96,17 @@ async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event
         max_concurrent_activities=ORCHESTRATION_ACTIVITY_SLOTS, **common,
     )
     preparation = Worker(
-        client, task_queue=PREP_TASK_QUEUE, workflows=[JobPreparationWorkflow],
+        client, task_queue=PREP_TASK_QUEUE,
+        workflows=[JobPreparationWorkflow, BatchStageWorkflow],
         activities=preparation_activities(db, paths),
         max_concurrent_activities=slots, **common,
     )
     await reconcile_safely(db, client)  # before accepting work, as the spec asks
+    await reconcile_from_settings_file(paths, client)  # the discovery schedule, too
     try:
         async with orchestration, preparation:
             reconciler = asyncio.create_task(reconcile_loop(db, client, stop))
+            schedules = asyncio.create_task(schedule_reconcile_loop(paths, client, stop))
             observer = TaskQueueObserver(
                 client.workflow_service, namespace=settings.temporal.namespace,
                 task_queues=[TASK_QUEUE, PREP_TASK_QUEUE],
@@ -108,7 +115,7 @@ async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event
                 heartbeat_loop(db, identity, tracker, task_queues=observer))
             log.info("worker %s polling %s at %s", identity.worker_id, TASK_QUEUE, temporal_address)
             await stop.wait()
-            for task in (beats, reconciler):
+            for task in (beats, reconciler, schedules):
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task

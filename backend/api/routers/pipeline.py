@@ -12,9 +12,23 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from backend.api.errors import ApiError, error_responses
 from backend.api.security import require_token
-from backend.config import TASK_QUEUE
+from backend.config import PREP_TASK_QUEUE, TASK_QUEUE
 from backend.domain.model import CamelModel
+from backend.pipeline.batch import (
+    BATCH_STAGES,
+    MAX_BATCH_JOBS,
+    MAX_WORKERS,
+    batch_stages,
+    batch_workflow_id,
+)
 from backend.store.stages import runnable_jobs
+from backend.store.staleness import (
+    busy_jobs,
+    existing_jobs,
+    stale_material_jobs,
+    stale_score_jobs,
+)
+from backend.temporal.batch_contracts import BatchInput
 from backend.temporal.contracts import DiscoverInput
 from backend.temporal.dispatch import stages_from, start_preparation
 from backend.temporal.workflows.discover import DISCOVER_WORKFLOW_ID
@@ -32,6 +46,14 @@ class RunStageRequest(CamelModel):
     source_ids: list[str] | None = Field(
         default=None, min_length=1, description="Only these configured sources (default: all enabled)"
     )
+    job_keys: list[str] | None = Field(
+        default=None, min_length=1, max_length=MAX_BATCH_JOBS,
+        description="A selected batch (tailor or cover only): run the stage and everything "
+        "downstream for exactly these jobs, in waves of ``workers``")
+    workers: int | None = Field(
+        default=None, ge=1, le=MAX_WORKERS,
+        description="Jobs of the selected batch in flight at once (default: the worker's "
+        "activity slots, at most 16)")
 
 
 class RunStageAccepted(CamelModel):
@@ -44,6 +66,10 @@ class RunStageAccepted(CamelModel):
     started_workflows: int | None = Field(
         default=None, description="Per-job stages: preparation workflows started")
     noop_reason: str | None = None
+    workers: int | None = Field(default=None, description="Selected batch: jobs in flight at once")
+    job_count: int | None = Field(default=None, description="Selected batch: jobs it runs")
+    busy_job_keys: list[str] | None = Field(
+        default=None, description="Selected jobs left out because they are being prepared")
 
 
 @router.post(
@@ -59,6 +85,8 @@ async def run_stage(body: RunStageRequest, request: Request) -> RunStageAccepted
         unknown = sorted(set(body.source_ids) - known)
         if unknown:
             raise ApiError(422, "unknown_source", f"Unknown source ids: {', '.join(unknown)}")
+    if body.job_keys is not None or body.workers is not None:
+        return await _run_selected_batch(context, body)
     client = await context.require_runtime()
     if body.stage != "discover":
         return await _run_job_stage_everywhere(context, client, body.stage)
@@ -108,3 +136,99 @@ async def _run_job_stage_everywhere(context, client, stage: str):
             heartbeat_timeout_s=context.settings.stage_heartbeat_timeout_s)
         started += 0 if result.already_running else 1
     return RunStageAccepted(stage=stage, started_workflows=started)
+
+
+
+# -- selected Tailor / Cover batches ---------------------------------------------------------
+
+
+async def _run_selected_batch(context, body: RunStageRequest):
+    """Start ``BatchStageWorkflow`` for exactly the selected jobs. Bad input (a stage that
+    is not Tailor or Cover, workers without jobs, unknown jobs) is a 422 that starts
+    nothing; selected jobs that are being prepared right now are left out and named."""
+    if body.stage not in BATCH_STAGES:
+        raise ApiError(422, "batch_stage_unsupported",
+                       "A selected batch runs tailor or cover.", fields=["stage"])
+    if body.job_keys is None:
+        raise ApiError(422, "workers_without_jobs",
+                       "workers applies to a selected batch: send jobKeys too.",
+                       fields=["jobKeys"])
+    job_ids = list(dict.fromkeys(body.job_keys))
+    known = await existing_jobs(context.db, job_ids)
+    unknown = [job for job in job_ids if job not in known]
+    if unknown:
+        raise ApiError(422, "unknown_job", f"Unknown job keys: {', '.join(unknown[:20])}",
+                       fields=["jobKeys"])
+    busy = await busy_jobs(context.db, job_ids)
+    selected = [job for job in job_ids if job not in busy]
+    if not selected:
+        noop = RunStageAccepted(stage=body.stage, started_workflows=0,
+                                noop_reason="nothing_eligible", busy_job_keys=sorted(busy))
+        return JSONResponse(noop.model_dump(by_alias=True), status_code=200)
+    client = await context.require_runtime()
+    workers = body.workers or min(context.settings.worker_activity_slots, MAX_WORKERS)
+    workflow_id = batch_workflow_id(body.stage, selected)
+    already = False
+    try:
+        handle = await client.start_workflow(
+            "BatchStageWorkflow",
+            BatchInput(stages=batch_stages(body.stage), job_ids=selected, workers=workers,
+                       heartbeat_timeout_s=context.settings.stage_heartbeat_timeout_s),
+            id=workflow_id, task_queue=PREP_TASK_QUEUE)
+        run_id = handle.first_execution_run_id
+    except WorkflowAlreadyStartedError as running:
+        run_id, already = running.run_id, True
+    return RunStageAccepted(
+        stage=body.stage, workflow_id=workflow_id, run_id=workflow_id,
+        first_execution_run_id=run_id, already_running=already,
+        started_workflows=0 if already else 1, workers=workers, job_count=len(selected),
+        busy_job_keys=sorted(busy))
+
+
+# -- stale-policy bulk actions --------------------------------------------------------------
+
+
+class PolicyActionAccepted(CamelModel):
+    action: Literal["rescore_stale", "retailor_stale"]
+    stale_jobs: int = Field(description="Jobs stale under the current policy")
+    started_workflows: int = Field(description="Preparation workflows started for them")
+    job_keys: list[str]
+    noop_reason: str | None = None
+
+
+@router.post("/v1/pipeline/actions/rescore-stale", status_code=202,
+             response_model=PolicyActionAccepted, responses=error_responses(401, 403, 503))
+async def rescore_stale(request: Request):
+    """Rescore every job whose score predates the saved profile (then Tailor / Cover / PDF
+    run only where they are not yet done). 200 with ``noopReason`` when nothing is stale."""
+    context = request.app.state.context
+    job_ids = await stale_score_jobs(context.db)
+    return await _policy_rerun(context, "rescore_stale", job_ids, force=["score"])
+
+
+@router.post("/v1/pipeline/actions/retailor-stale", status_code=202,
+             response_model=PolicyActionAccepted, responses=error_responses(401, 403, 503))
+async def retailor_stale(request: Request):
+    """Re-tailor (resume, cover letter, PDFs) every job whose materials predate the saved
+    profile, or whose Tailor was skipped below a fit threshold its score now meets."""
+    context = request.app.state.context
+    job_ids = await stale_material_jobs(context.db,
+                                        min_fit_score=context.settings.min_fit_score)
+    return await _policy_rerun(context, "retailor_stale", job_ids,
+                               force=["tailor", "cover", "pdf"])
+
+
+async def _policy_rerun(context, action: str, job_ids: list[str], *, force: list[str]):
+    if not job_ids:
+        noop = PolicyActionAccepted(action=action, stale_jobs=0, started_workflows=0,
+                                    job_keys=[], noop_reason="nothing_stale")
+        return JSONResponse(noop.model_dump(by_alias=True), status_code=200)
+    client = await context.require_runtime()
+    started = 0
+    for job_id in job_ids:
+        result = await start_preparation(
+            client, job_id, stages=stages_from(force[0]), force=force,
+            heartbeat_timeout_s=context.settings.stage_heartbeat_timeout_s)
+        started += 0 if result.already_running else 1
+    return PolicyActionAccepted(action=action, stale_jobs=len(job_ids),
+                                started_workflows=started, job_keys=job_ids)
