@@ -29,6 +29,13 @@ class ApiRequestError(RuntimeError):
         self.message = message
 
 
+class ApiUnavailable(RuntimeError):
+    """A call was asked for while the API is not running (starting, failed or stopping)."""
+
+    def __init__(self) -> None:
+        super().__init__("JobCtrl's services are not running yet.")
+
+
 @dataclass(frozen=True)
 class StreamedEvent:
     id: int

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 import httpx
 
-from desktop.client import ApiRequestError, StreamedEvent
+from desktop.client import ApiRequestError, ApiUnavailable, StreamedEvent
 
 Tone = Literal["info", "success", "warning", "error"]
 Payload = dict[str, Any]
@@ -325,6 +325,8 @@ def describe_api_error(error: BaseException) -> str:
     if isinstance(error, ApiRequestError):
         title = ERROR_TITLES.get(error.code) or error.code.replace("_", " ").capitalize()
         return f"{title}: {error.message}"
+    if isinstance(error, ApiUnavailable):
+        return str(error)
     if isinstance(error, httpx.TransportError):
         return f"API not reachable ({type(error).__name__}); is it running?"
     return f"Unexpected error: {error}"

@@ -22,7 +22,7 @@ from PySide6.QtCore import QObject, Signal
 from backend.config import RuntimeInfo
 from backend.runtime.services import ServiceStatus
 from backend.runtime.supervisor import Supervisor
-from desktop.client import ApiClient, ApiRequestError, StreamedEvent
+from desktop.client import ApiClient, ApiRequestError, ApiUnavailable, StreamedEvent
 from desktop.event_router import EventRouter
 from desktop.formatting import describe_accepted, describe_api_error
 from desktop.qt_compat import emit
@@ -35,13 +35,6 @@ STREAM_ERROR_RETRY_S = 2.0
 T = TypeVar("T")
 SupervisorFactory = Callable[..., Supervisor]
 ClientFactory = Callable[[RuntimeInfo], ApiClient]
-
-
-class ApiUnavailable(RuntimeError):
-    """A call was asked for while the API is not running (starting, failed or stopping)."""
-
-    def __init__(self) -> None:
-        super().__init__("JobCtrl's services are not running yet.")
 
 
 @dataclass(frozen=True)

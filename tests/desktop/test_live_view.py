@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from desktop.client import ApiClient
+from desktop.client import ApiClient, ApiUnavailable
 from desktop.event_router import JOBS
-from desktop.shell import ApiUnavailable, ShellController
+from desktop.shell import ShellController
 from desktop.views.live_view import LiveView
 
 pytestmark = [pytest.mark.desktop, pytest.mark.integration]
