@@ -11,7 +11,7 @@ import json
 import os
 import re
 import secrets
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Literal
@@ -112,7 +112,7 @@ def validate_cron(expression: str) -> str:
                          " MON or JAN, '*', ',', '-' and '/'")
     normalized = " ".join(fields)
     try:
-        CronSim(normalized, datetime(2000, 1, 1, tzinfo=timezone.utc))
+        CronSim(normalized, datetime(2000, 1, 1, tzinfo=UTC))
     except CronSimError as error:
         raise ValueError(f"invalid cron {normalized!r}: {error}") from None
     return normalized

@@ -17,6 +17,7 @@ from backend.api.routers import (
     operations,
     pipeline,
     profile,
+    schedule,
     secrets,
     settings,
     spend,
@@ -66,6 +67,6 @@ def create_app(
 
     app.add_middleware(LoopbackHostMiddleware)
     for module in (health, pipeline, events, jobs, profile, settings, spend, secrets,
-                   workflow_runs, activity, operations):
+                   workflow_runs, activity, operations, schedule):
         app.include_router(module.router)
     return app

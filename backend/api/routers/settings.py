@@ -9,12 +9,13 @@ from fastapi import APIRouter, Body, Depends, Request
 from pydantic import ValidationError
 
 from backend.api.errors import ApiError, error_responses
+from backend.api.routers.schedule import reconcile_after_settings_save
 from backend.api.security import require_token
 from backend.config import AppSettings, save_settings
 
 router = APIRouter(tags=["settings"], dependencies=[Depends(require_token)])
 
-NESTED = ("llm", "temporal")  # objects merged key by key; everything else is replaced
+NESTED = ("llm", "temporal", "discoverySchedule")  # merged key by key; the rest is replaced
 
 
 def merge_patch(current: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
@@ -46,5 +47,6 @@ async def patch_settings(request: Request, patch: dict[str, Any] = Body(...)) ->
                            for e in error.errors()[:5]),
                        fields=fields) from None
     save_settings(context.paths, updated)
-    context.settings = updated
+    before, context.settings = context.settings, updated
+    await reconcile_after_settings_save(context, before, updated)  # no worker restart needed
     return updated
