@@ -11,11 +11,13 @@ from backend.store import materials
 from backend.store.db import Database
 from backend.store.stages import read_rows
 
-SortKey = Literal["firstSeen", "score", "title", "company", "postedAt"]
+SortKey = Literal["firstSeen", "score", "title", "company", "location", "postedAt"]
 SORT_SQL = {
     "firstSeen": "j.first_seen_at", "score": "score", "title": "j.title COLLATE NOCASE",
-    "company": "j.company COLLATE NOCASE", "postedAt": "j.posted_at",
+    "company": "j.company COLLATE NOCASE", "location": "j.location COLLATE NOCASE",
+    "postedAt": "j.posted_at",
 }
+UNMARKED = "none"  # user_status filter value: jobs neither applied nor skipped
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,14 @@ def _where(filters: JobFilter) -> tuple[str, list]:
         clauses.append("EXISTS (SELECT 1 FROM job_stage_states t WHERE t.job_id = j.job_id"
                        " AND t.stage = ? AND t.status = ?)")
         params += [filters.stage, filters.stage_status]
-    if filters.user_status:
+    elif filters.stage_status:
+        # Without a stage: any stage in that status (e.g. "failed" = needs attention).
+        clauses.append("EXISTS (SELECT 1 FROM job_stage_states t WHERE t.job_id = j.job_id"
+                       " AND t.status = ?)")
+        params.append(filters.stage_status)
+    if filters.user_status == UNMARKED:
+        clauses.append("j.user_status IS NULL")
+    elif filters.user_status:
         clauses.append("j.user_status = ?")
         params.append(filters.user_status)
     return " AND ".join(clauses), params

@@ -13,7 +13,7 @@ from backend.api.errors import ApiError, error_responses
 from backend.api.security import require_token
 from backend.domain import events as ev
 from backend.domain.model import CamelModel
-from backend.domain.stages import ACTIVE_STATUSES, STAGES
+from backend.domain.stages import ACTIVE_STATUSES, STAGES, StageStatus
 from backend.store import stages as stage_store
 from backend.store.discovery import list_runs
 from backend.store.events import append_event
@@ -59,8 +59,11 @@ async def get_jobs(
     remote: Literal["remote", "hybrid", "onsite", "unknown"] | None = None,
     min_score: int | None = Query(default=None, alias="minScore", ge=0, le=100),
     stage: StageName | None = None,
-    stage_status: str | None = Query(default=None, alias="stageStatus", max_length=20),
-    user_status: Literal["applied", "skipped"] | None = Query(default=None, alias="userStatus"),
+    stage_status: StageStatus | None = Query(
+        default=None, alias="stageStatus",
+        description="With ``stage``: that stage's status; alone: any stage in that status"),
+    user_status: Literal["applied", "skipped", "none"] | None = Query(
+        default=None, alias="userStatus", description="``none``: neither applied nor skipped"),
     sort: SortKey = "firstSeen",
     order: Literal["asc", "desc"] = "desc",
     limit: int = Query(default=50, ge=1, le=500),
