@@ -22,11 +22,13 @@ RECONNECT_MAX_S = 10.0
 class ApiRequestError(RuntimeError):
     """A typed error answer from the API: ``{"error": {"code", "message"}}``."""
 
-    def __init__(self, status: int, code: str, message: str):
+    def __init__(self, status: int, code: str, message: str,
+                 fields: list[str] | None = None):
         super().__init__(f"{status} {code}: {message}")
         self.status = status
         self.code = code
         self.message = message
+        self.fields = list(fields or [])  # the settings/body fields a 422 names
 
 
 class ApiUnavailable(RuntimeError):
@@ -114,6 +116,29 @@ class ApiClient:
     async def discovery_runs(self, *, limit: int = 20) -> list[dict[str, Any]]:
         return await self._json("GET", "/v1/discovery-runs", params={"limit": limit})
 
+    async def pipeline_operations(self) -> dict[str, Any]:
+        return await self._json("GET", "/v1/pipeline/operations")
+
+    async def discovery_schedule(self) -> dict[str, Any]:
+        return await self._json("GET", "/v1/discovery-schedule")
+
+    async def secret_names(self) -> dict[str, Any]:
+        return await self._json("GET", "/v1/secrets")
+
+    async def put_secret(self, name: str, value: str) -> None:
+        response = await self._http.put(f"/v1/secrets/{name}", json={"value": value})
+        if response.status_code >= 400:
+            raise _typed_error(response)
+
+    async def test_llm(self, llm: dict[str, Any] | None = None,
+                       timeout_s: float | None = None) -> dict[str, Any]:
+        body: dict[str, Any] = {}
+        if llm is not None:
+            body["llm"] = llm
+        if timeout_s is not None:
+            body["timeoutS"] = timeout_s
+        return await self._json("POST", "/v1/settings/llm/test", json=body)
+
     async def events(
         self,
         last_event_id: int | None = None,
@@ -153,6 +178,7 @@ class ApiClient:
 def _typed_error(response: httpx.Response) -> ApiRequestError:
     try:
         error = response.json()["error"]
-        return ApiRequestError(response.status_code, error["code"], error["message"])
+        return ApiRequestError(response.status_code, error["code"], error["message"],
+                               error.get("fields"))
     except (ValueError, KeyError, TypeError):
         return ApiRequestError(response.status_code, "http_error", response.text[:200])

@@ -14,6 +14,7 @@ from backend.api.routers import (
     events,
     health,
     jobs,
+    llm_check,
     operations,
     pipeline,
     profile,
@@ -67,6 +68,6 @@ def create_app(
 
     app.add_middleware(LoopbackHostMiddleware)
     for module in (health, pipeline, events, jobs, profile, settings, spend, secrets,
-                   workflow_runs, activity, operations, schedule):
+                   workflow_runs, activity, operations, schedule, llm_check):
         app.include_router(module.router)
     return app
