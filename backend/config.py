@@ -19,6 +19,7 @@ from typing import Annotated, Literal
 import platformdirs
 from pydantic import AfterValidator, ConfigDict, Field
 
+from backend.contacts.policy import ContactSourceConfig
 from backend.domain.model import CamelModel, Usd
 from backend.sources.config import DEFAULT_SOURCES, SourceConfig
 
@@ -153,6 +154,9 @@ class AppSettings(CamelModel):
     apply_dry_run: bool = Field(default=False, description="Prepare packets, never send")
     smtp: SmtpSettings = SmtpSettings()
     discovery_schedule: DiscoveryScheduleSettings = DiscoveryScheduleSettings()
+    contact_research_sources: list[ContactSourceConfig] = Field(
+        default_factory=list,
+        description="Public sources contact research may fetch (opt-in; none by default)")
 
 
 def default_app_dir() -> Path:

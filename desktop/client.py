@@ -139,6 +139,14 @@ class ApiClient:
             body["timeoutS"] = timeout_s
         return await self._json("POST", "/v1/settings/llm/test", json=body)
 
+    async def research_contacts(self, job_key: str) -> dict[str, Any]:
+        """Start supervised contact research for one job (202 with task and workflow id)."""
+        return await self._json("POST", f"/v1/jobs/{job_key}/actions/research-contacts")
+
+    async def contacts(self, job_key: str) -> dict[str, Any]:
+        """``{"tasks": [...], "candidates": [...]}`` of one job's contact research."""
+        return await self._json("GET", f"/v1/jobs/{job_key}/contacts")
+
     async def events(
         self,
         last_event_id: int | None = None,

@@ -77,6 +77,12 @@ ROUTES: Mapping[str, frozenset[str]] = {
     "ApplyMarkedApplied": _views(JOBS, PIPELINES),
     "ApplyFailed": _views(JOBS, RUNS),
     "ApplyCanceled": _views(JOBS, RUNS),
+    # Contact research: the job's contacts panel; the run list; an extraction may spend.
+    "ContactResearchRequested": _views(JOBS, RUNS),
+    "ContactResearchStarted": _views(JOBS, RUNS),
+    "ContactCandidateFound": _views(JOBS),
+    "ContactResearchCompleted": _views(JOBS, RUNS, SPEND),
+    "ContactResearchFailed": _views(JOBS, RUNS, SPEND),
 }
 
 

@@ -229,6 +229,25 @@ def _apply(text: str, tone: Tone) -> Callable[[Payload, JobLabels], tuple[str, T
     return describe
 
 
+def _contact(what: str, tone: Tone) -> Callable[[Payload, JobLabels], tuple[str, Tone]]:
+    def describe(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+        text = f"contact research for {_job(p, labels)} {p.get('status') or what}"
+        if p.get("candidateCount") is not None:
+            text += f": {p['candidateCount']} candidate{'s' if p['candidateCount'] != 1 else ''}"
+        if p.get("errorCode"):
+            text += f": {p['errorCode']}"
+        return text, tone
+
+    return describe
+
+
+def _contact_found(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    who = p.get("name") or p.get("email") or "a contact"
+    role = f", {p['title']}" if p.get("title") else ""
+    return (f"contact for {_job(p, labels)}: {who}{role}"
+            f" ({p.get('confidencePct', '?')}% confidence)"), "info"
+
+
 def _payload_only(
     describer: Callable[[Payload], tuple[str, Tone]],
 ) -> Callable[[Payload, JobLabels], tuple[str, Tone]]:
@@ -276,6 +295,11 @@ DESCRIBERS: dict[str, Callable[[Payload, JobLabels], tuple[str, Tone]]] = {
     "ApplyMarkedApplied": _apply("marked applied", "success"),
     "ApplyFailed": _apply("failed", "error"),
     "ApplyCanceled": _apply("canceled", "warning"),
+    "ContactResearchRequested": _contact("requested", "info"),
+    "ContactResearchStarted": _contact("started", "info"),
+    "ContactCandidateFound": _contact_found,
+    "ContactResearchCompleted": _contact("completed", "success"),
+    "ContactResearchFailed": _contact("failed", "error"),
 }
 
 

@@ -24,6 +24,7 @@ from backend.api.routers import (
     spend,
     workflow_runs,
 )
+from backend.api.routers import contacts as contact_routes
 from backend.api.security import LoopbackHostMiddleware, require_token
 from backend.api.sse import EventTail
 from backend.config import AppPaths, load_settings
@@ -70,4 +71,5 @@ def create_app(
     for module in (health, pipeline, events, jobs, profile, settings, spend, secrets,
                    workflow_runs, activity, operations, schedule, llm_check):
         app.include_router(module.router)
+    app.include_router(contact_routes.router)
     return app

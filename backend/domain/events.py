@@ -13,6 +13,7 @@ from typing import ClassVar, Literal
 from pydantic import ConfigDict, Field, model_serializer
 from pydantic.alias_generators import to_camel
 
+from backend.contacts.model import SourceAttempt as ContactSourceAttempt
 from backend.domain.clock import utc_now_iso
 from backend.domain.model import CamelModel
 
@@ -329,6 +330,52 @@ class ApplyCanceled(_JobEvent):
     pass
 
 
+# --- Contact & Outreach: supervised contact research (ContactResearchWorkflow) ------------
+
+
+class _ContactTaskEvent(DomainEvent):
+    """One research task for one job. ``runId`` is null for the API's request fact."""
+
+    job_id: str
+    task_id: str
+    workflow_id: str
+    run_id: str | None = None
+
+
+class ContactResearchRequested(_ContactTaskEvent):
+    pass
+
+
+class ContactResearchStarted(_ContactTaskEvent):
+    pass
+
+
+class ContactCandidateFound(_ContactTaskEvent):
+    """A person (or named inbox) the sources name; absent facts stay null."""
+
+    candidate_id: str
+    contact_id: str
+    name: str | None = None
+    title: str | None = None
+    email: str | None = None
+    source_url: str | None = None
+    confidence_pct: int = Field(ge=0, le=100)
+    evidence: str = Field(max_length=300)
+
+
+class ContactResearchCompleted(_ContactTaskEvent):
+    candidate_count: int = Field(ge=0)
+    source_attempts: list[ContactSourceAttempt] = Field(default_factory=list)
+    provider: str
+    model: str
+
+
+class ContactResearchFailed(_ContactTaskEvent):
+    status: Literal["failed", "canceled"]
+    error_code: str
+    source_attempts: list[ContactSourceAttempt] = Field(default_factory=list)
+
+
 EVENT_TYPES: tuple[type[DomainEvent], ...] = (
     DiscoveryRunStarted,
     JobDiscovered,
@@ -370,6 +417,11 @@ EVENT_TYPES: tuple[type[DomainEvent], ...] = (
     ApplyMarkedApplied,
     ApplyFailed,
     ApplyCanceled,
+    ContactResearchRequested,
+    ContactResearchStarted,
+    ContactCandidateFound,
+    ContactResearchCompleted,
+    ContactResearchFailed,
 )
 
 EVENT_BY_NAME: dict[str, type[DomainEvent]] = {cls.event_type: cls for cls in EVENT_TYPES}

@@ -23,6 +23,7 @@ from backend.runtime.task_queue import TaskQueueObserver
 from backend.store.db import Database
 from backend.store.heartbeats import write_heartbeat
 from backend.temporal.activities.batch import BatchActivities
+from backend.temporal.activities.contacts import ContactActivities
 from backend.temporal.activities.discovery import DiscoveryActivities
 from backend.temporal.activities.preparation import PreparationActivities
 from backend.temporal.activities.spend import SpendActivities
@@ -30,6 +31,7 @@ from backend.temporal.client import connect_with_retry
 from backend.temporal.interceptors import ActivitySlotTracker
 from backend.temporal.schedule import reconcile_from_settings_file, schedule_reconcile_loop
 from backend.temporal.workflows.batch import BatchStageWorkflow
+from backend.temporal.workflows.contact_research import ContactResearchWorkflow
 from backend.temporal.workflows.discover import DiscoverWorkflow
 from backend.temporal.workflows.preparation import JobPreparationWorkflow
 
@@ -76,7 +78,14 @@ def preparation_activities(db: Database, paths: AppPaths) -> list:
         preparation.reconcile_stage_failure,
         preparation.record_workflow_lifecycle,
         BatchActivities(db).cancel_batch_items,
+        *contact_activities(db, paths),
     ]
+
+
+def contact_activities(db: Database, paths: AppPaths) -> list:
+    contacts = ContactActivities(db, paths)
+    return [contacts.open_contact_research, contacts.research_contact_candidates,
+            contacts.close_contact_research]
 
 
 async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event) -> None:
@@ -97,7 +106,7 @@ async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event
     )
     preparation = Worker(
         client, task_queue=PREP_TASK_QUEUE,
-        workflows=[JobPreparationWorkflow, BatchStageWorkflow],
+        workflows=[JobPreparationWorkflow, BatchStageWorkflow, ContactResearchWorkflow],
         activities=preparation_activities(db, paths),
         max_concurrent_activities=slots, **common,
     )

@@ -1,0 +1,234 @@
+"""``contact_research_task_projections`` and ``contact_projections``, folded from the
+Contact* events.
+
+Fold rules (pure, idempotent under replay):
+
+* ``ContactResearchRequested`` creates a ``queued`` task row (or fills a missing request
+  time); ``ContactResearchStarted`` moves a non-terminal row to ``running`` under that run;
+* the first terminal event (``ContactResearchCompleted`` / ``ContactResearchFailed``) wins;
+* ``ContactCandidateFound`` writes the (job, contact) row; a newer event's facts replace
+  an older one's, an older event never replaces a newer one.
+
+The builder folds everything after its watermark in one write transaction per page and
+re-reads the watermark inside it, so two builders (worker and API) never fold twice;
+:func:`rebuild_contacts` drops both tables and folds the whole log again.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+import aiosqlite
+
+from backend.config import TENANT_ID
+from backend.projections import watermarks
+from backend.store.db import Database
+from backend.store.events import StoredEvent
+
+PAGE_SIZE = 500
+TASK_EVENTS = ("ContactResearchRequested", "ContactResearchStarted",
+               "ContactResearchCompleted", "ContactResearchFailed")
+CANDIDATE_EVENT = "ContactCandidateFound"
+CONTACT_EVENT_TYPES = (*TASK_EVENTS, CANDIDATE_EVENT)
+TERMINAL = frozenset({"completed", "failed", "canceled"})
+
+
+def watermark_name(tenant_id: str = TENANT_ID) -> str:
+    return f"contacts:{tenant_id}"
+
+
+@dataclass(frozen=True)
+class TaskProjection:
+    task_id: str
+    job_id: str
+    workflow_id: str
+    status: str
+    run_id: str | None = None
+    requested_at: str | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    source_attempts_json: str = "[]"
+    candidate_count: int | None = None
+    provider: str | None = None
+    model: str | None = None
+    failure_code: str | None = None
+    last_event_id: int = 0
+
+
+def _payload(event: StoredEvent) -> dict[str, Any]:
+    try:
+        value = json.loads(event.payload_json)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def fold_task(row: TaskProjection | None, event: StoredEvent) -> TaskProjection | None:
+    """Fold one task event into its row (None: no row yet)."""
+    if event.type not in TASK_EVENTS:
+        return row
+    p = _payload(event)
+    at = p.get("occurredAt") or event.created_at
+    if row is None:
+        row = TaskProjection(task_id=p.get("taskId", ""), job_id=p.get("jobId", ""),
+                             workflow_id=p.get("workflowId", ""), status="queued")
+    seen = max(row.last_event_id, event.id)
+    if event.type == "ContactResearchRequested":
+        return replace(row, requested_at=row.requested_at or at, last_event_id=seen)
+    if row.status in TERMINAL:
+        return row  # the first terminal result wins; a late start never reopens it
+    if event.type == "ContactResearchStarted":
+        return replace(row, status="running", run_id=p.get("runId") or row.run_id,
+                       started_at=row.started_at or at, last_event_id=seen)
+    attempts = json.dumps(p.get("sourceAttempts") or [], sort_keys=True)
+    if event.type == "ContactResearchCompleted":
+        return replace(row, status="completed", finished_at=at, source_attempts_json=attempts,
+                       candidate_count=p.get("candidateCount"), provider=p.get("provider"),
+                       model=p.get("model"), run_id=p.get("runId") or row.run_id,
+                       last_event_id=seen)
+    return replace(row, status=p.get("status") or "failed", finished_at=at,
+                   source_attempts_json=attempts, failure_code=p.get("errorCode"),
+                   run_id=p.get("runId") or row.run_id, last_event_id=seen)
+
+
+_TASK_COLUMNS = tuple(TaskProjection.__dataclass_fields__)
+
+
+async def _load_task(conn: aiosqlite.Connection, tenant_id: str,
+                     task_id: str) -> TaskProjection | None:
+    async with conn.execute(
+        f"SELECT {', '.join(_TASK_COLUMNS)} FROM contact_research_task_projections"
+        " WHERE tenant_id = ? AND task_id = ?", (tenant_id, task_id)) as cursor:
+        record = await cursor.fetchone()
+    return TaskProjection(*tuple(record)) if record else None
+
+
+async def _save_task(conn: aiosqlite.Connection, tenant_id: str, row: TaskProjection) -> None:
+    values = asdict(row)
+    await conn.execute(
+        f"INSERT OR REPLACE INTO contact_research_task_projections (tenant_id,"
+        f" {', '.join(_TASK_COLUMNS)}) VALUES (?, {','.join('?' * len(_TASK_COLUMNS))})",
+        (tenant_id, *(values[c] for c in _TASK_COLUMNS)))
+
+
+async def _fold_candidate(conn: aiosqlite.Connection, tenant_id: str,
+                          event: StoredEvent) -> None:
+    p = _payload(event)
+    if not p.get("jobId") or not p.get("contactId"):
+        return
+    await conn.execute(
+        "INSERT INTO contact_projections (tenant_id, job_id, contact_id, candidate_id, task_id,"
+        " name, title, email, source_url, confidence, evidence, found_at, last_event_id)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (tenant_id, job_id, contact_id) DO UPDATE SET"
+        " candidate_id = excluded.candidate_id, task_id = excluded.task_id,"
+        " name = excluded.name, title = excluded.title, email = excluded.email,"
+        " source_url = excluded.source_url, confidence = excluded.confidence,"
+        " evidence = excluded.evidence, found_at = excluded.found_at,"
+        " last_event_id = excluded.last_event_id"
+        " WHERE excluded.last_event_id > contact_projections.last_event_id",
+        (tenant_id, p["jobId"], p["contactId"], p.get("candidateId", ""), p.get("taskId", ""),
+         p.get("name"), p.get("title"), p.get("email"), p.get("sourceUrl"),
+         (p.get("confidencePct") or 0) / 100, p.get("evidence") or "",
+         p.get("occurredAt") or event.created_at, event.id))
+
+
+_TYPE_MARKS = ",".join("?" * len(CONTACT_EVENT_TYPES))
+
+
+async def _fold_one_page(conn: aiosqlite.Connection, tenant_id: str, page_size: int) -> bool:
+    name = watermark_name(tenant_id)
+    after = await watermarks.read_watermark(conn, name)
+    async with conn.execute(
+        "SELECT id, type, job_id, workflow_id, run_id, payload_json, created_at FROM job_events"
+        f" WHERE tenant_id = ? AND id > ? AND type IN ({_TYPE_MARKS}) ORDER BY id LIMIT ?",
+        (tenant_id, after, *CONTACT_EVENT_TYPES, page_size)) as cursor:
+        events = [StoredEvent(*tuple(record)) for record in await cursor.fetchall()]
+    if len(events) < page_size:
+        # We hold the write lock: no contact event beyond this page can exist yet.
+        async with conn.execute("SELECT COALESCE(MAX(id), 0) FROM job_events"
+                                " WHERE tenant_id = ?", (tenant_id,)) as cursor:
+            newest, more = (await cursor.fetchone())[0], False
+    else:
+        newest, more = events[-1].id, True
+    tasks: dict[str, TaskProjection | None] = {}
+    for event in events:
+        if event.type == CANDIDATE_EVENT:
+            await _fold_candidate(conn, tenant_id, event)
+            continue
+        task_id = _payload(event).get("taskId")
+        if not task_id:
+            continue
+        if task_id not in tasks:
+            tasks[task_id] = await _load_task(conn, tenant_id, task_id)
+        tasks[task_id] = fold_task(tasks[task_id], event)
+    for row in tasks.values():
+        if row is not None:
+            await _save_task(conn, tenant_id, row)
+    if newest > after:
+        await watermarks.write_watermark(conn, name, newest)
+    return more
+
+
+async def refresh_contacts(db: Database, *, tenant_id: str = TENANT_ID,
+                           page_size: int = PAGE_SIZE) -> int:
+    """Fold every contact event after the watermark; cheap when nothing is new."""
+    name = watermark_name(tenant_id)
+    watermark = await watermarks.read_watermark(db, name)
+    newest = (await db.fetchone(
+        "SELECT COALESCE(MAX(id), 0) FROM job_events WHERE tenant_id = ?", (tenant_id,)))[0]
+    if newest <= watermark:
+        return watermark
+    more = True
+    while more:
+        async with db.transaction() as conn:
+            more = await _fold_one_page(conn, tenant_id, page_size)
+    return await watermarks.read_watermark(db, name)
+
+
+async def rebuild_contacts(db: Database, *, tenant_id: str = TENANT_ID,
+                           page_size: int = PAGE_SIZE) -> int:
+    async with db.transaction() as conn:
+        for table in ("contact_projections", "contact_research_task_projections"):
+            await conn.execute(f"DELETE FROM {table} WHERE tenant_id = ?", (tenant_id,))
+        await watermarks.write_watermark(conn, watermark_name(tenant_id), 0)
+        while await _fold_one_page(conn, tenant_id, page_size):
+            pass
+    return await watermarks.read_watermark(db, watermark_name(tenant_id))
+
+
+# --- reads -------------------------------------------------------------------------------
+
+
+async def job_contacts(db: Database, job_id: str, *, tenant_id: str = TENANT_ID
+                       ) -> dict[str, list[dict[str, Any]]]:
+    """The read model of ``GET /v1/jobs/{jobKey}/contacts`` (newest task first; the most
+    confident candidates first)."""
+    tasks = await db.fetchall(
+        "SELECT task_id, workflow_id, run_id, status, requested_at, started_at, finished_at,"
+        " source_attempts_json, candidate_count, provider, model, failure_code"
+        " FROM contact_research_task_projections WHERE tenant_id = ? AND job_id = ?"
+        " ORDER BY requested_at DESC, task_id DESC", (tenant_id, job_id))
+    candidates = await db.fetchall(
+        "SELECT candidate_id, contact_id, task_id, name, title, email, source_url, confidence,"
+        " evidence, found_at FROM contact_projections WHERE tenant_id = ? AND job_id = ?"
+        " ORDER BY confidence DESC, COALESCE(name, email)", (tenant_id, job_id))
+    return {
+        "tasks": [{
+            "taskId": t["task_id"], "workflowId": t["workflow_id"], "runId": t["run_id"],
+            "status": t["status"], "requestedAt": t["requested_at"],
+            "startedAt": t["started_at"], "finishedAt": t["finished_at"],
+            "sourceAttempts": json.loads(t["source_attempts_json"] or "[]"),
+            "candidateCount": t["candidate_count"], "provider": t["provider"],
+            "model": t["model"],
+            "failure": {"code": t["failure_code"]} if t["failure_code"] else None,
+        } for t in tasks],
+        "candidates": [{
+            "candidateId": c["candidate_id"], "contactId": c["contact_id"],
+            "taskId": c["task_id"], "name": c["name"], "title": c["title"],
+            "email": c["email"], "sourceUrl": c["source_url"], "confidence": c["confidence"],
+            "evidence": c["evidence"], "foundAt": c["found_at"],
+        } for c in candidates],
+    }

@@ -1,0 +1,206 @@
+"""Contact research activities: open the task, research (read sources, extract
+candidates with the configured model, commit them) and close the task.
+
+Research reads the posting's stored text always and fetches only the public sources the
+user opted into (``contactResearchSources``). Paid model calls are metered into the
+``llm_spend`` ledger; the spend preflight (``check_spend_budget``) runs before research.
+A retry that finds the task's candidates committed returns them without another call."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Literal
+
+import httpx
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from backend.config import AppPaths, load_settings
+from backend.contacts import extract
+from backend.contacts.model import SourceAttempt, SourceDocument
+from backend.contacts.policy import POSTING_TEXT, ContactSourceConfig, source_url
+from backend.domain.model import CamelModel
+from backend.llm.admission import release as release_reservation
+from backend.pipeline import enrich as enrich_logic
+from backend.projections.contacts import refresh_contacts
+from backend.store import contacts as store
+from backend.store import materials
+from backend.store.db import Database
+from backend.store.lifecycle import record_workflow_started, record_workflow_terminal
+from backend.temporal.activities.heartbeating import heartbeating
+from backend.temporal.contracts import RunRef
+from backend.temporal.llm_access import build_provider, typed_failure
+
+log = logging.getLogger(__name__)
+
+FETCH_TIMEOUT_S = 20
+
+
+class ContactResearchInput(CamelModel):
+    """Input of ``ContactResearchWorkflow`` (id ``contacts-{jobId}-{seq}``)."""
+
+    job_id: str
+    task_id: str
+
+
+class ContactTaskInput(CamelModel):
+    run: RunRef
+    job_id: str
+    task_id: str
+
+
+class ContactCloseInput(ContactTaskInput):
+    outcome: Literal["completed", "failed", "canceled"]
+    error_code: str | None = None
+
+
+class ContactResearchOutcome(CamelModel):
+    candidate_count: int
+    source_attempts: list[SourceAttempt]
+    reused: bool = False  # committed by an earlier attempt: no new call was made
+
+
+def _missing(what: str) -> ApplicationError:
+    return ApplicationError(what, type="missing_input", non_retryable=True)
+
+
+class ContactActivities:
+    def __init__(self, db: Database, paths: AppPaths):
+        self._db = db
+        self._paths = paths
+        self._robots = enrich_logic.RobotsCache()
+
+    async def _task(self, conn, task_id: str) -> store.TaskRow:
+        task = await store.read_task(conn, task_id)
+        if task is None:
+            raise _missing("unknown contact research task")
+        return task
+
+    @activity.defn(name="open_contact_research")
+    async def open_contact_research(self, input: ContactTaskInput) -> None:
+        run = input.run
+        async with self._db.transaction() as conn:
+            task = await self._task(conn, input.task_id)
+            await record_workflow_started(
+                conn, workflow_id=run.workflow_id, run_id=run.run_id,
+                workflow_type=run.workflow_type, job_id=input.job_id,
+                input_summary={"jobId": input.job_id, "taskId": input.task_id})
+            await store.mark_started(conn, task, run_id=run.run_id)
+        await self._refresh()
+
+    @activity.defn(name="research_contact_candidates")
+    async def research_contact_candidates(self, input: ContactTaskInput
+                                          ) -> ContactResearchOutcome:
+        async with self._db.transaction() as conn:
+            task = await self._task(conn, input.task_id)
+            job = await _job(conn, input.job_id)
+            enrichment = await materials.read_enrichment(conn, input.job_id)
+        if task.extracted_at is not None:
+            return ContactResearchOutcome(candidate_count=task.candidate_count or 0,
+                                          source_attempts=task.source_attempts, reused=True)
+        settings = load_settings(self._paths)  # re-read: the source policy may have changed
+        try:
+            async with heartbeating():
+                documents, attempts = await self._collect(
+                    job, enrichment, settings.contact_research_sources)
+                async with self._db.transaction() as conn:
+                    await store.save_source_attempts(conn, task.task_id, attempts)
+                provider = build_provider(self._paths, self._db, settings)
+                candidates = await self._extract(provider, job, documents)
+        except Exception as error:
+            typed = typed_failure(error)
+            if typed is None:
+                raise
+            raise typed from None
+        async with self._db.transaction() as conn:
+            current = await self._task(conn, input.task_id)
+            if current.extracted_at is None:
+                await store.commit_candidates(
+                    conn, current, company=job["company"], candidates=candidates,
+                    provider=provider.name, model=provider.model, run_id=input.run.run_id)
+        await self._refresh()
+        return ContactResearchOutcome(candidate_count=len(candidates), source_attempts=attempts)
+
+    async def _extract(self, provider, job: dict, documents: list[SourceDocument]):
+        if provider.is_offline:
+            return extract.offline_candidates(documents)
+        completion = await provider.complete(
+            system=extract.CONTACT_SYSTEM,
+            user=extract.contact_prompt(title=job["title"], company=job["company"],
+                                        documents=documents),
+            json_mode=True)
+        return extract.parse_model_candidates(completion.text, documents)
+
+    async def _collect(self, job: dict, enrichment, sources: list[ContactSourceConfig]
+                       ) -> tuple[list[SourceDocument], list[SourceAttempt]]:
+        """The stored posting text, then each opted-in public source (nothing else)."""
+        text = _posting_text(job, enrichment)
+        documents = [SourceDocument(POSTING_TEXT, job["url"], text)]
+        attempts = [SourceAttempt(source_id=POSTING_TEXT, kind="posting_text", url=job["url"],
+                                  status="used", chars=len(text))]
+        if not sources:
+            return documents, attempts
+        async with httpx.AsyncClient(
+            timeout=FETCH_TIMEOUT_S, headers={"User-Agent": enrich_logic.USER_AGENT}
+        ) as client:
+            for source in sources:
+                url = source_url(source, job_url=job["url"], company=job["company"])
+                document, attempt = await self._fetch(client, source, url)
+                attempts.append(attempt)
+                if document is not None:
+                    documents.append(document)
+        return documents, attempts
+
+    async def _fetch(self, client: httpx.AsyncClient, source: ContactSourceConfig, url: str
+                     ) -> tuple[SourceDocument | None, SourceAttempt]:
+        """One source; its failure is recorded as an attempt and never fails the research."""
+        base = {"source_id": source.id, "kind": source.kind, "url": url}
+        try:
+            html = await enrich_logic.fetch_posting_page(url, client=client, robots=self._robots)
+        except enrich_logic.EnrichBlocked as blocked:
+            return None, SourceAttempt(**base, status="blocked", error_code=blocked.code)
+        except enrich_logic.EnrichError as failed:
+            return None, SourceAttempt(**base, status="failed", error_code=failed.code)
+        text = await asyncio.to_thread(extract.page_text, html)
+        return (SourceDocument(source.id, url, text),
+                SourceAttempt(**base, status="fetched", chars=len(text)))
+
+    @activity.defn(name="close_contact_research")
+    async def close_contact_research(self, input: ContactCloseInput) -> None:
+        run = input.run
+        async with self._db.transaction() as conn:
+            task = await self._task(conn, input.task_id)
+            await release_reservation(conn, run.run_id)
+            await store.finish_task(conn, task, run_id=run.run_id, outcome=input.outcome,
+                                    error_code=input.error_code)
+            await record_workflow_terminal(
+                conn, workflow_id=run.workflow_id, run_id=run.run_id,
+                workflow_type=run.workflow_type, outcome=input.outcome,
+                error_code=input.error_code, job_id=input.job_id)
+        await self._refresh()
+
+    async def _refresh(self) -> None:
+        try:
+            await refresh_contacts(self._db)
+        except Exception:  # noqa: BLE001 - readers refresh again; the facts are committed
+            log.exception("contact projection refresh failed")
+
+
+async def _job(conn, job_id: str) -> dict:
+    cursor = await conn.execute(
+        "SELECT job_id, url, title, company, description_html FROM jobs WHERE job_id = ?",
+        (job_id,))
+    row = await cursor.fetchone()
+    if row is None:
+        raise _missing("unknown job")
+    return dict(zip([d[0] for d in cursor.description], row, strict=True))
+
+
+def _posting_text(job: dict, enrichment) -> str:
+    """The stored description: the enriched text when there is one, else the source's."""
+    if enrichment is not None and enrichment.description_text:
+        return enrichment.description_text
+    if job["description_html"]:
+        return extract.page_text(job["description_html"])
+    return f"{job['title']} at {job['company']}"

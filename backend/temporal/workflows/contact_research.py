@@ -1,0 +1,68 @@
+"""ContactResearchWorkflow (``contacts-{jobId}-{seq}``): supervised contact research for
+one job. It runs only when the user starts it (no schedule, no automation): open the
+task, the spend preflight (``check_spend_budget``, exactly as JobPreparationWorkflow),
+research (read sources, extract candidates, commit them), close the task."""
+
+from __future__ import annotations
+
+import asyncio
+
+from temporalio import workflow
+from temporalio.exceptions import ActivityError, ApplicationError, is_cancelled_exception
+
+with workflow.unsafe.imports_passed_through():
+    from backend.temporal.activities.contacts import (
+        ContactCloseInput,
+        ContactResearchInput,
+        ContactResearchOutcome,
+        ContactTaskInput,
+    )
+    from backend.temporal.activities.spend import PreflightInput
+    from backend.temporal.contracts import RunRef
+    from backend.temporal.workflows.common import (
+        BOOKKEEPING,
+        PREFLIGHT,
+        failure_code,
+        stage_options,
+    )
+
+WORKFLOW_TYPE = "ContactResearchWorkflow"
+PAID_CALLS = 1  # one candidate extraction
+
+
+@workflow.defn(name=WORKFLOW_TYPE)
+class ContactResearchWorkflow:
+    @workflow.run
+    async def run(self, input: ContactResearchInput) -> ContactResearchOutcome:
+        info = workflow.info()
+        run = RunRef(workflow_id=info.workflow_id, run_id=info.run_id, workflow_type=WORKFLOW_TYPE)
+        task = ContactTaskInput(run=run, job_id=input.job_id, task_id=input.task_id)
+        await workflow.execute_activity("open_contact_research", task, **BOOKKEEPING)
+        try:
+            await workflow.execute_activity(
+                "check_spend_budget",
+                PreflightInput(workflow_id=run.workflow_id, run_id=run.run_id,
+                               paid_calls=PAID_CALLS),
+                **PREFLIGHT)
+            outcome = await workflow.execute_activity(
+                "research_contact_candidates", task, result_type=ContactResearchOutcome,
+                **stage_options())
+        except (asyncio.CancelledError, ActivityError, ApplicationError) as error:
+            if is_cancelled_exception(error):
+                await self._close(task, "canceled")
+                raise
+            code = failure_code(error)[0] if isinstance(error, ActivityError) else (
+                getattr(error, "type", None) or "workflow_failed")
+            await self._close(task, "failed", code)
+            raise ApplicationError(f"contact research failed: {code}", type=code,
+                                   non_retryable=True) from None
+        await self._close(task, "completed")
+        return outcome
+
+    async def _close(self, task: ContactTaskInput, outcome: str,
+                     error_code: str | None = None) -> None:
+        await workflow.execute_activity(
+            "close_contact_research",
+            ContactCloseInput(run=task.run, job_id=task.job_id, task_id=task.task_id,
+                              outcome=outcome, error_code=error_code),
+            **BOOKKEEPING)
