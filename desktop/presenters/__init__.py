@@ -1,0 +1,1 @@
+"""Qt-free presentation helpers: plain words for API answers."""
