@@ -18,11 +18,14 @@ from backend.config import SmtpSettings
 
 
 class SmtpSendError(Exception):
-    """A typed SMTP failure: ``code`` is bounded, the message carries no secrets."""
+    """A typed SMTP failure: ``code`` is bounded, the message carries no secrets.
+    ``maybe_delivered`` is True when the failure came after the message was handed over
+    (the server may have accepted it), so the caller must not send again."""
 
-    def __init__(self, code: str, message: str):
+    def __init__(self, code: str, message: str, *, maybe_delivered: bool = False):
         super().__init__(message)
         self.code = code
+        self.maybe_delivered = maybe_delivered
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,27 @@ def send_application(settings: SmtpSettings, password: str | None, app: Applicat
     if not settings.configured:
         raise SmtpSendError("smtp_not_configured", "No SMTP host or from address is set.")
     message = build_message(app, from_address=settings.from_address or "")
+    client = _connect(settings, password, timeout)
+    try:
+        try:
+            client.send_message(message)
+        except (smtplib.SMTPRecipientsRefused, smtplib.SMTPSenderRefused):
+            raise SmtpSendError("smtp_recipient_refused", "The server refused the message.") \
+                from None
+        except (smtplib.SMTPException, OSError) as error:
+            # The message may already sit in the server's queue: never retry this one.
+            raise SmtpSendError("submit_outcome_unknown", f"SMTP send interrupted:"
+                                f" {type(error).__name__}", maybe_delivered=True) from None
+    finally:
+        try:
+            client.quit()
+        except (smtplib.SMTPException, OSError):
+            client.close()
+    return str(message["Message-ID"])
+
+
+def _connect(settings: SmtpSettings, password: str | None, timeout: float) -> smtplib.SMTP:
+    """Connect, secure and log in; nothing is sent yet, so any failure here is safe."""
     try:
         if settings.security == "ssl":
             client: smtplib.SMTP = smtplib.SMTP_SSL(
@@ -73,17 +97,17 @@ def send_application(settings: SmtpSettings, password: str | None, app: Applicat
                 context=ssl.create_default_context())
         else:
             client = smtplib.SMTP(settings.host, settings.port, timeout=timeout)
-        with client:
+        try:
             if settings.security == "starttls":
                 client.starttls(context=ssl.create_default_context())
             if settings.username:
                 client.login(settings.username, password or "")
-            client.send_message(message)
+        except BaseException:
+            client.close()
+            raise
     except smtplib.SMTPAuthenticationError:
         raise SmtpSendError("authentication", "The SMTP server refused the login.") from None
-    except smtplib.SMTPRecipientsRefused:
-        raise SmtpSendError("smtp_recipient_refused", "The recipient was refused.") from None
     except (smtplib.SMTPException, OSError) as error:
         raise SmtpSendError("smtp_unavailable",
                             f"SMTP failed: {type(error).__name__}") from None
-    return str(message["Message-ID"])
+    return client

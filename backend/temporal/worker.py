@@ -17,11 +17,13 @@ from backend.config import (
     AppPaths,
     load_settings,
 )
+from backend.runtime.auto_apply import auto_apply_loop
 from backend.runtime.heartbeat import heartbeat_loop, worker_identity
 from backend.runtime.reconciler import reconcile_runs
 from backend.runtime.task_queue import TaskQueueObserver
 from backend.store.db import Database
 from backend.store.heartbeats import write_heartbeat
+from backend.temporal.activities.apply import ApplyActivities
 from backend.temporal.activities.batch import BatchActivities
 from backend.temporal.activities.contacts import ContactActivities
 from backend.temporal.activities.discovery import DiscoveryActivities
@@ -30,6 +32,7 @@ from backend.temporal.activities.spend import SpendActivities
 from backend.temporal.client import connect_with_retry
 from backend.temporal.interceptors import ActivitySlotTracker
 from backend.temporal.schedule import reconcile_from_settings_file, schedule_reconcile_loop
+from backend.temporal.workflows.apply import ApplyWorkflow
 from backend.temporal.workflows.batch import BatchStageWorkflow
 from backend.temporal.workflows.contact_research import ContactResearchWorkflow
 from backend.temporal.workflows.discover import DiscoverWorkflow
@@ -63,7 +66,14 @@ def orchestration_activities(db: Database, paths: AppPaths) -> list:
         discovery.record_family_failure,
         discovery.plan_preparation,
         discovery.finalize_discovery,
+        *apply_activities(db, paths),
     ]
+
+
+def apply_activities(db: Database, paths: AppPaths) -> list:
+    apply = ApplyActivities(db, paths)
+    return [apply.claim_apply_jobs, apply.execute_apply, apply.fail_apply_claim,
+            apply.record_apply_lifecycle]
 
 
 def preparation_activities(db: Database, paths: AppPaths) -> list:
@@ -100,7 +110,7 @@ async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event
     )
     common = {"interceptors": [tracker], "graceful_shutdown_timeout": timedelta(seconds=5)}
     orchestration = Worker(
-        client, task_queue=TASK_QUEUE, workflows=[DiscoverWorkflow],
+        client, task_queue=TASK_QUEUE, workflows=[DiscoverWorkflow, ApplyWorkflow],
         activities=orchestration_activities(db, paths),
         max_concurrent_activities=ORCHESTRATION_ACTIVITY_SLOTS, **common,
     )
@@ -116,6 +126,8 @@ async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event
         async with orchestration, preparation:
             reconciler = asyncio.create_task(reconcile_loop(db, client, stop))
             schedules = asyncio.create_task(schedule_reconcile_loop(paths, client, stop))
+            # The standing auto-apply loop: reconciled at once, then at heartbeat cadence.
+            auto_apply = asyncio.create_task(auto_apply_loop(db, client, paths, stop))
             observer = TaskQueueObserver(
                 client.workflow_service, namespace=settings.temporal.namespace,
                 task_queues=[TASK_QUEUE, PREP_TASK_QUEUE],
@@ -124,7 +136,7 @@ async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event
                 heartbeat_loop(db, identity, tracker, task_queues=observer))
             log.info("worker %s polling %s at %s", identity.worker_id, TASK_QUEUE, temporal_address)
             await stop.wait()
-            for task in (beats, reconciler, schedules):
+            for task in (beats, reconciler, schedules, auto_apply):
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task

@@ -1,0 +1,137 @@
+"""ApplyWorkflow: one job (``apply-{jobKey}``) or the standing loop (``apply-auto-local``).
+
+Both open with the spend preflight (``check_spend_budget``, one attempt), so a depleted
+budget fails the run before any apply work. The continuous mode polls: claim (settings
+re-read by the activity), apply the claimed jobs side by side, sleep, repeat; it
+continues as new now and then to keep its history short. Cancellation is cooperative:
+claims still held are given back and the run ends as ``WorkflowCanceled``."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+from pydantic import Field
+from temporalio import workflow
+from temporalio.exceptions import ActivityError, ApplicationError, is_cancelled_exception
+
+with workflow.unsafe.imports_passed_through():
+    from backend.config import PREP_TASK_QUEUE
+    from backend.domain.model import CamelModel
+    from backend.temporal.activities.apply import (
+        ApplyOutcome,
+        ClaimInput,
+        ClaimResult,
+        ExecuteInput,
+        FailClaimInput,
+    )
+    from backend.temporal.activities.spend import PreflightInput
+    from backend.temporal.contracts import RunRef, WorkflowLifecycleInput
+    from backend.temporal.workflows.common import (
+        BOOKKEEPING,
+        PREFLIGHT,
+        failure_code,
+        stage_options,
+    )
+
+WORKFLOW_TYPE = "ApplyWorkflow"
+APPLY_LOOP_WORKFLOW_ID = "apply-auto-local"
+POLLS_PER_RUN = 200  # then continue as new, so the history stays small
+
+
+def apply_workflow_id(job_key: str) -> str:
+    return f"apply-{job_key}"
+
+
+class ApplyWorkflowInput(CamelModel):
+    job_key: str | None = None
+    continuous: bool = False
+    auto_apply_loop: bool = False
+    poll_interval_s: int = Field(default=3, ge=1, le=3600)
+    heartbeat_timeout_s: int = Field(default=120, ge=5, le=600)
+
+
+class ApplyResult(CamelModel):
+    outcomes: list[ApplyOutcome] = Field(default_factory=list)
+    polls: int = 0
+
+
+@workflow.defn(name=WORKFLOW_TYPE)
+class ApplyWorkflow:
+    @workflow.run
+    async def run(self, input: ApplyWorkflowInput) -> ApplyResult:
+        info = workflow.info()
+        run = RunRef(workflow_id=info.workflow_id, run_id=info.run_id, workflow_type=WORKFLOW_TYPE)
+        await self._lifecycle(run, input, "started")
+        outcomes: list[ApplyOutcome] = []
+        polls = 0
+        try:
+            await workflow.execute_activity(
+                "check_spend_budget",
+                PreflightInput(workflow_id=run.workflow_id, run_id=run.run_id, paid_calls=0),
+                task_queue=PREP_TASK_QUEUE, **PREFLIGHT)
+            if input.continuous:
+                polls = await self._loop(run, input)
+            else:
+                outcomes = await self._poll(run, input, 0)
+                polls = 1
+        except (asyncio.CancelledError, ActivityError, ApplicationError) as error:
+            if is_cancelled_exception(error):
+                await self._lifecycle(run, input, "canceled")
+                raise
+            code = _code_of(error)
+            await self._lifecycle(run, input, "failed", error_code=code)
+            raise ApplicationError(f"apply failed: {code}", type=code,
+                                   non_retryable=True) from None
+        await self._lifecycle(run, input, "completed")
+        if input.continuous:
+            workflow.continue_as_new(input)
+        return ApplyResult(outcomes=outcomes, polls=polls)
+
+    async def _loop(self, run: RunRef, input: ApplyWorkflowInput) -> int:
+        polls = 0
+        while polls < POLLS_PER_RUN and not workflow.info().is_continue_as_new_suggested():
+            outcomes = await self._poll(run, input, polls)
+            polls += 1
+            if not outcomes:
+                await workflow.sleep(timedelta(seconds=input.poll_interval_s))
+        return polls
+
+    async def _poll(self, run: RunRef, input: ApplyWorkflowInput,
+                    poll: int) -> list[ApplyOutcome]:
+        claimed = await workflow.execute_activity(
+            "claim_apply_jobs", ClaimInput(run=run, poll=poll, job_key=input.job_key),
+            result_type=ClaimResult, **BOOKKEEPING)
+        return list(await asyncio.gather(
+            *(self._apply_one(run, input, job_id) for job_id in claimed.job_ids)))
+
+    async def _apply_one(self, run: RunRef, input: ApplyWorkflowInput,
+                         job_id: str) -> ApplyOutcome:
+        try:
+            return await workflow.execute_activity(
+                "execute_apply", ExecuteInput(run=run, job_id=job_id),
+                result_type=ApplyOutcome, **stage_options(input.heartbeat_timeout_s))
+        except ActivityError as error:
+            if is_cancelled_exception(error):
+                raise
+            # One job giving up never stops the others (or the loop).
+            code = failure_code(error)[0]
+            return await workflow.execute_activity(
+                "fail_apply_claim", FailClaimInput(run=run, job_id=job_id, error_code=code),
+                result_type=ApplyOutcome, **BOOKKEEPING)
+
+    async def _lifecycle(self, run: RunRef, input: ApplyWorkflowInput, outcome: str,
+                         error_code: str | None = None) -> None:
+        summary = {"jobId": input.job_key, "continuous": int(input.continuous),
+                   "autoApplyLoop": int(input.auto_apply_loop)}
+        await workflow.execute_activity(
+            "record_apply_lifecycle",
+            WorkflowLifecycleInput(run=run, job_id=input.job_key, outcome=outcome,
+                                   error_code=error_code, input_summary=summary),
+            **BOOKKEEPING)
+
+
+def _code_of(error: BaseException) -> str:
+    if isinstance(error, ActivityError):
+        return failure_code(error)[0]
+    return getattr(error, "type", None) or "workflow_failed"
