@@ -9,6 +9,7 @@ from fastapi import APIRouter, Body, Depends, Request
 from pydantic import ValidationError
 
 from backend.api.errors import ApiError, error_responses
+from backend.api.routers.apply import nudge_auto_apply
 from backend.api.routers.schedule import reconcile_after_settings_save
 from backend.api.security import require_token
 from backend.config import AppSettings, save_settings
@@ -49,4 +50,7 @@ async def patch_settings(request: Request, patch: dict[str, Any] = Body(...)) ->
     save_settings(context.paths, updated)
     before, context.settings = context.settings, updated
     await reconcile_after_settings_save(context, before, updated)  # no worker restart needed
+    if (before.auto_apply, before.daily_budget_usd) != (updated.auto_apply,
+                                                        updated.daily_budget_usd):
+        await nudge_auto_apply(context)  # the standing apply loop follows at once
     return updated
