@@ -147,6 +147,19 @@ class ApiClient:
         """``{"tasks": [...], "candidates": [...]}`` of one job's contact research."""
         return await self._json("GET", f"/v1/jobs/{job_key}/contacts")
 
+    async def apply_queue(self, **filters: Any) -> dict[str, Any]:
+        """``{"items": [ApplyItem], "total": n}``; filters: ``status``, ``limit``, ``offset``."""
+        params = {key: value for key, value in filters.items() if value is not None}
+        return await self._json("GET", "/v1/apply/queue", params=params)
+
+    async def apply_action(self, job_key: str, action: str, **body: Any) -> dict[str, Any]:
+        """``approve`` (recipient, attachments), ``reject`` (reason), ``mark-applied``,
+        ``start``."""
+        return await self._json("POST", f"/v1/apply/{job_key}/{action}", json=body)
+
+    async def apply_loop(self) -> dict[str, Any]:
+        return await self._json("GET", "/v1/apply/loop")
+
     async def events(
         self,
         last_event_id: int | None = None,
