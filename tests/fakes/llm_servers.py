@@ -59,6 +59,10 @@ class _State:
     require_key: str | None = None
     requests: list[RecordedRequest] = field(default_factory=list)
     succeeded: int = 0
+    in_flight: int = 0
+    max_in_flight: int = 0
+    hold_until: int = 0  # hold each request until this many are in flight (0: never)
+    hold_timeout_s: float = 0.0
 
 
 def _error_body(status: int, kind: str) -> dict:
@@ -72,6 +76,7 @@ def _error_body(status: int, kind: str) -> dict:
 class FakeLlmServer:
     def __init__(self, host: str = "127.0.0.1"):
         self._lock = threading.Lock()
+        self._flight = threading.Condition(self._lock)
         self._state = _State()
         self._httpd = ThreadingHTTPServer((host, 0), self._handler_class())
         self._httpd.daemon_threads = True
@@ -143,6 +148,14 @@ class FakeLlmServer:
         with self._lock:
             self._state.delay_s = seconds
 
+    def hold_until_in_flight(self, count: int, timeout_s: float = 20.0) -> None:
+        """Hold every request until ``count`` requests are in flight together (or
+        ``timeout_s`` passed), then answer them all: concurrency becomes observable
+        without timing, because a client that allows ``count`` parallel calls reaches the
+        threshold at once, and ``max_in_flight`` shows whether it ever went beyond."""
+        with self._lock:
+            self._state.hold_until, self._state.hold_timeout_s = count, timeout_s
+
     def require_key(self, key: str | None) -> None:
         """Answer 401 unless the request carries this key (bearer or x-api-key)."""
         with self._lock:
@@ -165,6 +178,33 @@ class FakeLlmServer:
         """Requests answered 200: the ones a real provider would bill."""
         with self._lock:
             return self._state.succeeded
+
+    @property
+    def in_flight(self) -> int:
+        """Requests received and not yet answered."""
+        with self._lock:
+            return self._state.in_flight
+
+    @property
+    def max_in_flight(self) -> int:
+        """The most requests ever in flight at the same time."""
+        with self._lock:
+            return self._state.max_in_flight
+
+    def _enter_flight(self) -> _State:
+        with self._flight:
+            state = self._state
+            state.in_flight += 1
+            state.max_in_flight = max(state.max_in_flight, state.in_flight)
+            self._flight.notify_all()
+            if state.hold_until:
+                self._flight.wait_for(lambda: state.in_flight >= state.hold_until,
+                                      timeout=state.hold_timeout_s)
+        return state
+
+    def _leave_flight(self, state: _State) -> None:
+        with self._flight:
+            state.in_flight -= 1
 
     @property
     def requests(self) -> list[RecordedRequest]:
@@ -243,7 +283,11 @@ class FakeLlmServer:
                     method=self.command, path=self.path.split("?", 1)[0],
                     headers={k.lower(): v for k, v in self.headers.items()}, body=body,
                 )
-                status, payload, headers = server._answer(request)
+                state = server._enter_flight()
+                try:
+                    status, payload, headers = server._answer(request)
+                finally:
+                    server._leave_flight(state)
                 data = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
                 self.send_response(status)
                 content_type = "text/plain" if isinstance(payload, str) else "application/json"
