@@ -1,0 +1,424 @@
+"""One job's detail: stages, fit score and rationale, the tailored materials and the
+per-job actions. Refetches when an event names this job; the actions answer in plain words.
+
+The "Contacts" group at the bottom is a slot (``contacts_slot``) for ``ContactsPanel``
+(``desktop/views/contacts_panel.py``): embedded when that module exists.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib.util
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QTabWidget,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.client import ApiClient, StreamedEvent
+from desktop.formatting import describe_api_error
+from desktop.qt_compat import emit
+from desktop.shell import ShellController
+from desktop.views.live_view import LiveView
+from desktop.views.partials.jobs_table_model import (
+    ATTENTION,
+    STAGE_ORDER,
+    STAGE_TITLES,
+    STATUS_TONES,
+    STATUS_WORDS,
+    current_stage,
+)
+from desktop.views.status_indicators import COLORS
+
+RETRYABLE = frozenset({"failed", "exhausted", "blocked", "canceled"})
+ACTIVE = frozenset({"queued", "running"})
+NOOP_WORDS = {
+    "preparation_running": "This job is already being prepared.",
+    "already_succeeded": "That stage is already done.",
+    "nothing_running": "Nothing is running for this job.",
+}
+PDF_KINDS = {"resume_pdf": "Open resume PDF", "cover_letter_pdf": "Open cover letter PDF"}
+
+
+def stages_by_name(detail: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {row["stage"]: row for row in detail.get("stages") or []}
+
+
+def resume_html(content: dict[str, Any]) -> str:
+    parts = [f"<h3>{html.escape(content.get('name', ''))}</h3>"]
+    if content.get("headline"):
+        parts.append(f"<p><i>{html.escape(content['headline'])}</i></p>")
+    if content.get("summary"):
+        parts.append(f"<p>{html.escape(content['summary'])}</p>")
+    for section in content.get("sections") or []:
+        items = "".join(f"<li>{html.escape(item)}</li>" for item in section.get("items") or [])
+        parts.append(f"<h4>{html.escape(section.get('title', ''))}</h4><ul>{items}</ul>")
+    return "".join(parts)
+
+
+def letter_html(content: dict[str, Any]) -> str:
+    paragraphs = "".join(f"<p>{html.escape(p)}</p>" for p in content.get("paragraphs") or [])
+    return (f"<p>{html.escape(content.get('salutation', ''))}</p>{paragraphs}"
+            f"<p>{html.escape(content.get('closing', ''))}<br>"
+            f"{html.escape(content.get('signature', ''))}</p>")
+
+
+def describe_action(action: str, answer: dict[str, Any]) -> str:
+    if answer.get("noopReason"):
+        return NOOP_WORDS.get(answer["noopReason"], answer["noopReason"].replace("_", " "))
+    if action == "mark":
+        mark = answer.get("userStatus")
+        return f"Marked {mark}." if mark else "Mark cleared."
+    if action == "cancel":
+        return "Cancellation requested; stages stop shortly."
+    if answer.get("alreadyRunning"):
+        return "Already running."
+    if answer.get("workflowId"):
+        return "Started."
+    return "Done."
+
+
+class JobDetail(LiveView):
+    """Not bound to a view key: it refetches only for events that name its job."""
+
+    action_finished = Signal(str, object)  # action, answer dict or the exception
+
+    def __init__(self, controller: ShellController, parent: QWidget | None = None):
+        super().__init__(controller, parent)
+        self.job_key: str | None = None
+        self.detail: dict[str, Any] | None = None
+        self.pdf_paths: dict[str, str] = {}
+        self._build()
+        controller.event_received.connect(self._on_event)
+
+    # -- layout ---------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        outer.addWidget(scroll)
+        body = QWidget(scroll)
+        scroll.setWidget(body)
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(10, 4, 6, 6)
+        layout.setSpacing(10)
+
+        self.placeholder = QLabel("Select a job to see its stages, score and materials.", body)
+        self.placeholder.setObjectName("emptyHint")
+        self.placeholder.setStyleSheet("color: palette(placeholder-text);")
+        layout.addWidget(self.placeholder)
+
+        self.content = QWidget(body)
+        content = QVBoxLayout(self.content)
+        content.setContentsMargins(0, 0, 0, 0)
+        content.setSpacing(10)
+        layout.addWidget(self.content)
+        layout.addStretch(1)
+
+        self.title_label = QLabel(self.content)
+        self.title_label.setObjectName("jobTitle")
+        self.title_label.setWordWrap(True)
+        self.title_label.setOpenExternalLinks(True)
+        self.title_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
+        content.addWidget(self.title_label)
+
+        content.addWidget(self._build_stages())
+        content.addWidget(self._build_actions())
+        content.addWidget(self._build_score())
+        content.addWidget(self._build_materials())
+        self.contacts_group = QGroupBox("Contacts", self.content)
+        self.contacts_slot = QVBoxLayout(self.contacts_group)  # ContactsPanel goes here
+        self.contacts_panel = self._make_contacts_panel()
+        if self.contacts_panel is None:
+            self.contacts_group.hide()
+        else:
+            self.contacts_slot.addWidget(self.contacts_panel)
+        content.addWidget(self.contacts_group)
+        self.content.hide()
+
+    def _build_stages(self) -> QGroupBox:
+        group = QGroupBox("Stages", self.content)
+        grid = QGridLayout(group)
+        grid.setHorizontalSpacing(14)
+        self.stage_labels: dict[str, QLabel] = {}
+        for row, stage in enumerate(STAGE_ORDER):
+            grid.addWidget(QLabel(STAGE_TITLES[stage], group), row, 0)
+            label = QLabel("—", group)
+            label.setObjectName(f"stage_{stage}")
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            grid.addWidget(label, row, 1)
+            self.stage_labels[stage] = label
+        grid.setColumnStretch(1, 1)
+        return group
+
+    def _build_actions(self) -> QGroupBox:
+        group = QGroupBox("Actions", self.content)
+        layout = QVBoxLayout(group)
+        run_row = QHBoxLayout()
+        self.stage_combo = QComboBox(group)
+        self.stage_combo.setObjectName("runStageCombo")
+        for stage in STAGE_ORDER:
+            self.stage_combo.addItem(f"from {STAGE_TITLES[stage]}", stage)
+        self.run_button = self._button("Run", "runStageButton", group, self._run_stage,
+                                       "Run this stage and the ones after it")
+        self.retry_button = self._button("Retry", "retryButton", group, self._retry,
+                                         "Reset the stage that stopped and run it again")
+        self.cancel_button = self._button("Cancel", "cancelJobButton", group,
+                                          lambda: self._act("cancel"),
+                                          "Stop this job's preparation")
+        run_row.addWidget(QLabel("Prepare", group))
+        run_row.addWidget(self.stage_combo)
+        for button in (self.run_button, self.retry_button, self.cancel_button):
+            run_row.addWidget(button)
+        run_row.addStretch(1)
+        more_row = QHBoxLayout()
+        self.rescore_button = self._button("Rescore", "rescoreButton", group,
+                                           lambda: self._act("rescore"),
+                                           "Score this job again against your profile")
+        self.retailor_button = self._button("Re-tailor", "retailorButton", group,
+                                            lambda: self._act("retailor"),
+                                            "Write the resume, cover letter and PDFs again")
+        self.applied_button = self._button("Mark applied", "markAppliedButton", group,
+                                           lambda: self._act("mark", userStatus="applied"))
+        self.skipped_button = self._button("Skip", "markSkippedButton", group,
+                                           lambda: self._act("mark", userStatus="skipped"),
+                                           "Hide this job from what needs doing")
+        self.clear_button = self._button("Clear mark", "clearMarkButton", group,
+                                         lambda: self._act("mark", userStatus=None))
+        for button in (self.rescore_button, self.retailor_button, self.applied_button,
+                       self.skipped_button, self.clear_button):
+            more_row.addWidget(button)
+        more_row.addStretch(1)
+        self.action_result = QLabel("", group)
+        self.action_result.setObjectName("actionResult")
+        self.action_result.setWordWrap(True)
+        layout.addLayout(run_row)
+        layout.addLayout(more_row)
+        layout.addWidget(self.action_result)
+        return group
+
+    def _build_score(self) -> QGroupBox:
+        group = QGroupBox("Fit", self.content)
+        layout = QVBoxLayout(group)
+        self.score_label = QLabel("—", group)
+        self.score_label.setObjectName("scoreLabel")
+        self.rationale_label = QLabel("", group)
+        self.rationale_label.setObjectName("rationaleLabel")
+        self.rationale_label.setWordWrap(True)
+        self.rationale_label.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.score_label)
+        layout.addWidget(self.rationale_label)
+        return group
+
+    def _build_materials(self) -> QGroupBox:
+        group = QGroupBox("Materials", self.content)
+        layout = QVBoxLayout(group)
+        pdf_row = QHBoxLayout()
+        self.pdf_buttons: dict[str, QPushButton] = {}
+        for kind, title in PDF_KINDS.items():
+            button = self._button(title, f"open_{kind}", group,
+                                  lambda _checked=False, k=kind: self.open_pdf(k))
+            self.pdf_buttons[kind] = button
+            pdf_row.addWidget(button)
+        pdf_row.addStretch(1)
+        layout.addLayout(pdf_row)
+        self.material_tabs = QTabWidget(group)
+        self.resume_view = QTextBrowser(group)
+        self.resume_view.setObjectName("resumeText")
+        self.letter_view = QTextBrowser(group)
+        self.letter_view.setObjectName("coverLetterText")
+        for view in (self.resume_view, self.letter_view):
+            view.setMinimumHeight(160)
+        self.material_tabs.addTab(self.resume_view, "Tailored resume")
+        self.material_tabs.addTab(self.letter_view, "Cover letter")
+        layout.addWidget(self.material_tabs)
+        return group
+
+    def _button(self, text: str, name: str, parent: QWidget, slot: Callable[..., Any],
+                tip: str | None = None) -> QPushButton:
+        button = QPushButton(text, parent)
+        button.setObjectName(name)
+        if tip:
+            button.setToolTip(tip)
+        button.clicked.connect(slot)
+        return button
+
+    def _make_contacts_panel(self) -> QWidget | None:
+        if importlib.util.find_spec("desktop.views.contacts_panel") is None:
+            return None
+        from desktop.views.contacts_panel import ContactsPanel  # another helper's module
+        return ContactsPanel(self.controller)
+
+    # -- data -----------------------------------------------------------------------------
+
+    def set_job(self, job_key: str | None) -> None:
+        if job_key == self.job_key:
+            return
+        self.job_key = job_key
+        self.detail = None
+        self.action_result.setText("")
+        if self.contacts_panel is not None and hasattr(self.contacts_panel, "set_job"):
+            self.contacts_panel.set_job(job_key)
+        if job_key is None:
+            self.content.hide()
+            self.placeholder.show()
+            return
+        self.invalidate()
+        if self.active:
+            self.refresh()
+
+    async def fetch(self, client: ApiClient) -> dict[str, Any] | None:
+        key = self.job_key
+        return None if key is None else await client.job(key)
+
+    def apply(self, result: dict[str, Any] | None) -> None:
+        if result is None or result.get("jobId") != self.job_key:
+            return  # the selection moved on while this was in flight
+        self.detail = result
+        self.placeholder.hide()
+        self.content.show()
+        self._show_title(result)
+        self._show_stages(result)
+        self._show_score(result.get("score"))
+        self._show_materials(result)
+        self._update_buttons()
+
+    def show_error(self, error: Exception) -> None:
+        self._say(describe_api_error(error), "bad")
+
+    def _on_event(self, event: StreamedEvent) -> None:
+        if self.job_key is not None and event.payload.get("jobId") == self.job_key:
+            self.invalidate()
+
+    # -- showing --------------------------------------------------------------------------
+
+    def _show_title(self, job: dict[str, Any]) -> None:
+        where = job.get("location") or "location unknown"
+        url = html.escape(job.get("url") or "")
+        link = f" · <a href='{url}'>posting</a>" if url else ""
+        self.title_label.setText(
+            f"<span style='font-size:13pt'><b>{html.escape(job.get('title') or 'Untitled')}"
+            f"</b></span><br>{html.escape(job.get('company') or '?')} · {html.escape(where)}"
+            f"{link}")
+
+    def _show_stages(self, job: dict[str, Any]) -> None:
+        rows = stages_by_name(job)
+        for stage, label in self.stage_labels.items():
+            row = rows.get(stage)
+            status = row["status"] if row else "pending"
+            words = STATUS_WORDS.get(status, status)
+            reason = (row or {}).get("errorCode") or (row or {}).get("blockedReason")
+            if reason:
+                words += f" ({reason})"
+            if row and row.get("attempt", 0) > 1:
+                words += f", attempt {row['attempt']}"
+            tone = STATUS_TONES.get(status)
+            color = COLORS[tone] if tone else "palette(text)"
+            label.setText(f"<span style='color:{color}'>{html.escape(words)}</span>")
+
+    def _show_score(self, score: dict[str, Any] | None) -> None:
+        if not score:
+            self.score_label.setText("Not scored yet")
+            self.rationale_label.setText("")
+            return
+        self.score_label.setText(
+            f"<span style='font-size:15pt'><b>{score['score']}</b></span> / 100"
+            f" <span style='color:{COLORS['idle']}'>({html.escape(score.get('model') or '?')}"
+            f", version {score.get('version')})</span>")
+        lines = [html.escape(score.get("rationale") or "")]
+        if score.get("matched"):
+            lines.append("<b>Matches:</b> " + html.escape(", ".join(score["matched"])))
+        if score.get("missing"):
+            lines.append("<b>Missing:</b> " + html.escape(", ".join(score["missing"])))
+        self.rationale_label.setText("<br>".join(lines))
+
+    def _show_materials(self, job: dict[str, Any]) -> None:
+        resume, letter = job.get("resume"), job.get("coverLetter")
+        self.resume_view.setHtml(resume_html(resume["content"]) if resume else
+                                 "<p>No tailored resume yet.</p>")
+        self.letter_view.setHtml(letter_html(letter["content"]) if letter else
+                                 "<p>No cover letter yet.</p>")
+        self.pdf_paths = {a["kind"]: a["path"] for a in job.get("artifacts") or []
+                          if a.get("path")}
+        for kind, button in self.pdf_buttons.items():
+            path = self.pdf_paths.get(kind)
+            button.setEnabled(path is not None and Path(path).exists())
+            button.setToolTip(path or "Not rendered yet")
+
+    def _update_buttons(self) -> None:
+        job = self.detail or {}
+        rows = stages_by_name(job)
+        statuses = {stage: row["status"] for stage, row in rows.items()}
+        busy = any(status in ACTIVE for status in statuses.values())
+        stage, status = current_stage(statuses)
+        self.run_button.setEnabled(not busy)
+        self.stage_combo.setEnabled(not busy)
+        if stage is not None:
+            self.stage_combo.setCurrentIndex(STAGE_ORDER.index(stage))
+        self.retry_button.setEnabled(not busy and status in RETRYABLE)
+        self.cancel_button.setEnabled(busy)
+        scored = statuses.get("score") == "succeeded"
+        self.rescore_button.setEnabled(not busy and scored)
+        self.retailor_button.setEnabled(not busy and statuses.get("tailor") == "succeeded")
+        mark = job.get("userStatus")
+        self.applied_button.setEnabled(mark != "applied")
+        self.skipped_button.setEnabled(mark != "skipped")
+        self.clear_button.setEnabled(mark is not None)
+
+    def _say(self, text: str, tone: str) -> None:
+        self.action_result.setText(text)
+        self.action_result.setStyleSheet(f"color: {COLORS[tone]};")
+
+    # -- actions --------------------------------------------------------------------------
+
+    def _run_stage(self) -> None:
+        self._act("run-stage", stage=self.stage_combo.currentData())
+
+    def _retry(self) -> None:
+        statuses = {s: r["status"] for s, r in stages_by_name(self.detail or {}).items()}
+        stage = next((s for s in STAGE_ORDER if statuses.get(s) in ATTENTION), None)
+        if stage is not None:
+            self._act("retry-stage", stage=stage, runAfter=True)
+
+    def _act(self, action: str, **body: Any) -> None:
+        key = self.job_key
+        if key is None:
+            return
+        self._say("Working…", "idle")
+
+        def done(answer: dict[str, Any]) -> None:
+            self._say(describe_action(action, answer), "ok")
+            emit(self.action_finished, action, answer)
+            self.invalidate()
+
+        def failed(error: Exception) -> None:
+            self._say(describe_api_error(error), "bad")
+            emit(self.action_finished, action, error)
+
+        self.controller.call(lambda client: client.job_action(key, action, **body), done,
+                             failed, name=f"job-{action}")
+
+    def open_pdf(self, kind: str) -> bool:
+        path = self.pdf_paths.get(kind)
+        if not path:
+            return False
+        return QDesktopServices.openUrl(QUrl.fromLocalFile(path))

@@ -1,0 +1,1 @@
+"""Table models and small widgets that belong to one view each."""

@@ -1,0 +1,163 @@
+"""The Jobs list's rows: columns, the job's current stage in plain words, event patches.
+
+Qt-light and mostly plain functions, so tests call them directly. A row is an item of
+``GET /v1/jobs`` (camelCase). ``event_changes`` says how an event changes a shown row
+when the event itself carries the canonical value (it is appended in the same transaction
+as the canonical row); it returns None when only a refetch can tell.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from PySide6.QtGui import QColor
+
+from desktop.models.keyed_table_model import Column, KeyedTableModel, Row, field
+from desktop.views.status_indicators import COLORS
+
+STAGE_ORDER = ("enrich", "score", "tailor", "cover", "pdf")
+STAGE_TITLES = {"enrich": "Enrich", "score": "Score", "tailor": "Tailor resume",
+                "cover": "Cover letter", "pdf": "PDFs"}
+STATUS_WORDS = {
+    "pending": "waiting", "queued": "queued", "running": "running", "succeeded": "done",
+    "failed": "failed", "exhausted": "gave up after retries", "blocked": "blocked",
+    "skipped": "skipped", "canceled": "canceled",
+}
+STATUS_TONES = {
+    "running": "busy", "queued": "busy", "failed": "bad", "exhausted": "bad", "blocked": "bad",
+    "succeeded": "ok", "ready": "ok", "applied": "ok",
+}
+USER_STATUS_WORDS = {"applied": "Applied", "skipped": "Skipped by you"}
+ATTENTION = frozenset({"failed", "exhausted", "blocked", "canceled"})
+NOT_BLOCKING = frozenset({"succeeded"})
+
+# Stage events -> the status the stage row has once the event is committed.
+STAGE_EVENT_STATUS = {
+    "StageStarted": "running", "StageCompleted": "succeeded", "StageExhausted": "exhausted",
+    "StageReset": "pending", "StageBlocked": "blocked", "StageSkipped": "skipped",
+    "StageCanceled": "canceled",
+}
+
+
+def current_stage(stages: Mapping[str, str] | None) -> tuple[str | None, str]:
+    """(stage, status) that describes where the job is: a stage at work first, then the
+    first one that is not done. ``(None, "ready")`` when every stage is done;
+    ``(None, "new")`` before any stage has a row."""
+    stages = stages or {}
+    if not stages:
+        return None, "new"
+    for stage in STAGE_ORDER:
+        if stages.get(stage) in ("queued", "running"):
+            return stage, stages[stage]
+    for stage in STAGE_ORDER:
+        status = stages.get(stage, "pending")
+        if status not in NOT_BLOCKING:
+            return stage, status
+    return None, "ready"
+
+
+def stage_text(row: Row) -> str:
+    stage, status = current_stage(row.get("stages"))
+    if stage is None:
+        return "Materials ready" if status == "ready" else "Discovered"
+    return STAGE_TITLES[stage]
+
+
+def status_key(row: Row) -> str:
+    """The one word the Status column is colored and sorted by."""
+    if row.get("userStatus"):
+        return str(row["userStatus"])
+    return current_stage(row.get("stages"))[1]
+
+
+def status_text(row: Row) -> str:
+    mark = row.get("userStatus")
+    if mark:
+        return USER_STATUS_WORDS.get(mark, str(mark))
+    _stage, status = current_stage(row.get("stages"))
+    if status == "ready":
+        return "ready to apply"
+    if status == "new":
+        return "not started"
+    return STATUS_WORDS.get(status, status)
+
+
+def stages_tooltip(row: Row) -> str:
+    stages = row.get("stages") or {}
+    if not stages:
+        return "No stage has run yet."
+    return "\n".join(f"{STAGE_TITLES[s]}: {STATUS_WORDS.get(stages.get(s, 'pending'), '?')}"
+                     for s in STAGE_ORDER)
+
+
+def location_text(row: Row) -> str:
+    location, remote = row.get("location"), row.get("remote")
+    if location and remote and remote != "unknown" and remote.lower() not in location.lower():
+        return f"{location} · {remote}"
+    return location or (remote if remote and remote != "unknown" else "—")
+
+
+def score_text(row: Row) -> str:
+    score = row.get("score")
+    return "—" if score is None else str(score)
+
+
+def score_sort(row: Row) -> int:
+    score = row.get("score")
+    return -1 if score is None else int(score)  # unscored last when sorted high to low
+
+
+def _tone(row: Row) -> QColor | None:
+    tone = STATUS_TONES.get(status_key(row))
+    return QColor(COLORS[tone]) if tone else None
+
+
+def status_rank(row: Row) -> tuple[int, str]:
+    """Sort by progress: attention first, then at work, then by stage reached."""
+    key = status_key(row)
+    stage, _status = current_stage(row.get("stages"))
+    order = STAGE_ORDER.index(stage) if stage else len(STAGE_ORDER)
+    group = 0 if key in ATTENTION else 1 if key in ("queued", "running") else 2
+    return group * 10 + order, key
+
+
+COLUMNS = (
+    Column("Title", field("title")),
+    Column("Company", field("company")),
+    Column("Location", location_text),
+    Column("Fit", score_text, sort_value=score_sort, align_right=True,
+           tooltip=lambda row: None if row.get("score") is not None else "Not scored yet"),
+    Column("Stage", stage_text, sort_value=lambda row: status_rank(row)[0],
+           tooltip=stages_tooltip),
+    Column("Status", status_text, sort_value=lambda row: status_rank(row)[1],
+           tooltip=stages_tooltip, foreground=_tone),
+)
+# Column -> the API's sort key, so a truncated list holds the top rows of that order.
+SERVER_SORT = {0: "title", 1: "company", 2: "location", 3: "score"}
+TITLE, COMPANY, LOCATION, FIT, STAGE, STATUS = range(len(COLUMNS))
+
+
+def event_changes(row: Row, event_type: str, payload: Mapping[str, Any]) -> dict | None:
+    """The fields ``event`` sets on ``row``, or None when the event does not carry them."""
+    if event_type == "JobScored":
+        return {"score": payload["score"]}
+    if event_type == "JobUserStatusChanged":
+        return {"userStatus": payload.get("userStatus")}
+    status = STAGE_EVENT_STATUS.get(event_type)
+    if event_type == "StageFailed" and payload.get("retryable") is False:
+        status = "failed"  # a retryable failure may still be retrying: refetch instead
+    if status is None or "stage" not in payload:
+        return None
+    return {"stages": {**(row.get("stages") or {}), payload["stage"]: status}}
+
+
+# Fields a patch changes, per server filter that depends on them.
+FILTER_FIELDS = {"minScore": "score", "stage": "stages", "stageStatus": "stages",
+                 "userStatus": "userStatus"}
+SORT_FIELDS = {"score": "score"}
+
+
+class JobsTableModel(KeyedTableModel):
+    def __init__(self, parent=None):
+        super().__init__(COLUMNS, key=lambda row: row["jobId"], parent=parent)
