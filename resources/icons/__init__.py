@@ -1,0 +1,1 @@
+"""Icons shipped with the app (found through importlib.resources)."""
