@@ -21,8 +21,11 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from backend.runtime.process import configure_logging, hard_exit
+from desktop.notifications import Notifier, tray_sink
 from desktop.qt_compat import QEventLoop
 from desktop.shell import ShellController
+from desktop.single_instance import InstanceServer, activate_running_instance
+from desktop.tray import SpendTray
 from desktop.views.main_window import MainWindow
 
 log = logging.getLogger(__name__)
@@ -48,6 +51,20 @@ class DesktopShell:
         self.window = MainWindow(self.controller)
         self.window.close_requested.connect(self.request_quit)
         self._quit = asyncio.Event()
+        self.tray = SpendTray(self.controller)
+        self.tray.open_requested.connect(self.window.bring_to_front)
+        self.tray.quit_requested.connect(self.request_quit)
+        self.tray.cancel_result.connect(self._show_note)
+        self.notifier = Notifier(self.controller, self.tray.status, tray_sink(self.tray.icon))
+        self.notifier.notified.connect(lambda title, text: self._show_note(f"{title}: {text}"))
+        self.instance: InstanceServer | None = None
+
+    def listen_for_second_launches(self, instance: InstanceServer) -> None:
+        self.instance = instance
+        instance.activation_requested.connect(self.window.bring_to_front)
+
+    def _show_note(self, text: str) -> None:
+        self.window.statusBar().showMessage(text, 15_000)
 
     @property
     def quitting(self) -> bool:
@@ -57,13 +74,20 @@ class DesktopShell:
         self._quit.set()
 
     async def run(self) -> int:
+        # Closing the window keeps the app in the tray only where a tray exists.
+        if SpendTray.available():
+            self.tray.show()
+            self.window.hide_to_tray = True
         self.window.show()
         self.controller.start()
         await self._quit.wait()
         log.info("quitting: stopping the services")
         try:
-            await self.controller.stop()
+            await self.controller.stop()  # API, worker, Temporal, in that order
         finally:
+            self.tray.hide()
+            if self.instance is not None:
+                self.instance.close()
             self.window.allow_close()
             self.window.close()
         return 0
@@ -105,13 +129,15 @@ def install_quit_signals(on_signal: Callable[[], None]) -> Callable[[], None]:
     return uninstall
 
 
-async def _main(paths, args) -> int:
+async def _main(paths, args, instance: InstanceServer | None = None) -> int:
     shell = DesktopShell(
         paths.app_dir,
         api_port=getattr(args, "api_port", None),
         temporal_port=getattr(args, "temporal_port", None),
         temporal_ui=not getattr(args, "no_temporal_ui", False),
     )
+    if instance is not None:
+        shell.listen_for_second_launches(instance)
 
     def on_signal() -> None:
         if shell.quitting:
@@ -133,11 +159,18 @@ def run_desktop(paths, args) -> None:
     # The window's close button asks the shell to stop the services first; Qt must not
     # end the loop on its own when the last window closes.
     app.setQuitOnLastWindowClosed(False)
+    # A second launch on the same app folder raises the running window and leaves.
+    if activate_running_instance(paths.app_dir):
+        log.info("JobCtrl already runs for %s: raised its window", paths.app_dir)
+        print("JobCtrl is already running: its window was brought to the front.")
+        hard_exit(0)
+    instance = InstanceServer(paths.app_dir)
+    instance.listen()
     code = 1
     try:
         # What qasync.run() does, with the loop from qt_compat.
         with asyncio.Runner(loop_factory=lambda: QEventLoop(app)) as runner:
-            code = runner.run(_main(paths, args))
+            code = runner.run(_main(paths, args, instance))
     except Exception:  # noqa: BLE001 - logged; the exit code tells the caller
         log.exception("the desktop shell failed")
     hard_exit(code)

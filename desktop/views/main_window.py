@@ -29,6 +29,8 @@ from desktop.client import StreamedEvent
 from desktop.qt_compat import emit
 from desktop.shell import SERVICE_NAMES, DiscoverOutcome, ShellController
 from desktop.views.activity_view import ActivityView
+from desktop.views.jobs_view import JobsView
+from desktop.views.spend_view import SpendView
 from desktop.views.status_indicators import COLORS, ServiceIndicator, StreamIndicator
 
 SERVICE_TITLES = {"temporal": "Temporal", "worker": "Worker", "api": "API"}
@@ -80,6 +82,7 @@ class Banner(QFrame):
 
 class MainWindow(QMainWindow):
     close_requested = Signal()  # the app stops the services, then closes the window
+    hidden_to_tray = Signal()   # the close button hid the window; the tray keeps the app
 
     def __init__(self, controller: ShellController, parent: QWidget | None = None):
         super().__init__(parent)
@@ -91,6 +94,8 @@ class MainWindow(QMainWindow):
         self._discover_pending = False
         self._stopping = False
         self._may_close = False
+        # Set by the app when a system tray icon is shown: then closing hides the window.
+        self.hide_to_tray = False
         self.setWindowTitle("JobCtrl")
         self.resize(980, 640)
         self._build()
@@ -149,6 +154,8 @@ class MainWindow(QMainWindow):
         self.views: dict[str, QWidget] = {}
         # One tab per view, in this order: Pipelines, Runs, Jobs, Apply Review, Spend,
         # Settings, Activity. Each view module owns its widgets and its API calls.
+        self.add_view("jobs", JobsView(controller=self.controller, parent=self.tabs), "Jobs")
+        self.add_view("spend", SpendView(controller=self.controller, parent=self.tabs), "Spend")
         self.activity = ActivityView(self.tabs)
         self.add_view("activity", self.activity, "Activity")
         root.addWidget(self.tabs, 1)
@@ -202,6 +209,12 @@ class MainWindow(QMainWindow):
         if status.name == "api":
             self._api_ready = status.state == "ready"
             self._update_actions()
+        if status.state == "failed" and self._runtime is not None:
+            # A service that ran and then failed for good (no automatic restart left).
+            title = SERVICE_TITLES.get(status.name, status.name)
+            self.banner.show_message(
+                f"{title} stopped: {status.detail or 'no reason was given'}. "
+                "Quit JobCtrl and open it again to restart it.", "error")
 
     def on_runtime_ready(self, info: RuntimeInfo) -> None:
         self._runtime = info
@@ -296,9 +309,24 @@ class MainWindow(QMainWindow):
     def allow_close(self) -> None:
         self._may_close = True
 
+    def bring_to_front(self) -> None:
+        """Open from the tray, or a second launch: show, un-minimise, raise, focus."""
+        if self.isMinimized():
+            self.showNormal()
+        self.show()
+        self.raise_()
+        self.activateWindow()
+
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
         if self._may_close:
             event.accept()
             return
-        event.ignore()  # stop the services first; the app closes the window after that
+        event.ignore()
+        if self.hide_to_tray:
+            # A tray icon exists: the app keeps running there (Quit is in its menu).
+            self.hide()
+            emit(self.hidden_to_tray)
+            return
+        # No tray (e.g. some Linux desktops): closing quits. Stop the services first; the
+        # app closes the window after that.
         emit(self.close_requested)

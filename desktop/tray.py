@@ -1,0 +1,370 @@
+"""The tray: today's spend as a ring against the ceiling, the ETA in the tooltip, a menu.
+
+Three parts, each testable on its own:
+
+- plain functions (``spend_look``, ``tooltip_text``, ``eta_text``) that turn the API's
+  ``/v1/spend`` and ``/v1/pipeline/operations`` answers into words and a look;
+- ``paint_spend_icon``: the icon, painted at runtime with QPainter (no image files), with a
+  distinct look near the ceiling and when the budget is exhausted;
+- ``TrayStatus``: keeps those two answers fresh. Unlike a view it refreshes while the window
+  is hidden (the tray is what the user sees then): on SSE invalidations of spend and
+  pipelines, after a settings save, and by polling (15 s while a run discovers or drains,
+  60 s otherwise), one fetch in flight at a time;
+- ``SpendTray``: the QSystemTrayIcon with Open, Start Discover, Cancel current run, Quit.
+
+Unknown stays unknown: a spend that could not be read is a grey ring with "?" and the
+tooltip says why, never "$0.00".
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from PySide6.QtCore import QObject, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QColor, QFont, QIcon, QPainter, QPen, QPixmap
+from PySide6.QtWidgets import QMenu, QSystemTrayIcon
+
+from desktop.event_router import PIPELINES, SETTINGS, SPEND
+from desktop.formatting import describe_api_error
+from desktop.qt_compat import emit
+from desktop.shell import ShellController
+
+log = logging.getLogger(__name__)
+
+NEAR_FRACTION = 0.8  # at or above 80 % of the ceiling the ring turns amber
+ACTIVE_POLL_MS = 15_000
+IDLE_POLL_MS = 60_000
+ICON_SIZE = 64
+CANCELABLE_PHASES = ("discovering", "draining")
+
+# look -> (ring color, center color)
+LOOK_COLORS = {
+    "normal": ("#2e7d32", "#1f6feb"),
+    "near": ("#e08a00", "#b26a00"),
+    "exhausted": ("#c62828", "#c62828"),
+    "unlimited": ("#1f6feb", "#1f6feb"),
+    "unknown": ("#9e9e9e", "#8a8a8a"),
+}
+TRACK_COLOR = "#d5dae1"
+
+# pipeline-eta-v1 withholding reasons in a job seeker's words.
+ETA_REASONS = {
+    "no_work": "nothing is running",
+    "worker_unavailable": "the worker is not running",
+    "telemetry_stale": "the worker's status is out of date",
+    "coverage_not_ready": "run history is being restored",
+    "budget_exceeded": "today's budget is used up",
+    "contention_unbounded": "too much other work is queued",
+    "no_dispatch": "waiting for work to start",
+    "membership_open": "jobs are still being discovered",
+    "insufficient_samples": "still measuring how long steps take",
+}
+
+
+# -- words and looks (Qt-free) ---------------------------------------------------------------
+
+
+def money(value: Any) -> str:
+    return f"${Decimal(str(value)):,.2f}"
+
+
+def spend_look(today: dict[str, Any] | None) -> str:
+    """``normal`` | ``near`` | ``exhausted`` | ``unlimited`` | ``unknown``."""
+    if not today:
+        return "unknown"
+    if today.get("unlimited"):
+        return "unlimited"
+    if today.get("exhausted"):
+        return "exhausted"
+    fraction = spend_fraction(today)
+    if fraction is not None and fraction >= NEAR_FRACTION:
+        return "near"
+    return "normal"
+
+
+def spend_fraction(today: dict[str, Any] | None) -> float | None:
+    """Spent / ceiling in 0..1, or None when unknown or unlimited."""
+    if not today or today.get("unlimited"):
+        return None
+    ceiling = Decimal(str(today.get("ceilingUsd") or 0))
+    if ceiling <= 0:
+        return None
+    spent = Decimal(str(today.get("spentUsd") or 0))
+    return float(min(spent / ceiling, Decimal(1)))
+
+
+def eta_text(overall_eta: dict[str, Any] | None) -> str:
+    """``ETA 3–7 min`` (rounded outward) or ``No ETA: <reason in plain words>``."""
+    if overall_eta is None:
+        return "No ETA: the worker's status is not known yet"
+    if overall_eta.get("state") == "available":
+        low = max(1, math.floor(overall_eta["lowSeconds"] / 60))
+        high = max(low, math.ceil(overall_eta["highSeconds"] / 60))
+        return f"ETA {low} min" if low == high else f"ETA {low}–{high} min"
+    reason = overall_eta.get("reason")
+    return f"No ETA: {ETA_REASONS.get(reason, reason or 'unknown')}"
+
+
+def spend_text(today: dict[str, Any] | None, error: str | None = None) -> str:
+    if not today:
+        return f"Spend unknown: {error or 'not read yet'}"
+    spent = money(today["spentUsd"])
+    if today.get("unlimited"):
+        return f"Spent {spent} today (no daily limit)"
+    text = f"Spent {spent} of {money(today['ceilingUsd'])} today"
+    return text + " (budget used up)" if today.get("exhausted") else text
+
+
+def tooltip_text(today: dict[str, Any] | None, operations: dict[str, Any] | None,
+                 *, spend_error: str | None = None, operations_error: str | None = None) -> str:
+    """``Spent $x.xx of $y today · ETA a–b min`` (or ``· No ETA: reason``)."""
+    if operations is None:
+        eta = f"No ETA: {operations_error or 'not read yet'}"
+    else:
+        eta = eta_text(operations.get("overallEta"))
+    return f"{spend_text(today, spend_error)} · {eta}"
+
+
+def cancelable_run(operations: dict[str, Any] | None) -> str | None:
+    """The Discover run id the tray may cancel: only an in-progress run that is still
+    discovering or draining (the spec's operator-stop rule)."""
+    execution = (operations or {}).get("execution")
+    if not execution:
+        return None
+    if execution.get("workflowStatus") != "in_progress":
+        return None
+    if execution.get("phase") not in CANCELABLE_PHASES:
+        return None
+    return execution.get("discoverRunId")
+
+
+# -- the icon --------------------------------------------------------------------------------
+
+
+def paint_spend_icon(today: dict[str, Any] | None, size: int = ICON_SIZE) -> QPixmap:
+    """A ring that fills clockwise from 12 o'clock with today's share of the ceiling.
+
+    near: amber ring; exhausted: a full red ring around a red disc with a white "!";
+    unlimited: a full blue ring with "∞"; unknown: a grey track with "?"."""
+    look = spend_look(today)
+    ring_color, center_color = LOOK_COLORS[look]
+    pixmap = QPixmap(size, size)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    try:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        width = size * 0.16
+        rect = QRectF(width / 2 + 1, width / 2 + 1, size - width - 2, size - width - 2)
+        painter.setPen(QPen(QColor(TRACK_COLOR), width, Qt.PenStyle.SolidLine,
+                            Qt.PenCapStyle.FlatCap))
+        painter.drawEllipse(rect)
+        fraction = {"exhausted": 1.0, "unlimited": 1.0, "unknown": 0.0}.get(
+            look, spend_fraction(today) or 0.0)
+        if fraction > 0:
+            painter.setPen(QPen(QColor(ring_color), width, Qt.PenStyle.SolidLine,
+                                Qt.PenCapStyle.RoundCap if fraction < 1 else Qt.PenCapStyle.FlatCap))
+            # Qt angles: 1/16 degree, counter-clockwise from 3 o'clock; negative = clockwise.
+            painter.drawArc(rect, 90 * 16, -round(max(fraction, 0.03) * 360 * 16))
+        inner = rect.adjusted(width * 0.9, width * 0.9, -width * 0.9, -width * 0.9)
+        glyph = {"exhausted": "!", "unlimited": "∞", "unknown": "?"}.get(look, "$")
+        if look == "exhausted":
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(center_color))
+            painter.drawEllipse(inner)
+            glyph_color = QColor("white")
+        else:
+            glyph_color = QColor(center_color)
+        font = QFont()
+        font.setBold(True)
+        font.setPixelSize(max(8, round(inner.height() * 0.72)))
+        painter.setFont(font)
+        painter.setPen(glyph_color)
+        painter.drawText(inner, Qt.AlignmentFlag.AlignCenter, glyph)
+    finally:
+        painter.end()
+    return pixmap
+
+
+# -- keeping the numbers fresh ---------------------------------------------------------------
+
+
+@dataclass
+class TraySnapshot:
+    today: dict[str, Any] | None = None
+    operations: dict[str, Any] | None = None
+    spend_error: str | None = None
+    operations_error: str | None = None
+
+    @property
+    def tooltip(self) -> str:
+        return tooltip_text(self.today, self.operations, spend_error=self.spend_error,
+                            operations_error=self.operations_error)
+
+    @property
+    def look(self) -> str:
+        return spend_look(self.today)
+
+
+class TrayStatus(QObject):
+    """Spend and operations for the tray, fresh while the window is hidden too."""
+
+    changed = Signal(object)  # TraySnapshot
+    KEYS = frozenset({SPEND, PIPELINES, SETTINGS})
+
+    def __init__(self, controller: ShellController, parent: QObject | None = None):
+        super().__init__(parent)
+        self.controller = controller
+        self.snapshot = TraySnapshot()
+        self._in_flight = False
+        self._again = False
+        self._poll = QTimer(self)
+        self._poll.setSingleShot(True)
+        self._poll.timeout.connect(self.refresh)
+        controller.views_invalidated.connect(self._on_invalidated)
+        controller.runtime_ready.connect(lambda _info: self.refresh())
+        controller.stopping.connect(self._poll.stop)
+
+    def _on_invalidated(self, views: frozenset[str]) -> None:
+        if views & self.KEYS:
+            self.refresh()
+
+    def refresh(self) -> None:
+        if self._in_flight:
+            self._again = True
+            return
+        self._in_flight = True
+        task = self.controller.call(self._fetch, self._on_result, self._on_unavailable,
+                                    name="tray-refresh")
+        if task is None:
+            self._in_flight = False
+
+    @staticmethod
+    async def _fetch(client) -> TraySnapshot:
+        """Both reads, each failing on its own: a broken operations read keeps the spend."""
+        snapshot = TraySnapshot()
+        try:
+            snapshot.today = (await client.spend())["today"]
+        except Exception as error:  # noqa: BLE001 - shown as the reason
+            snapshot.spend_error = describe_api_error(error)
+        try:
+            snapshot.operations = await client.pipeline_operations()
+        except Exception as error:  # noqa: BLE001 - shown as the reason
+            snapshot.operations_error = describe_api_error(error)
+        return snapshot
+
+    def _on_result(self, snapshot: TraySnapshot) -> None:
+        self._in_flight = False
+        self.snapshot = snapshot
+        emit(self.changed, snapshot)
+        self._next()
+
+    def _on_unavailable(self, error: Exception) -> None:
+        self._in_flight = False
+        self.snapshot = TraySnapshot(spend_error=describe_api_error(error),
+                                     operations_error=describe_api_error(error))
+        emit(self.changed, self.snapshot)
+
+    def _next(self) -> None:
+        if self._again:
+            self._again = False
+            self.refresh()
+            return
+        if self.controller.shutting_down:
+            return
+        self._poll.start(self.poll_interval_ms())
+
+    def poll_interval_ms(self) -> int:
+        execution = (self.snapshot.operations or {}).get("execution") or {}
+        return ACTIVE_POLL_MS if execution.get("phase") in CANCELABLE_PHASES else IDLE_POLL_MS
+
+
+# -- the tray icon ---------------------------------------------------------------------------
+
+
+class SpendTray(QObject):
+    """The system tray icon and its menu. Works (hidden) where no tray exists, so the
+    same code paths run offscreen and in tests."""
+
+    open_requested = Signal()
+    quit_requested = Signal()
+    cancel_result = Signal(str)  # a readable line after "Cancel current run"
+
+    def __init__(self, controller: ShellController, status: TrayStatus | None = None,
+                 parent: QObject | None = None):
+        super().__init__(parent)
+        self.controller = controller
+        self.status = status or TrayStatus(controller, self)
+        self.icon = QSystemTrayIcon(self)
+        self.menu = QMenu()
+        self.open_action = QAction("Open JobCtrl", self.menu)
+        self.discover_action = QAction("Start Discover", self.menu)
+        self.cancel_action = QAction("Cancel current run", self.menu)
+        self.quit_action = QAction("Quit", self.menu)
+        for action in (self.open_action, self.discover_action, self.cancel_action):
+            self.menu.addAction(action)
+        self.menu.addSeparator()
+        self.menu.addAction(self.quit_action)
+        self.icon.setContextMenu(self.menu)
+        self.open_action.triggered.connect(self.open_requested)
+        self.discover_action.triggered.connect(controller.request_discover)
+        self.cancel_action.triggered.connect(self.cancel_current_run)
+        self.quit_action.triggered.connect(self.quit_requested)
+        self.icon.activated.connect(self._on_activated)
+        self.status.changed.connect(self.show_snapshot)
+        controller.runtime_ready.connect(lambda _info: self._update_actions())
+        controller.stopping.connect(self._update_actions)
+        self.show_snapshot(self.status.snapshot)
+
+    @staticmethod
+    def available() -> bool:
+        return QSystemTrayIcon.isSystemTrayAvailable()
+
+    def show(self) -> None:
+        self.icon.show()
+
+    def hide(self) -> None:
+        self.icon.hide()
+
+    def tooltip(self) -> str:
+        return self.icon.toolTip()
+
+    def show_snapshot(self, snapshot: TraySnapshot) -> None:
+        self.icon.setIcon(QIcon(paint_spend_icon(snapshot.today)))
+        self.icon.setToolTip(snapshot.tooltip)
+        self._update_actions()
+
+    def _update_actions(self) -> None:
+        running = self.controller.client is not None and not self.controller.shutting_down
+        self.discover_action.setEnabled(running)
+        self.cancel_action.setEnabled(
+            running and cancelable_run(self.status.snapshot.operations) is not None)
+
+    def _on_activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
+        if reason in (QSystemTrayIcon.ActivationReason.Trigger,
+                      QSystemTrayIcon.ActivationReason.DoubleClick):
+            emit(self.open_requested)
+
+    def cancel_current_run(self) -> None:
+        run_id = cancelable_run(self.status.snapshot.operations)
+        if run_id is None:
+            emit(self.cancel_result, "No Discover run is running.")
+            return
+        self.cancel_action.setEnabled(False)
+
+        def done(answer: dict) -> None:
+            if answer.get("alreadyTerminal"):
+                emit(self.cancel_result, f"The run had already ended ({answer.get('status')}).")
+            else:
+                emit(self.cancel_result, "Cancellation requested; the run stops shortly.")
+            self.status.refresh()
+
+        def failed(error: Exception) -> None:
+            emit(self.cancel_result, describe_api_error(error))
+            self._update_actions()
+
+        self.controller.call(lambda client: client.cancel_run(run_id, "tray"), done, failed,
+                             name="tray-cancel")
