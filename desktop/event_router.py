@@ -67,6 +67,9 @@ ROUTES: Mapping[str, frozenset[str]] = {
     "PdfRendered": _views(JOBS, APPLY),
     "JobUserStatusChanged": _views(JOBS, PIPELINES, APPLY),
     "CandidateProfileUpdated": _views(SETTINGS, PIPELINES),  # eligibility may change
+    # Condition-driven preparation: a continuation is about to run for these jobs.
+    "ProfileContinuationIntended": _views(RUNS, PIPELINES),
+    "EnrichConditionResolved": _views(RUNS, PIPELINES, JOBS),
     # Apply lifecycle: the job (and its Apply Review row); a claim or its end is run news.
     "ApplyApproved": _views(JOBS),
     "ApplyRejected": _views(JOBS),

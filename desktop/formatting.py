@@ -195,6 +195,18 @@ def _profile_updated(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
     return f"candidate profile saved (revision {p.get('revision', '?')})", "info"
 
 
+def _continuation_intended(p: Payload) -> tuple[str, Tone]:
+    folded = p.get("coalescedRevisions") or []
+    extra = f", covering revisions {', '.join(map(str, folded))}" if folded else ""
+    return (f"profile revision {p.get('revision', '?')}: preparation continues as"
+            f" {p.get('workflowId', '?')}{extra}"), "info"
+
+
+def _enrich_condition_resolved(p: Payload) -> tuple[str, Tone]:
+    return (f"{p.get('code', '?')} resolved for {p.get('host', '?')}: "
+            f"{p.get('jobCount', '?')} blocked job(s) continue as {p.get('workflowId', '?')}"), "info"
+
+
 def _reconciled(p: Payload) -> tuple[str, Tone]:
     run = f"{p.get('workflowType', '?')} run {str(p.get('runId', '?'))[:8]}…"
     if p.get("verdict") == "reconciled_not_found":
@@ -281,6 +293,8 @@ DESCRIBERS: dict[str, Callable[[Payload, JobLabels], tuple[str, Tone]]] = {
     "PdfRendered": _pdf_rendered,
     "JobUserStatusChanged": _user_status_changed,
     "CandidateProfileUpdated": _profile_updated,
+    "ProfileContinuationIntended": _payload_only(_continuation_intended),
+    "EnrichConditionResolved": _payload_only(_enrich_condition_resolved),
     "WorkflowReconciled": _payload_only(_reconciled),
     "PipelineStepQueued": _payload_only(_pipeline_step("queued", "info")),
     "PipelineStepStarted": _payload_only(_pipeline_step("started", "info")),

@@ -11,6 +11,7 @@ from backend.api.context import ApiContext
 from backend.api.errors import install_error_handlers
 from backend.api.routers import (
     activity,
+    conditions,
     events,
     health,
     jobs,
@@ -29,6 +30,7 @@ from backend.api.security import LoopbackHostMiddleware, require_token
 from backend.api.sse import EventTail
 from backend.config import AppPaths, load_settings
 from backend.store.db import Database
+from backend.temporal.continuations import ProfileOutboxDrainer
 
 
 def create_app(
@@ -45,9 +47,15 @@ def create_app(
             sse_keepalive_s=sse_keepalive_s,
         )
         app.state.context = context
+        # Condition-driven preparation: drain the profile outbox now and on every save.
+        app.state.profile_drainer = ProfileOutboxDrainer(
+            db, paths, context.temporal,
+            lambda: context.settings.stage_heartbeat_timeout_s)
+        app.state.profile_drainer.kick()
         try:
             yield
         finally:
+            await app.state.profile_drainer.stop()
             await tail.stop()
             await db.close()
 
@@ -69,7 +77,7 @@ def create_app(
 
     app.add_middleware(LoopbackHostMiddleware)
     for module in (health, pipeline, events, jobs, profile, settings, spend, secrets,
-                   workflow_runs, activity, operations, schedule, llm_check):
+                   workflow_runs, activity, operations, schedule, conditions, llm_check):
         app.include_router(module.router)
     app.include_router(contact_routes.router)
     return app

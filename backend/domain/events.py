@@ -207,6 +207,27 @@ class CandidateProfileUpdated(DomainEvent):
     revision: int
 
 
+class ProfileContinuationIntended(DomainEvent):
+    """The durable dispatch-intent fact of condition-driven preparation after a genuine
+    profile change, committed before Temporal is asked to start ``workflowId``.
+    ``coalescedRevisions`` never started and are covered by this continuation."""
+
+    revision: int
+    outbox_id: int
+    workflow_id: str
+    coalesced_revisions: list[int] = Field(default_factory=list)
+
+
+class EnrichConditionResolved(DomainEvent):
+    """The user resolved a typed Enrich block for one host (allowed JobCtrl to fetch its
+    posting pages); the jobs carrying it continue under ``workflowId``."""
+
+    code: Literal["ENRICH_ROBOTS_DISALLOWED"]
+    host: str
+    workflow_id: str
+    job_count: int = Field(ge=0)
+
+
 # --- Pipeline-step lifecycle (execution-scoped orchestration steps) -----------------------
 
 PipelineStepKind = Literal[
@@ -403,6 +424,8 @@ EVENT_TYPES: tuple[type[DomainEvent], ...] = (
     PdfRendered,
     JobUserStatusChanged,
     CandidateProfileUpdated,
+    ProfileContinuationIntended,
+    EnrichConditionResolved,
     WorkflowReconciled,
     PipelineStepQueued,
     PipelineStepStarted,

@@ -8,6 +8,7 @@ from backend.config import TENANT_ID
 from backend.domain import events as ev
 from backend.domain.clock import utc_now_iso
 from backend.domain.profile import CandidateProfile
+from backend.store import profile_outbox
 from backend.store.events import append_event
 
 
@@ -23,7 +24,9 @@ async def read_profile(conn: aiosqlite.Connection) -> tuple[int, CandidateProfil
 
 async def save_profile(conn: aiosqlite.Connection, profile: CandidateProfile) -> tuple[int, bool]:
     """Store a new revision unless nothing changed after normalization.
-    Returns (revision, changed); the change event commits with the row."""
+    Returns (revision, changed); the change event commits with the row, and so does the
+    outbox row of a change that preparation reads (a style / template-only save, e.g.
+    JSON Resume ``meta``, stores a revision but resumes nothing)."""
     current = await read_profile(conn)
     if current is not None and current[1] == profile:
         return current[0], False
@@ -36,4 +39,6 @@ async def save_profile(conn: aiosqlite.Connection, profile: CandidateProfile) ->
     )
     await append_event(conn, ev.CandidateProfileUpdated(revision=revision),
                        dedupe_key=f"CandidateProfileUpdated:{revision}")
+    if profile_outbox.is_preparation_change(current[1] if current else None, profile):
+        await profile_outbox.enqueue(conn, revision)
     return revision, True

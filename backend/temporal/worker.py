@@ -26,6 +26,7 @@ from backend.store.heartbeats import write_heartbeat
 from backend.temporal.activities.apply import ApplyActivities
 from backend.temporal.activities.batch import BatchActivities
 from backend.temporal.activities.contacts import ContactActivities
+from backend.temporal.activities.continuation import ContinuationActivities
 from backend.temporal.activities.discovery import DiscoveryActivities
 from backend.temporal.activities.preparation import PreparationActivities
 from backend.temporal.activities.spend import SpendActivities
@@ -35,6 +36,7 @@ from backend.temporal.schedule import reconcile_from_settings_file, schedule_rec
 from backend.temporal.workflows.apply import ApplyWorkflow
 from backend.temporal.workflows.batch import BatchStageWorkflow
 from backend.temporal.workflows.contact_research import ContactResearchWorkflow
+from backend.temporal.workflows.continuation import PreparationContinuationWorkflow
 from backend.temporal.workflows.discover import DiscoverWorkflow
 from backend.temporal.workflows.preparation import JobPreparationWorkflow
 
@@ -87,6 +89,7 @@ def preparation_activities(db: Database, paths: AppPaths) -> list:
         preparation.render_pdfs,
         preparation.reconcile_stage_failure,
         preparation.record_workflow_lifecycle,
+        ContinuationActivities(db).select_continuation_jobs,
         BatchActivities(db).cancel_batch_items,
         *contact_activities(db, paths),
     ]
@@ -116,7 +119,8 @@ async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event
     )
     preparation = Worker(
         client, task_queue=PREP_TASK_QUEUE,
-        workflows=[JobPreparationWorkflow, BatchStageWorkflow, ContactResearchWorkflow],
+        workflows=[JobPreparationWorkflow, BatchStageWorkflow, ContactResearchWorkflow,
+                   PreparationContinuationWorkflow],
         activities=preparation_activities(db, paths),
         max_concurrent_activities=slots, **common,
     )

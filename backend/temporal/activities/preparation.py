@@ -25,6 +25,7 @@ from backend.pipeline import cover as cover_logic
 from backend.pipeline import enrich as enrich_logic
 from backend.pipeline import score as score_logic
 from backend.pipeline import tailor as tailor_logic
+from backend.pipeline.access_grants import GrantedRobots
 from backend.pipeline.documents import CoverLetterDoc, ResumeDoc
 from backend.pipeline.eligibility import (
     EnrichmentFacts,
@@ -34,6 +35,7 @@ from backend.pipeline.eligibility import (
 )
 from backend.runtime.faults import fault_point
 from backend.store import materials, stages
+from backend.store.condition_jobs import granted_hosts
 from backend.store.db import Database
 from backend.store.events import append_event
 from backend.store.lifecycle import record_workflow_started, record_workflow_terminal
@@ -189,12 +191,15 @@ class PreparationActivities:
             enrich_logic.description_from_source, facts.job["description_html"])
         origin = "source"
         if extraction is None or extraction.confidence != "high":
+            async with self._db.transaction() as conn:
+                # Hosts the user allowed (resolving ENRICH_ROBOTS_DISALLOWED) skip robots.
+                robots = GrantedRobots(self._robots, await granted_hosts(conn))
             try:
                 async with httpx.AsyncClient(
                     timeout=20, headers={"User-Agent": enrich_logic.USER_AGENT}
                 ) as client:
                     html = await enrich_logic.fetch_posting_page(
-                        facts.job["url"], client=client, robots=self._robots)
+                        facts.job["url"], client=client, robots=robots)
                 extraction = await asyncio.to_thread(enrich_logic.extract_description, html)
                 origin = "page"
             except enrich_logic.EnrichBlocked as blocked:

@@ -1,0 +1,112 @@
+"""PreparationContinuationWorkflow: condition-driven preparation, resumed by the mutation
+that resolved the condition.
+
+* ``profile-continuation-{revision}``: after a genuine profile change, Score → Tailor →
+  Cover for the jobs waiting on it. Stages run unforced, so a valid current score is
+  reused rather than bought again.
+* ``enrich-condition-{code}-{host}``: after the user resolved a typed Enrich block for a
+  host, Enrich → Score → Tailor → Cover for exactly the jobs carrying that block.
+
+The jobs are selected once, when the run starts; then the spend preflight (sized for
+those jobs) and the per-job stages, a few jobs at a time. One job's failure is recorded
+for that job (after the mandatory owner-scoped reconciliation) and does not stop others.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from temporalio import workflow
+from temporalio.exceptions import ActivityError, ApplicationError, is_cancelled_exception
+
+with workflow.unsafe.imports_passed_through():
+    from backend.domain.stages import STAGE_ACTIVITY
+    from backend.temporal.activities.continuation import (
+        WORKFLOW_TYPE,
+        ContinuationInput,
+        ContinuationResult,
+    )
+    from backend.temporal.activities.spend import PreflightInput
+    from backend.temporal.contracts import (
+        RunRef,
+        StageFailureInput,
+        StageInput,
+        StageOutcome,
+        WorkflowLifecycleInput,
+    )
+    from backend.temporal.workflows.common import (
+        BOOKKEEPING,
+        PREFLIGHT,
+        STAGE_MAX_ATTEMPTS,
+        failure_code,
+        stage_options,
+    )
+
+PAID_STAGES = ("score", "tailor", "cover")
+JOBS_AT_ONCE = 4
+
+
+@workflow.defn(name=WORKFLOW_TYPE)
+class PreparationContinuationWorkflow:
+    @workflow.run
+    async def run(self, input: ContinuationInput) -> ContinuationResult:
+        info = workflow.info()
+        run = RunRef(workflow_id=info.workflow_id, run_id=info.run_id, workflow_type=WORKFLOW_TYPE)
+        await self._lifecycle(run, input, "started")
+        stages = input.stages()
+        failed: list[str] = []
+        try:
+            job_ids: list[str] = await workflow.execute_activity(
+                "select_continuation_jobs", input, result_type=list[str], **BOOKKEEPING)
+            paid_calls = len(job_ids) * sum(1 for stage in stages if stage in PAID_STAGES)
+            await workflow.execute_activity(
+                "check_spend_budget",
+                PreflightInput(workflow_id=run.workflow_id, run_id=run.run_id,
+                               paid_calls=paid_calls),
+                **PREFLIGHT)
+            for start in range(0, len(job_ids), JOBS_AT_ONCE):
+                chunk = job_ids[start:start + JOBS_AT_ONCE]
+                done = await asyncio.gather(*(self._job(run, input, job_id, stages)
+                                              for job_id in chunk))
+                failed.extend(job for job, ok in zip(chunk, done, strict=True) if not ok)
+        except (asyncio.CancelledError, ActivityError, ApplicationError) as error:
+            if is_cancelled_exception(error):
+                await self._lifecycle(run, input, "canceled")
+                raise
+            code = failure_code(error)[0] if isinstance(error, ActivityError) else (
+                getattr(error, "type", None) or "workflow_failed")
+            await self._lifecycle(run, input, "failed", error_code=code)
+            raise ApplicationError(f"continuation failed: {code}", type=code,
+                                   non_retryable=True) from None
+        await self._lifecycle(run, input, "completed")
+        return ContinuationResult(trigger=input.trigger, job_ids=job_ids, failed_job_ids=failed)
+
+    async def _job(self, run: RunRef, input: ContinuationInput, job_id: str,
+                   stages: list[str]) -> bool:
+        """Each stage decides its own pickup (done, blocked, skipped) as in preparation."""
+        for stage in stages:
+            stage_input = StageInput(run=run, job_id=job_id, stage=stage)
+            try:
+                await workflow.execute_activity(
+                    STAGE_ACTIVITY[stage], stage_input, result_type=StageOutcome,
+                    **stage_options(input.heartbeat_timeout_s))
+            except ActivityError as error:
+                if is_cancelled_exception(error):
+                    raise
+                code, retryable = failure_code(error)
+                status = await workflow.execute_activity(
+                    "reconcile_stage_failure",
+                    StageFailureInput(run=run, job_id=job_id, stage=stage, error_code=code,
+                                      retryable=retryable, attempts=STAGE_MAX_ATTEMPTS),
+                    result_type=str, **BOOKKEEPING)
+                if status != "succeeded":
+                    return False
+        return True
+
+    async def _lifecycle(self, run: RunRef, input: ContinuationInput, outcome: str,
+                         error_code: str | None = None) -> None:
+        await workflow.execute_activity(
+            "record_workflow_lifecycle",
+            WorkflowLifecycleInput(run=run, outcome=outcome, error_code=error_code,
+                                   input_summary=input.summary()),
+            **BOOKKEEPING)
