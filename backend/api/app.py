@@ -25,6 +25,7 @@ from backend.api.routers import (
     spend,
     workflow_runs,
 )
+from backend.api.routers import apply as apply_routes
 from backend.api.routers import contacts as contact_routes
 from backend.api.security import LoopbackHostMiddleware, require_token
 from backend.api.sse import EventTail
@@ -80,4 +81,5 @@ def create_app(
                    workflow_runs, activity, operations, schedule, conditions, llm_check):
         app.include_router(module.router)
     app.include_router(contact_routes.router)
+    app.include_router(apply_routes.router)
     return app
