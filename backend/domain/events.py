@@ -257,6 +257,12 @@ class PipelineStepCounts(CamelModel):
     eligible_count: int | None = _COUNT
     swept_count: int | None = _COUNT
     deferred_count: int | None = _COUNT
+    # enrichment_pass / pdf_render: how the execution's members settled the stage.
+    succeeded_count: int | None = _COUNT
+    failed_count: int | None = _COUNT
+    blocked_count: int | None = _COUNT
+    skipped_count: int | None = _COUNT
+    not_reached_count: int | None = _COUNT
 
     @model_serializer(mode="wrap")
     def _only_present(self, handler):

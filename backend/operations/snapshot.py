@@ -26,7 +26,8 @@ from backend.store.coverage import read_coverage
 from backend.store.db import Database
 from backend.temporal.contracts import DiscoveryExecutionRef
 
-RECONCILIATION_KINDS = ("enrichment_pass", "preparation_fanout", "existing_backlog_sweep")
+RECONCILIATION_KINDS = ("enrichment_pass", "preparation_fanout", "existing_backlog_sweep",
+                        "pdf_render")
 WORKFLOW_STATUS = {"running": "in_progress", "completed": "completed", "failed": "failed",
                    "canceled": "canceled", "reconciled_not_found": "reconciled_not_found"}
 DRAINING_LOOKBACK = 5  # closed executions checked for unresolved work before the newest

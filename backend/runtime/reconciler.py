@@ -32,7 +32,7 @@ from backend.projections.workflow_runs import (
     row_from_record,
 )
 from backend.store import discovery as runs
-from backend.store import stages
+from backend.store import passes, stages
 from backend.store.db import Database
 from backend.store.events import append_event
 from backend.store.lifecycle import record_workflow_terminal
@@ -58,6 +58,7 @@ class ReconcileReport:
     closed: list[str] = field(default_factory=list)
     not_found: list[str] = field(default_factory=list)
     recovered: list[str] = field(default_factory=list)
+    passes_completed: int = 0
 
 
 async def open_runs(db: Database, *, older_than: timedelta = MIN_AGE) -> list[WorkflowRunRow]:
@@ -92,6 +93,9 @@ async def reconcile_runs(db: Database, client: Client, *,
             await _record_closed(db, row, *CLOSED_OUTCOME[status])
             report.closed.append(row.run_id)
     await refresh_workflow_runs(db)
+    async with db.transaction() as conn:
+        # Terminal reconciliation owns the enrichment_pass / pdf_render boundaries.
+        report.passes_completed = await passes.settle_open_passes(conn)
     if report.closed or report.not_found or report.recovered:
         log.info("reconciled runs: %s closed, %s not found, %s recovered",
                  len(report.closed), len(report.not_found), len(report.recovered))
@@ -118,12 +122,20 @@ async def _record_closed(db: Database, row: WorkflowRunRow, outcome: str,
             conn, workflow_id=row.workflow_id, run_id=row.run_id,
             workflow_type=row.workflow_type, outcome=outcome, error_code=error_code,
             job_id=row.job_id)
-        if row.job_id:
-            # Stages the closed run still held are released (StageCanceled) for retry.
-            owner = stages.Owner(row.workflow_id, row.run_id, 0)
-            await stages.cancel_owned(conn, row.job_id, owner)
+        # Stages the closed run still held are released (StageCanceled) for retry: its
+        # own job's, or every selected job's for a batch run.
+        owner = stages.Owner(row.workflow_id, row.run_id, 0)
+        for job_id in [row.job_id] if row.job_id else await _owned_jobs(conn, row.run_id):
+            await stages.cancel_owned(conn, job_id, owner)
         if row.workflow_type == "DiscoverWorkflow":
             await _close_discovery_run(conn, row, outcome, error_code)
+
+
+async def _owned_jobs(conn, run_id: str) -> list[str]:
+    cursor = await conn.execute(
+        "SELECT DISTINCT job_id FROM job_stage_states WHERE tenant_id = ? AND owner_run_id = ?"
+        " AND status IN ('queued', 'running')", (TENANT_ID, run_id))
+    return [row[0] for row in await cursor.fetchall()]
 
 
 async def _close_discovery_run(conn, row: WorkflowRunRow, outcome: str,

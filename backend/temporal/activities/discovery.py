@@ -49,7 +49,7 @@ from backend.sources.config import SourceConfig
 from backend.sources.errors import SourceError
 from backend.sources.jobspy_family import run_jobspy_family
 from backend.sources.registry import fetch_source
-from backend.store import coverage, lineage
+from backend.store import coverage, lineage, passes
 from backend.store import discovery as runs
 from backend.store import stages as stage_store
 from backend.store.db import Database
@@ -619,6 +619,8 @@ class DiscoveryActivities:
                 error_code=None if status == "completed" else error_code,
             )
             await self._close_unstarted_steps(conn, ref, status)
+            if status in ("completed", "completed_with_issues"):
+                await passes.open_passes(conn, ref)  # membership is closed now
             if status == "failed":
                 await lineage.fail_pending_plans(conn, ref, "planning_failed")
             observed, new = await runs.run_counts(conn, run_id)
