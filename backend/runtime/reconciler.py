@@ -24,6 +24,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from backend.config import TENANT_ID
 from backend.domain import events as ev
 from backend.domain.clock import utc_now
+from backend.projections.contacts import refresh_contacts
 from backend.projections.workflow_runs import (
     COLUMNS,
     NOT_FOUND_STATUS,
@@ -31,6 +32,7 @@ from backend.projections.workflow_runs import (
     refresh_workflow_runs,
     row_from_record,
 )
+from backend.store import contacts as contact_tasks
 from backend.store import discovery as runs
 from backend.store import passes, stages
 from backend.store.db import Database
@@ -93,6 +95,8 @@ async def reconcile_runs(db: Database, client: Client, *,
             await _record_closed(db, row, *CLOSED_OUTCOME[status])
             report.closed.append(row.run_id)
     await refresh_workflow_runs(db)
+    if report.closed:
+        await refresh_contacts(db)  # a closed research task shows at once
     async with db.transaction() as conn:
         # Terminal reconciliation owns the enrichment_pass / pdf_render boundaries.
         report.passes_completed = await passes.settle_open_passes(conn)
@@ -129,6 +133,11 @@ async def _record_closed(db: Database, row: WorkflowRunRow, outcome: str,
             await stages.cancel_owned(conn, job_id, owner)
         if row.workflow_type == "DiscoverWorkflow":
             await _close_discovery_run(conn, row, outcome, error_code)
+        if row.workflow_type == "ContactResearchWorkflow":
+            # The research task it still held is closed once, with a bounded code.
+            await contact_tasks.close_for_closed_run(
+                conn, workflow_id=row.workflow_id, run_id=row.run_id, outcome=outcome,
+                error_code=error_code)
 
 
 async def _owned_jobs(conn, run_id: str) -> list[str]:

@@ -12,6 +12,7 @@ from backend.config import TENANT_ID
 from backend.contacts.model import Candidate, SourceAttempt, candidate_id, contact_id
 from backend.domain import events as ev
 from backend.domain.clock import utc_now_iso
+from backend.llm.admission import release as release_reservation
 from backend.store.events import append_event
 
 ACTIVE = ("queued", "running")
@@ -106,18 +107,23 @@ async def mark_started(conn: aiosqlite.Connection, task: TaskRow, *, run_id: str
 
 async def save_source_attempts(conn: aiosqlite.Connection, task_id: str,
                                attempts: list[SourceAttempt]) -> None:
+    """The attempts of a task still open (a closed task's recorded facts never change)."""
     payload = json.dumps([a.model_dump(mode="json", by_alias=True) for a in attempts])
     await conn.execute(
         "UPDATE contact_research_tasks SET source_attempts_json = ? WHERE tenant_id = ?"
-        " AND task_id = ?", (payload, TENANT_ID, task_id))
+        " AND task_id = ? AND status IN ('queued', 'running')", (payload, TENANT_ID, task_id))
 
 
 async def commit_candidates(
     conn: aiosqlite.Connection, task: TaskRow, *, company: str, candidates: list[Candidate],
     provider: str, model: str, run_id: str,
-) -> None:
+) -> bool:
     """Contacts, their attributes, the task's candidates and one event per candidate,
-    with the task marked extracted: all or nothing."""
+    with the task marked extracted: all or nothing. A task already closed (canceled or
+    terminated while its extraction was still running) gains nothing: returns False.
+    Pass the task as read in this same transaction."""
+    if task.status in TERMINAL:
+        return False
     now = utc_now_iso()
     ids = {"workflow_id": task.workflow_id, "run_id": run_id}
     for ordinal, candidate in enumerate(candidates):
@@ -149,6 +155,7 @@ async def commit_candidates(
         "UPDATE contact_research_tasks SET extracted_at = ?, candidate_count = ?, provider = ?,"
         " model = ? WHERE tenant_id = ? AND task_id = ?",
         (now, len(candidates), provider, model, TENANT_ID, task.task_id))
+    return True
 
 
 async def _upsert_contact(conn: aiosqlite.Connection, person: str, company: str,
@@ -168,6 +175,8 @@ async def finish_task(
     no-op)."""
     if task.status in TERMINAL:
         return
+    if outcome != "completed":
+        error_code = error_code or ("canceled" if outcome == "canceled" else "workflow_failed")
     await conn.execute(
         "UPDATE contact_research_tasks SET status = ?, finished_at = ?, failure_code = ?"
         " WHERE tenant_id = ? AND task_id = ?",
@@ -179,7 +188,48 @@ async def finish_task(
             **common, candidate_count=task.candidate_count or 0,
             provider=task.provider or "unknown", model=task.model or "unknown")
     else:
-        event = ev.ContactResearchFailed(**common, status=outcome,
-                                         error_code=error_code or "workflow_failed")
+        event = ev.ContactResearchFailed(**common, status=outcome, error_code=error_code)
     await append_event(conn, event, job_id=task.job_id, workflow_id=task.workflow_id,
                        run_id=run_id or None, dedupe_key=f"ContactResearchTerminal:{task.task_id}")
+
+
+# Why a run closed outside its own workflow code (the reconciler's bounded codes).
+CLOSED_RUN_CODES = frozenset({"terminated", "timed_out", "workflow_failed", "canceled",
+                              "closed_without_result"})
+
+
+def closed_run_outcome(outcome: str, error_code: str | None, *, extracted: bool
+                       ) -> tuple[str, str | None]:
+    """(task status, failure code) for a task whose run closed without closing it.
+
+    ``outcome`` is the run's real result as the reconciler found it in Temporal. A run
+    that completed (or continued as new) without finishing its task counts as completed
+    only when the candidates were committed; anything else is failed or canceled with a
+    code from :data:`CLOSED_RUN_CODES`."""
+    if outcome == "completed":
+        return ("completed", None) if extracted else ("failed", "closed_without_result")
+    if outcome == "canceled":
+        return "canceled", "canceled"
+    return "failed", error_code if error_code in CLOSED_RUN_CODES else "workflow_failed"
+
+
+async def close_for_closed_run(
+    conn: aiosqlite.Connection, *, workflow_id: str, run_id: str, outcome: str,
+    error_code: str | None,
+) -> TaskRow | None:
+    """Close the open task this run owned, once (the reconciler's backstop for a run that
+    was terminated, timed out or canceled outside JobCtrl before its own close activity
+    ran). Returns the closed task, or None when there was nothing to close: no task for
+    this workflow, the task already closed, or the task now belongs to another run."""
+    cursor = await conn.execute(
+        "SELECT task_id FROM contact_research_tasks WHERE tenant_id = ? AND workflow_id = ?"
+        " AND status IN ('queued', 'running') AND (run_id = ? OR run_id IS NULL)",
+        (TENANT_ID, workflow_id, run_id))
+    found = await cursor.fetchone()
+    if found is None:
+        return None
+    task = await read_task(conn, found[0])
+    status, code = closed_run_outcome(outcome, error_code, extracted=task.extracted_at is not None)
+    await release_reservation(conn, run_id)  # a closed run spends nothing more
+    await finish_task(conn, task, run_id=run_id, outcome=status, error_code=code)
+    return await read_task(conn, task.task_id)

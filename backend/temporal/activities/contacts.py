@@ -115,10 +115,14 @@ class ContactActivities:
             raise typed from None
         async with self._db.transaction() as conn:
             current = await self._task(conn, input.task_id)
-            if current.extracted_at is None:
-                await store.commit_candidates(
-                    conn, current, company=job["company"], candidates=candidates,
-                    provider=provider.name, model=provider.model, run_id=input.run.run_id)
+            committed = current.extracted_at is None and await store.commit_candidates(
+                conn, current, company=job["company"], candidates=candidates,
+                provider=provider.name, model=provider.model, run_id=input.run.run_id)
+        if not committed and current.status in store.TERMINAL:
+            # Canceled or terminated while we were extracting: the closed task keeps
+            # what it had when it closed.
+            log.info("contact research task %s closed (%s) during extraction; nothing kept",
+                     current.task_id, current.status)
         await self._refresh()
         return ContactResearchOutcome(candidate_count=len(candidates), source_attempts=attempts)
 
