@@ -55,8 +55,8 @@ def activate_running_instance(app_dir: Path, *, timeout_ms: int = ANSWER_TIMEOUT
         return False
     try:
         socket.write(SHOW)
-        socket.flush()
-        if not socket.waitForBytesWritten(CONNECT_TIMEOUT_MS):
+        socket.flush()  # may write it all at once; then there is nothing left to wait for
+        if socket.bytesToWrite() and not socket.waitForBytesWritten(CONNECT_TIMEOUT_MS):
             return False
         answer = b""
         while not answer.endswith(b"\n"):
@@ -122,5 +122,6 @@ class InstanceServer(QObject):
         self._buffers[socket] = b""
 
     def _forget(self, socket: QLocalSocket) -> None:
+        # The socket is the server's child and goes with it; deleting it here while its
+        # own signal is being delivered is what crashes, so only forget its buffer.
         self._buffers.pop(socket, None)
-        socket.deleteLater()
