@@ -93,6 +93,23 @@ async def prepared(tmp_path_factory):
             os.environ["JOBCTRL_SECRETS_BACKEND"] = saved
 
 
+async def test_steps_enrichment_and_pdf_passes_settle_in_the_operations_snapshot(prepared):
+    http = prepared["http"]
+
+    async def settled() -> bool:
+        summary = (await http.get("/v1/pipeline/operations")).json()["reconciliation"]
+        return all(isinstance(summary[kind], list) and summary[kind][0]["status"] == "succeeded"
+                   for kind in ("enrichment_pass", "pdf_render"))
+
+    await wait_for(settled, timeout=90)  # the worker's reconciler settles them
+    summary = (await http.get("/v1/pipeline/operations")).json()["reconciliation"]
+    for kind in ("enrichment_pass", "pdf_render"):
+        (step,) = summary[kind]
+        assert step["itemKey"] == kind and step["attempt"] == 1
+        assert step["counts"] == {"targetCount": JOBS, "succeededCount": JOBS}
+        assert step["startedAt"] <= step["finishedAt"] and step["durationMs"] >= 0
+
+
 async def test_bad_batch_requests_are_refused_and_start_nothing(prepared):
     http, job_ids = prepared["http"], prepared["job_ids"]
     cases = [
