@@ -113,8 +113,21 @@ async def test_first_discover_links_and_plans_every_observed_job(stack):
     assert set(members) == observed
 
 
+PASS_KINDS = ("enrichment_pass", "pdf_render")
+
+
+def passes_settled(app_dir: Path, run_id: str) -> bool:
+    """The enrichment_pass and pdf_render steps are completed by terminal reconciliation
+    (the worker's reconciler) once every member settled Enrich / PDF."""
+    return db_rows(app_dir, "SELECT COUNT(*) FROM pipeline_step_projections WHERE"
+                   " discover_run_id = ? AND step_kind IN ('enrichment_pass', 'pdf_render')"
+                   " AND status = 'succeeded'", (run_id,))[0][0] == 2
+
+
 async def test_first_discover_step_rows_succeeded_with_counts(stack):
     db, ref = stack["db"], stack["first"]
+    await wait_until(lambda: passes_settled(stack["app_dir"], ref.discover_run_id),
+                     timeout=120, what="the enrichment and PDF passes")
     await refresh_pipeline_steps(db)
     steps = step_table(await list_steps(db, ref))
     assert {key: (row.status, row.attempt) for key, row in steps.items()} == {
@@ -123,8 +136,14 @@ async def test_first_discover_step_rows_succeeded_with_counts(stack):
         ("preparation_fanout", "fanout:family:demo_board"): ("succeeded", 1),
         ("existing_backlog_sweep", "sweep"): ("succeeded", 1),
         ("preparation_fanout", "fanout:sweep"): ("succeeded", 1),
+        ("enrichment_pass", "enrichment_pass"): ("succeeded", 1),
+        ("pdf_render", "pdf_render"): ("succeeded", 1),
     }
     assert steps[("source_planning", "planning")].counts == {"familyCount": 1}
+    enriched = steps[("enrichment_pass", "enrichment_pass")].counts
+    assert enriched["targetCount"] == JOBS
+    assert sum(value for key, value in enriched.items() if key != "targetCount") == JOBS
+    assert steps[("pdf_render", "pdf_render")].counts["targetCount"] == JOBS
     assert steps[("source_family", "family:demo_board")].counts == {
         "newJobs": JOBS, "existingJobs": 0, "observedJobs": JOBS}
     assert steps[("preparation_fanout", "fanout:family:demo_board")].counts == {
@@ -140,7 +159,7 @@ async def test_first_discover_step_rows_succeeded_with_counts(stack):
     payloads = [json.loads(p) for (p,) in db_rows(
         stack["app_dir"], "SELECT payload_json FROM job_events WHERE type LIKE 'PipelineStep%'"
                           " AND run_id = ?", (ref.discover_run_id,))]
-    assert len(payloads) == 5 * 3 + 0  # queued, started and a terminal fact per step
+    assert len(payloads) == 7 * 3  # queued, started and a terminal fact per step
     allowed = {"occurredAt", "discoverWorkflowId", "discoverRunId", "stepKind", "itemKey",
                "attempt", "queuedAt", "startedAt", "counts", "durationMs", "errorCode",
                "retryable"}
@@ -155,7 +174,7 @@ async def test_first_discover_coverage_is_ready_by_digest(stack):
     read = await coverage.read_coverage(db, ref)
     assert (read.status, read.mode, read.decoder_version) == ("ready", "native", 3)
     assert read.expected_members == read.persisted_members == JOBS
-    assert read.expected_steps == read.persisted_steps == 5
+    assert read.expected_steps == read.persisted_steps == 7
     member_keys = [f"{job}|{cohort}" for job, cohort in db_rows(
         stack["app_dir"], "SELECT job_id, cohort FROM discovery_execution_jobs"
                           " WHERE discover_run_id = ?", (ref.discover_run_id,))]
@@ -189,6 +208,9 @@ async def test_second_discover_sweeps_failed_backlog(stack):
         assert member.required_steps[0] == "enrich"
     await refresh_pipeline_steps(db)
     steps = step_table(await list_steps(db, second))
+    passes = {key: steps.pop(key).status for key in list(steps) if key[0] in PASS_KINDS}
+    assert set(passes) == {(kind, kind) for kind in PASS_KINDS}  # settle as members do
+    assert set(passes.values()) <= {"running", "succeeded"}
     assert {key: row.status for key, row in steps.items()} == {
         ("source_planning", "planning"): "succeeded",
         ("source_family", "family:extra"): "succeeded",
