@@ -48,7 +48,8 @@ RUN_ID = Path(pattern=r"^[A-Za-z0-9._:-]{1,128}$", description="The exact Tempor
 DISCOVER_TYPE = "DiscoverWorkflow"
 PREPARATION_TYPE = "JobPreparationWorkflow"
 APPLY_LOOP_WORKFLOW_ID = "apply-auto-local"
-DISPLAY_NAMES = {DISCOVER_TYPE: "Discover run", PREPARATION_TYPE: "Job preparation"}
+DISPLAY_NAMES = {DISCOVER_TYPE: "Discover run", PREPARATION_TYPE: "Job preparation",
+                 "BatchStageWorkflow": "Selected batch"}
 
 # Error classes Temporal keeps retrying on its own while the run is still going.
 TRANSIENT_ERROR_CODES = frozenset({
