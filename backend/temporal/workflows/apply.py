@@ -62,10 +62,12 @@ class ApplyWorkflow:
     async def run(self, input: ApplyWorkflowInput) -> ApplyResult:
         info = workflow.info()
         run = RunRef(workflow_id=info.workflow_id, run_id=info.run_id, workflow_type=WORKFLOW_TYPE)
-        await self._lifecycle(run, input, "started")
         outcomes: list[ApplyOutcome] = []
         polls = 0
         try:
+            # Inside the try: a cancel that lands while the start is recorded still ends
+            # the run with its terminal event.
+            await self._lifecycle(run, input, "started")
             await workflow.execute_activity(
                 "check_spend_budget",
                 PreflightInput(workflow_id=run.workflow_id, run_id=run.run_id, paid_calls=0),
