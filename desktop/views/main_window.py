@@ -30,6 +30,7 @@ from desktop.qt_compat import emit
 from desktop.shell import SERVICE_NAMES, DiscoverOutcome, ShellController
 from desktop.views.activity_view import ActivityView
 from desktop.views.jobs_view import JobsView
+from desktop.views.settings_view import SettingsView
 from desktop.views.spend_view import SpendView
 from desktop.views.status_indicators import COLORS, ServiceIndicator, StreamIndicator
 
@@ -156,6 +157,7 @@ class MainWindow(QMainWindow):
         # Settings, Activity. Each view module owns its widgets and its API calls.
         self.add_view("jobs", JobsView(controller=self.controller, parent=self.tabs), "Jobs")
         self.add_view("spend", SpendView(controller=self.controller, parent=self.tabs), "Spend")
+        self.add_view("settings", SettingsView(self.controller, self.tabs), "Settings")
         self.activity = ActivityView(self.tabs)
         self.add_view("activity", self.activity, "Activity")
         root.addWidget(self.tabs, 1)

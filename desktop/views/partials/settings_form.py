@@ -1,0 +1,73 @@
+"""Small pieces every Settings section uses: inline error labels and the 422 reader.
+
+The API answers an invalid save with 422 ``{"error": {"code", "message", "fields"}}``;
+the message lists ``field.path: reason`` parts joined by ``; ``. ``field_messages`` splits
+it back by the known field names (a reason may itself contain ``; ``), so each message
+lands under its own input. Qt-free parts first.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QLabel, QWidget
+
+from desktop.client import ApiRequestError
+
+ERROR_STYLE = "color: #c62828; font-size: 9pt;"
+HINT_STYLE = "color: palette(placeholder-text); font-size: 9pt;"
+
+
+def field_messages(error: ApiRequestError, prefix: str = "") -> dict[str, str]:
+    """``{"discoverySchedule.cron": "Value error, cron must have five fields ..."}``.
+
+    ``prefix`` is put before every field name (e.g. ``profile.`` for the profile route)."""
+    fields = list(error.fields or [])
+    message = error.message
+    # Where each "field: " part starts; the text up to the next one is its reason.
+    starts = sorted((message.find(f"{field}: "), field) for field in fields
+                    if message.find(f"{field}: ") >= 0)
+    found: dict[str, str] = {}
+    for index, (start, field) in enumerate(starts):
+        end = starts[index + 1][0] if index + 1 < len(starts) else len(message)
+        reason = message[start + len(field) + 2:end].strip().rstrip(";").strip()
+        found[prefix + field] = _plain(reason)
+    for field in fields:  # named but not spelled out in the message
+        found.setdefault(prefix + field, "This value is not accepted.")
+    return found
+
+
+def _plain(reason: str) -> str:
+    """Pydantic's "Value error, ..." prefix means nothing to a user."""
+    for noise in ("Value error, ", "Assertion failed, "):
+        reason = reason.removeprefix(noise)
+    return reason[:1].upper() + reason[1:] if reason else "This value is not accepted."
+
+
+def match_fields(messages: dict[str, str], owner: str) -> str | None:
+    """The message(s) for one input: ``owner`` is its field path; nested paths under it
+    (``sources.1.greenhouse.boardToken`` under ``sources``) count too."""
+    hits = [text for field, text in messages.items()
+            if field == owner or field.startswith(owner + ".")]
+    return " ".join(dict.fromkeys(hits)) or None
+
+
+class ErrorLabel(QLabel):
+    """A red line under an input, hidden while there is nothing to say."""
+
+    def __init__(self, field: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.field = field
+        self.setObjectName(f"error:{field}")
+        self.setStyleSheet(ERROR_STYLE)
+        self.setWordWrap(True)
+        self.hide()
+
+    def show_message(self, text: str | None) -> None:
+        self.setText(text or "")
+        self.setVisible(bool(text))
+
+
+def hint(text: str, parent: QWidget | None = None) -> QLabel:
+    label = QLabel(text, parent)
+    label.setStyleSheet(HINT_STYLE)
+    label.setWordWrap(True)
+    return label
