@@ -11,7 +11,10 @@ from PySide6.QtCore import Qt
 from desktop.client import StreamedEvent
 from desktop.views.jobs_view import JobsView
 from desktop.views.partials.jobs_table_model import (
+    FIT,
+    STAGE,
     STATUS,
+    JobsTableModel,
     current_stage,
     event_changes,
     status_text,
@@ -49,6 +52,25 @@ def test_events_patch_only_what_they_carry():
     assert event_changes(row, "JobEnriched", {"wordCount": 5}) is None
     assert event_changes(row, "JobUserStatusChanged", {"userStatus": None}) == {
         "userStatus": None}
+
+
+@pytest.mark.desktop
+def test_a_patch_announces_only_the_cells_it_changes(qapp):
+    model = JobsTableModel()
+    model.set_rows([{"jobId": "job_1", "title": "A", "company": "B", "location": None,
+                     "remote": None, "score": None, "stages": {"enrich": "succeeded"},
+                     "userStatus": None}])
+    changed: list[tuple[int, int, int, int]] = []
+    model.dataChanged.connect(lambda top, bottom, *_: changed.append(
+        (top.row(), top.column(), bottom.row(), bottom.column())))
+    assert model.patch("job_1", {"score": 64})
+    assert changed == [(0, FIT, 0, FIT)]
+    assert model.index(0, FIT).data() == "64"
+    changed.clear()
+    assert model.patch("job_1", {"score": 64}) and changed == []  # nothing new: no signal
+    assert model.patch("job_1", {"stages": {"enrich": "succeeded", "score": "running"}})
+    assert {column for _r, column, _r2, _c2 in changed} == {STAGE, STATUS}
+    assert not model.patch("job_unknown", {"score": 1})
 
 
 # -- against the live services ------------------------------------------------------------

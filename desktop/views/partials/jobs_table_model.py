@@ -158,6 +158,31 @@ FILTER_FIELDS = {"minScore": "score", "stage": "stages", "stageStatus": "stages"
 SORT_FIELDS = {"score": "score"}
 
 
+def _shown(column: Column, row: Row) -> tuple:
+    """Everything a cell shows or sorts by."""
+    return (column.display(row), column.sort_value(row) if column.sort_value else None,
+            column.tooltip(row) if column.tooltip else None,
+            column.foreground(row) if column.foreground else None)
+
+
 class JobsTableModel(KeyedTableModel):
     def __init__(self, parent=None):
         super().__init__(COLUMNS, key=lambda row: row["jobId"], parent=parent)
+
+    def patch(self, key: str, changes: Mapping[str, Any]) -> bool:
+        """Like the base, but announces only the cells whose text changed: a one-cell
+        ``dataChanged`` lets the view repaint that cell instead of its whole viewport."""
+        position = self.row_of(key)
+        if position is None:
+            return False
+        before = self._rows[key]
+        merged = {**before, **changes}
+        if merged == before:
+            return True
+        old = [_shown(column, before) for column in self.columns]
+        self._rows[key] = merged
+        for column, (was, spec) in enumerate(zip(old, self.columns, strict=True)):
+            if _shown(spec, merged) != was:
+                index = self.index(position, column)
+                self.dataChanged.emit(index, index)
+        return True
