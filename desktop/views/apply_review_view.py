@@ -9,6 +9,7 @@ approved here.
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 
 from PySide6.QtCore import QSortFilterProxyModel, Qt, QUrl, Signal
@@ -59,6 +60,12 @@ LOOP_STATES = {
     "unknown": ("idle", "state unknown"),
 }
 PAGE_SIZE = 200
+
+
+def _humanize(key: str) -> str:
+    """``salaryExpectation`` -> ``Salary expectation``."""
+    words = re.sub(r"(?<!^)(?=[A-Z])", " ", str(key)).lower()
+    return words[:1].upper() + words[1:]
 
 
 def _target_kind(row: dict) -> str:
@@ -134,7 +141,13 @@ class ApplyReviewView(LiveView):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().hide()
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.table.setWordWrap(False)
+        self.table.sortByColumn(2, Qt.SortOrder.DescendingOrder)  # best fit first
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(1, 150)
         self.table.selectionModel().currentRowChanged.connect(lambda *_: self._show_detail())
         self.empty = QLabel("Nothing to review. Jobs appear here once they are scored at or "
                             "above your fit threshold and their resume and cover letter are "
@@ -146,12 +159,13 @@ class ApplyReviewView(LiveView):
         splitter.addWidget(self.detail)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
+        splitter.setSizes([640, 460])
         root.addWidget(self.empty)
         root.addWidget(splitter, 1)
 
     def _build_detail(self, parent: QWidget) -> QGroupBox:
         box = QGroupBox("Application packet", parent)
-        form = QFormLayout(box)
+        form = self._form = QFormLayout(box)
         self.d_title = QLabel("Select a job", box)
         self.d_title.setWordWrap(True)
         self.d_target = QLabel("—", box)
@@ -180,15 +194,21 @@ class ApplyReviewView(LiveView):
         self.approve_button.setObjectName("approveButton")
         self.reject_button = QPushButton("Reject", box)
         self.reject_button.setObjectName("rejectButton")
+        self.start_button = QPushButton("Apply now", box)
+        self.start_button.setObjectName("startApplyButton")
+        self.start_button.setToolTip("Prepare the application now: a web form becomes a packet "
+                                     "you complete yourself; an email goes only to the approved "
+                                     "recipient.")
         self.open_page_button = QPushButton("Open application page", box)
         self.mark_applied_button = QPushButton("Mark applied", box)
         self.mark_applied_button.setObjectName("markAppliedButton")
         self.approve_button.clicked.connect(self._approve)
         self.reject_button.clicked.connect(lambda: self._act("reject"))
+        self.start_button.clicked.connect(lambda: self._act("start"))
         self.mark_applied_button.clicked.connect(lambda: self._act("mark-applied"))
         self.open_page_button.clicked.connect(self._open_page)
-        for button in (self.approve_button, self.reject_button, self.open_page_button,
-                       self.mark_applied_button):
+        for button in (self.approve_button, self.reject_button, self.start_button,
+                       self.open_page_button, self.mark_applied_button):
             buttons.addWidget(button)
         self.job_link = QPushButton("Show job details", box)
         self.job_link.setFlat(True)
@@ -263,7 +283,8 @@ class ApplyReviewView(LiveView):
         self.d_target.setText(self._target_text(target))
         answers = packet.get("answers") or {}
         self.d_answers.setText("<br>".join(
-            f"{html.escape(str(k))}: {html.escape(str(v))}" for k, v in answers.items()) or "—")
+            f"{html.escape(_humanize(k))}: {html.escape(str(v))}" for k, v in answers.items())
+            or "—")
         failure = (item or {}).get("failure")
         self.d_failure.setText("" if not failure else
                                f"Failed: {failure.get('message') or failure.get('code')}")
@@ -273,12 +294,13 @@ class ApplyReviewView(LiveView):
         self.attach_resume.setChecked(not approval or packet.get("resumePdf") in attached)
         self.attach_cover.setChecked(not approval or packet.get("coverLetterPdf") in attached)
         for widget in self._email_rows:
-            widget.setVisible(is_email)
+            self._form.setRowVisible(widget, is_email)
         self.open_resume.setEnabled(bool(packet.get("resumePdf")))
         self.open_cover.setEnabled(bool(packet.get("coverLetterPdf")))
         self.approve_button.setEnabled(status == "awaiting_approval")
         self.reject_button.setEnabled(status in {"awaiting_approval", "approved",
                                                  "awaiting_manual_completion"})
+        self.start_button.setEnabled(status == "approved")
         self.open_page_button.setEnabled(bool(packet.get("targetUrl") or target.get("url")))
         self.mark_applied_button.setEnabled(status == "awaiting_manual_completion")
         self.job_link.setEnabled(item is not None)
@@ -319,7 +341,8 @@ class ApplyReviewView(LiveView):
                              name=f"apply-{action}")
 
     def _acted(self, action: str) -> None:
-        done = {"approve": "Approved.", "reject": "Rejected.", "mark-applied": "Marked applied."}
+        done = {"approve": "Approved.", "reject": "Rejected.", "mark-applied": "Marked applied.",
+                "start": "Applying… the packet appears here when it is ready."}
         self._say(done.get(action, "Done."), "ok")
         self.refresh()
 
