@@ -1,0 +1,196 @@
+"""The frozen JobCtrl, end to end: build the Linux installer, install it on a fresh home,
+start it, Discover over the API with the SSE stream watching, stop it, upgrade it (the data
+and the Temporal history stay), and start the desktop offscreen.
+
+Slow (it builds the bundle): marked ``packaging``, left out of the normal run, and run
+with ``scripts/package-smoke`` (``JOBCTRL_SMOKE_ARTIFACT=dist/JobCtrl-...tar.gz`` reuses a
+build).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from desktop.client import ApiClient
+from tests.integration.events_helpers import collect_until, run_finished
+from tests.packaging.frozen_app import (
+    FrozenProcess,
+    Installation,
+    build_artifact,
+    kill_all,
+    processes_from,
+    unpack,
+    user_env,
+)
+
+# Async tests run on the session loop (asyncio_default_test_loop_scope in pyproject.toml).
+pytestmark = [pytest.mark.packaging, pytest.mark.timeout(1800)]
+
+DEMO_DISTINCT_JOBS = 234  # the bundled demo board: 240 postings, 234 distinct jobs
+
+
+@pytest.fixture(scope="module")
+def artifact() -> Path:
+    return build_artifact()
+
+
+@pytest.fixture(scope="module")
+def installation(artifact, tmp_path_factory) -> Installation:
+    root = tmp_path_factory.mktemp("frozen")
+    home = root / "home"
+    home.mkdir()
+    installed = Installation(home=home, unpacked=unpack(artifact, root / "unpacked"))
+    result = installed.run_installer()
+    assert result.returncode == 0, result.stderr
+    yield installed
+    leftovers = processes_from(installed.prefix.resolve())
+    kill_all(leftovers)
+    assert leftovers == [], f"processes of the bundle were still running: {leftovers}"
+
+
+def start_serve(installed: Installation, name: str) -> FrozenProcess:
+    """``jobctrl serve`` through the command the installer put on the user's PATH."""
+    return FrozenProcess(
+        installed.command_link, ["serve", "--no-temporal-ui"], env=user_env(installed.home),
+        app_dir=installed.default_app_dir, output=installed.home.parent / f"{name}.txt",
+    )
+
+
+def stop_cleanly(process: FrozenProcess, installed: Installation, sig: int = signal.SIGINT) -> None:
+    pids = dict(process.info.pids) if process.info else {}
+    code = process.stop(sig)
+    assert code == 0, process.diagnostics()
+    survivors = processes_from(installed.prefix.resolve())
+    kill_all(survivors)
+    assert survivors == [], f"left running after the stop: {survivors} (pids were {pids})"
+    assert not (process.app_dir / "runtime.json").exists()
+
+
+async def discover_over_sse(info) -> tuple[dict, list]:
+    api = ApiClient.from_runtime(info)
+    try:
+        live = asyncio.Event()
+        holder: dict = {}
+
+        def finished(event) -> bool:
+            return "runId" in holder and run_finished(holder["runId"])(event)
+
+        watcher = asyncio.create_task(collect_until(api, finished, last_event_id=None, started=live))
+        await asyncio.wait_for(live.wait(), 30)
+        accepted = await api.run_stage("discover")
+        holder["runId"] = accepted["firstExecutionRunId"]
+        events = await watcher
+        return {"accepted": accepted, "runs": await api.discovery_runs(),
+                "jobs": (await api.jobs(limit=1))["total"], "secrets": await api.secret_names()}, events
+    finally:
+        await api.close()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def first_start(installation):
+    """The first start on the fresh account, one Discover, a clean stop."""
+    assert not installation.default_app_dir.exists()  # nothing made before the first start
+    serve = start_serve(installation, "first-start")
+    try:
+        info = serve.wait_healthy()
+        result, events = await discover_over_sse(info)
+    finally:
+        if serve.process.poll() is None:
+            stop_cleanly(serve, installation)
+    return {**result, "events": events, "info": info, "output": serve.output}
+
+
+def test_installer_puts_a_launcher_icon_and_command_in_the_user_folders(installation):
+    entry = installation.desktop_file.read_text(encoding="utf-8")
+    assert f'Exec="{installation.executable}" desktop' in entry.splitlines()
+    assert f"TryExec={installation.executable}" in entry.splitlines()
+    assert "Icon=jobctrl" in entry.splitlines()
+    assert installation.icon_file.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert installation.command_link.resolve() == installation.executable.resolve()
+    assert (installation.temporal_cli).is_file()
+    # The data folder is the platform's app-data folder, outside the program folder.
+    assert not installation.default_app_dir.is_relative_to(installation.prefix)
+
+
+async def test_first_start_creates_the_app_dir_and_discover_runs_to_the_end(first_start, installation):
+    app_dir = installation.default_app_dir
+    assert (app_dir / "jobctrl.db").is_file()
+    assert any((app_dir / "temporal").iterdir())  # the Temporal history file
+    assert {"serve.log", "worker.log", "api.log"} <= {p.name for p in (app_dir / "logs").iterdir()}
+    assert first_start["accepted"]["workflowId"] == "discover-local"
+    run_id = first_start["accepted"]["firstExecutionRunId"]
+    run = next(r for r in first_start["runs"] if r["discoverRunId"] == run_id)
+    assert run["status"] == "completed"
+    assert run["jobsNew"] == DEMO_DISTINCT_JOBS
+    assert first_start["jobs"] == DEMO_DISTINCT_JOBS
+    # A headless account has no OS keyring: the frozen app says where secrets go instead.
+    assert "0600" in first_start["secrets"]["backend"]
+
+
+async def test_first_start_streams_the_run_over_sse(first_start):
+    events = first_start["events"]
+    types = [event.type for event in events]
+    assert types[:2] == ["WorkflowStarted", "DiscoveryRunStarted"]
+    assert types.count("JobDiscovered") == DEMO_DISTINCT_JOBS
+    assert types[-2:] == ["DiscoveryRunCompleted", "WorkflowCompleted"]
+    assert events[-2].payload["status"] == "completed"
+    ids = [event.id for event in events]
+    assert ids == sorted(ids) and len(set(ids)) == len(ids)
+
+
+async def test_upgrade_keeps_the_database_and_the_temporal_history(first_start, installation):
+    marker = installation.prefix / "from-the-old-version"
+    marker.write_text("the upgrade replaces the program folder", encoding="utf-8")
+    database_before = (installation.default_app_dir / "jobctrl.db").stat().st_size
+
+    result = installation.run_installer()  # the same installer again, as an upgrade would
+    assert result.returncode == 0, result.stderr
+    assert not marker.exists()
+    assert (installation.default_app_dir / "jobctrl.db").stat().st_size == database_before
+
+    serve = start_serve(installation, "after-upgrade")
+    try:
+        info = serve.wait_healthy()
+        api = ApiClient.from_runtime(info)
+        try:
+            assert (await api.jobs(limit=1))["total"] == DEMO_DISTINCT_JOBS
+            runs = await api.discovery_runs()
+        finally:
+            await api.close()
+        run_id = first_start["accepted"]["firstExecutionRunId"]
+        assert [r["status"] for r in runs if r["discoverRunId"] == run_id] == ["completed"]
+        # Temporal itself still has the run: ask the bundled CLI, as an operator would.
+        described = subprocess.run(
+            [str(installation.temporal_cli), "workflow", "describe", "--workflow-id", "discover-local",
+             "--run-id", run_id, "--address", info.temporal_address, "--output", "json"],
+            capture_output=True, text=True, timeout=60, env=user_env(installation.home),
+        )
+        assert described.returncode == 0, described.stderr
+        execution = json.loads(described.stdout)["workflowExecutionInfo"]
+        assert execution["status"] == "WORKFLOW_EXECUTION_STATUS_COMPLETED"
+    finally:
+        if serve.process.poll() is None:
+            stop_cleanly(serve, installation)
+
+
+def test_frozen_desktop_starts_offscreen_and_quits_cleanly(installation, tmp_path):
+    app_dir = tmp_path / "desktop-app-dir"
+    desktop = FrozenProcess(
+        installation.executable, ["--app-dir", str(app_dir), "desktop", "--no-temporal-ui"],
+        env=user_env(installation.home, QT_QPA_PLATFORM="offscreen"), app_dir=app_dir,
+        output=tmp_path / "desktop.txt",
+    )
+    try:
+        desktop.wait_healthy()  # the window is up and its supervisor started every service
+        assert desktop.process.poll() is None
+    finally:
+        if desktop.process.poll() is None:
+            stop_cleanly(desktop, installation, signal.SIGTERM)
+    assert "Traceback" not in desktop.output, desktop.output
