@@ -303,12 +303,18 @@ async def test_toggling_auto_apply_keeps_exactly_one_loop(apply_env):
         return (await api.apply_loop())["state"] == "running"
 
     await wait_for(loop_running, timeout=60)
+    # A loop canceled by an "off" just before the last "on" may still be winding down;
+    # its successor starts only after it closed. Watch several reconcile passes: never two.
+    for _ in range(10):
+        running = [run for run, status in loop_runs(app_dir) if status == "running"]
+        assert len(running) <= 1, running
+        await asyncio.sleep(0.5)
+    await wait_for(loop_running, timeout=60)
     loop = await api.apply_loop()
     assert loop["enabled"] is True and loop["workflowId"] == LOOP_ID and loop["runId"]
-    await asyncio.sleep(5)  # a few reconcile passes of the worker
     statuses = loop_runs(app_dir)
-    assert [s for _, s in statuses].count("running") == 1, statuses
-    assert (await api.apply_loop())["runId"] == loop["runId"], "no second loop was started"
+    assert [status for _, status in statuses].count("running") == 1, statuses
+    assert len(statuses) <= 5, "at most one start per switch-on (5 of them) plus none extra"
     # The loop is a normal run, listed (and cancelable) among the runs.
     runs = await api.workflow_runs(status="running")
     names = [r["displayName"] for r in runs["items"] if r["workflowId"] == LOOP_ID]
@@ -320,10 +326,9 @@ async def test_toggling_auto_apply_keeps_exactly_one_loop(apply_env):
         return (await api.apply_loop())["state"] == "stopped"
 
     await wait_for(loop_stopped, timeout=60)
-    assert db_rows(app_dir, "SELECT type FROM job_events WHERE run_id = ? AND type LIKE"
-                            " 'Workflow%' AND type != 'WorkflowStarted'",
-                   (loop["runId"],)) == [("WorkflowCanceled",)]
-    assert all(status != "running" for _, status in loop_runs(app_dir))
+    final = loop_runs(app_dir)
+    assert all(status != "running" for _, status in final), final
+    assert {status for _, status in final} == {"WorkflowCanceled"}, "switching off cancels"
 
 
 async def test_the_loop_rereads_the_approval_setting_at_claim(apply_env):
