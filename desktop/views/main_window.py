@@ -29,6 +29,7 @@ from desktop.client import StreamedEvent
 from desktop.qt_compat import emit
 from desktop.shell import SERVICE_NAMES, DiscoverOutcome, ShellController
 from desktop.views.activity_view import ActivityView
+from desktop.views.apply_review_view import ApplyReviewView
 from desktop.views.jobs_view import JobsView
 from desktop.views.settings_view import SettingsView
 from desktop.views.spend_view import SpendView
@@ -156,6 +157,7 @@ class MainWindow(QMainWindow):
         # One tab per view, in this order: Pipelines, Runs, Jobs, Apply Review, Spend,
         # Settings, Activity. Each view module owns its widgets and its API calls.
         self.add_view("jobs", JobsView(controller=self.controller, parent=self.tabs), "Jobs")
+        self.add_view("apply", ApplyReviewView(self.controller, self.tabs), "Apply Review")
         self.add_view("spend", SpendView(controller=self.controller, parent=self.tabs), "Spend")
         self.add_view("settings", SettingsView(self.controller, self.tabs), "Settings")
         self.activity = ActivityView(self.tabs)
@@ -189,7 +191,15 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentWidget(view)
         return view
 
+    def open_job(self, job_key: str) -> None:
+        """Follow a job link from any view (Runs, Apply Review, ...) to its Jobs detail."""
+        jobs = self.show_view("jobs")
+        jobs.select_job(job_key)
+
     def _connect(self) -> None:
+        for key, view in self.views.items():
+            if key != "jobs" and hasattr(view, "open_job"):
+                view.open_job.connect(self.open_job)
         c = self.controller
         c.service_status.connect(self.on_service_status)
         c.runtime_ready.connect(self.on_runtime_ready)
