@@ -24,6 +24,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from backend.config import TENANT_ID
 from backend.domain import events as ev
 from backend.domain.clock import utc_now
+from backend.llm.admission import release as release_reservation
 from backend.projections.contacts import refresh_contacts
 from backend.projections.workflow_runs import (
     COLUMNS,
@@ -128,6 +129,8 @@ async def _record_closed(db: Database, row: WorkflowRunRow, outcome: str,
             job_id=row.job_id)
         # Stages the closed run still held are released (StageCanceled) for retry: its
         # own job's, or every selected job's for a batch run.
+        # Its budget reservation too, or the ceiling would stay lowered for the day.
+        await release_reservation(conn, row.run_id)
         owner = stages.Owner(row.workflow_id, row.run_id, 0)
         for job_id in [row.job_id] if row.job_id else await _owned_jobs(conn, row.run_id):
             await stages.cancel_owned(conn, job_id, owner)

@@ -71,6 +71,12 @@ def events_of(app_dir, run_id: str) -> list[str]:
             "SELECT type FROM job_events WHERE run_id = ? ORDER BY id", (run_id,))]
 
 
+def open_reservations(app_dir, run_id: str) -> int:
+    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+        return conn.execute("SELECT COUNT(*) FROM llm_spend_reservations WHERE run_id = ?"
+                            " AND released_at IS NULL", (run_id,)).fetchone()[0]
+
+
 async def client_for(stuck):
     return await connect_temporal(TemporalSettings(), stuck["supervisor"].info.temporal_address)
 
@@ -88,6 +94,7 @@ async def test_a_run_terminated_outside_jobctrl_gets_its_real_outcome(stuck):
     assert (row.status, row.error_code) == ("failed", "terminated")
     assert events_of(stuck["app_dir"], run_id).count("WorkflowFailed") == 1
     assert "StageCanceled" in events_of(stuck["app_dir"], run_id)  # Score released
+    assert open_reservations(stuck["app_dir"], run_id) == 0  # its budget share too
     again = await reconcile_runs(stuck["db"], await client_for(stuck), older_than=timedelta(0))
     assert run_id not in again.closed
     assert events_of(stuck["app_dir"], run_id).count("WorkflowFailed") == 1
