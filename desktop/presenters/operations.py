@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from desktop.presenters.runs import local_time_text
+
 Snapshot = Mapping[str, Any]
 
 STAGES = ("enrich", "score", "tailor", "cover", "pdf")
@@ -62,7 +64,7 @@ COUNT_FIELDS = ("eligible", "waiting", "processing", "succeeded", "skipped", "bl
 COUNT_LABELS = {
     "eligible": "In scope", "waiting": "Waiting", "processing": "Running",
     "succeeded": "Done", "skipped": "Skipped", "blocked": "Blocked", "failed": "Failed",
-    "exhausted": "Gave up", "canceled": "Canceled", "needsVerification": "Being checked",
+    "exhausted": "Gave up", "canceled": "Canceled", "needsVerification": "Checking",
     "stale": "Outdated", "unknown": "Unknown",
 }
 COUNT_HINTS = {
@@ -516,3 +518,8 @@ def technical_rows(snapshot: Snapshot) -> list[tuple[str, str]]:
         if family.get("errorCode"):
             rows.append((f"Source {family.get('family')}", family["errorCode"]))
     return rows
+
+
+def updated_text(snapshot: Snapshot) -> str:
+    """``Updated 14:03:07`` in local time, from the snapshot's own timestamp."""
+    return f"Updated {local_time_text(snapshot.get('generatedAt'))}"

@@ -1,0 +1,92 @@
+"""One scope's per-stage counts: five stage rows by the twelve count fields.
+
+Cells are updated in place (setText on existing items), so a refetch never resets the
+table. ``None`` counts mean the scope may not be shown (no run, or the selected run's
+history being restored): a plain sentence replaces the table and no number is shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QStackedWidget,
+    QTableWidget,
+    QTableWidgetItem,
+    QWidget,
+)
+
+from desktop.presenters.operations import COUNT_FIELDS, COUNT_HINTS, COUNT_LABELS, STAGE_LABELS, STAGES
+
+# Fields that mean trouble get a warm color when non-zero.
+ATTENTION = {"failed": "#c62828", "exhausted": "#c62828", "blocked": "#b26a00",
+             "needsVerification": "#b26a00", "stale": "#b26a00", "unknown": "#8a8a8a"}
+
+
+class StageCountGrid(QStackedWidget):
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.table = QTableWidget(len(STAGES), len(COUNT_FIELDS), self)
+        self.table.setObjectName("stageCountTable")
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.table.setAlternatingRowColors(True)
+        self.table.setVerticalHeaderLabels([STAGE_LABELS[stage] for stage in STAGES])
+        for column, name in enumerate(COUNT_FIELDS):
+            header = QTableWidgetItem(COUNT_LABELS[name])
+            header.setToolTip(COUNT_HINTS.get(name, COUNT_LABELS[name]))
+            self.table.setHorizontalHeaderItem(column, header)
+            for row in range(len(STAGES)):
+                item = QTableWidgetItem("")
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.table.setItem(row, column, item)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().setMinimumSectionSize(48)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        height = (self.table.horizontalHeader().sizeHint().height()
+                  + self.table.verticalHeader().defaultSectionSize() * len(STAGES) + 4)
+        self.table.setFixedHeight(height)
+        self.placeholder = QLabel(self)
+        self.placeholder.setObjectName("stageCountPlaceholder")
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.placeholder.setWordWrap(True)
+        self.placeholder.setStyleSheet("color: #6a6a6a;")
+        self.addWidget(self.table)
+        self.addWidget(self.placeholder)
+        self.setFixedHeight(height)
+
+    @property
+    def showing_counts(self) -> bool:
+        return self.currentWidget() is self.table
+
+    def set_counts(self, blocks: Mapping[str, Mapping[str, int]] | None,
+                   unavailable_text: str = "Not available.") -> None:
+        if blocks is None:
+            self.placeholder.setText(unavailable_text)
+            self.setCurrentWidget(self.placeholder)
+            return
+        for row, stage in enumerate(STAGES):
+            block = blocks.get(stage) or {}
+            for column, name in enumerate(COUNT_FIELDS):
+                value = block.get(name)
+                item = self.table.item(row, column)
+                text = "—" if value is None else f"{value:,}"
+                if item.text() != text:
+                    item.setText(text)
+                color = ATTENTION.get(name) if value else None
+                if color is None:
+                    item.setData(Qt.ItemDataRole.ForegroundRole, None)  # the palette's text color
+                else:
+                    item.setForeground(QBrush(QColor(color)))
+        self.setCurrentWidget(self.table)
+
+    def cell_text(self, stage: str, name: str) -> str:
+        return self.table.item(STAGES.index(stage), COUNT_FIELDS.index(name)).text()
+

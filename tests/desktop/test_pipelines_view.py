@@ -1,0 +1,191 @@
+"""The Pipelines view: against the real services (Discover moves the bar to completed,
+Cancel stops a run) and fed snapshots shaped like the API's (the gating rules)."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from desktop.shell import ShellController
+from desktop.views.pipelines_view import PipelinesView
+from tests.desktop.discover_helpers import extra_source
+from tests.unit.test_operations_presenter import snapshot
+
+pytestmark = pytest.mark.desktop
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "tests" / "_artifacts"
+
+
+def make_view(qtbot, controller) -> PipelinesView:
+    view = PipelinesView(controller)
+    qtbot.addWidget(view)
+    view.resize(1040, 1180)
+    return view
+
+
+def failed(active_items) -> dict:
+    snap = snapshot(execution={"workflowStatus": "failed", "phase": "failed"},
+                    activeItemsTotal=active_items)
+    return snap
+
+
+# --------------------------------------------------------------------------- fed snapshots
+
+
+def test_after_a_failure_setup_is_offered_only_when_no_work_is_running(qtbot, qloop, tmp_path):
+    view = make_view(qtbot, ShellController(tmp_path))
+    view.show()
+    view._show_sources([{"id": "demo_board", "kind": "demo_board", "enabled": True}])
+
+    view.show_snapshot(failed(3))
+    assert view.setup_button.isVisible() and not view.setup_button.isEnabled()
+    assert "3 work items are still running" in view.recovery_label.text()
+    assert not view.discover_button.isEnabled()
+    assert not view.cancel_button.isVisible()
+
+    view.show_snapshot(failed(None))
+    assert not view.setup_button.isEnabled()
+    assert "inventory is unavailable" in view.recovery_label.text()
+
+    view.show_snapshot(failed(0))
+    assert view.setup_button.isEnabled()
+    view.activateWindow()
+    with qtbot.waitSignal(view.setup_focused, timeout=2_000):
+        qtbot.mouseClick(view.setup_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(view.source_list.hasFocus, timeout=2_000)
+    # It only focuses the controls: nothing was dispatched.
+    assert not view._discover_pending
+    assert view.discover_note.text() != "Starting Discover…"
+
+
+def test_restoring_history_hides_selected_run_numbers(qtbot, qloop, tmp_path):
+    view = make_view(qtbot, ShellController(tmp_path))
+    view.show()
+    view.show_snapshot(snapshot())
+    grid = view.scope_grids["current_execution"]
+    assert grid.showing_counts and grid.cell_text("score", "waiting") == "146"
+    assert view.family_bar.value() == 1 and view.family_bar.maximum() == 4
+
+    view.show_snapshot(snapshot(projectionCoverage={"status": "recovering"}))
+    assert not view.scope_grids["current_execution"].showing_counts
+    assert not view.scope_grids["execution_sweep"].showing_counts
+    assert view.scope_grids["global_outside_execution"].showing_counts
+    assert view.family_bar.format() == "" and view.family_bar.value() == 0
+    assert view.eta_label.text().startswith("No ETA")
+    assert view.stage_eta_label.text() == ""
+    assert "being restored" in view.coverage_label.text()
+    # runtime facts stay visible
+    assert view.slots_label.text() == "Slots in use: 3 of 12"
+    assert "(approximate)" in view.queues_label.text()
+
+
+def test_unknown_capacity_reads_unknown_and_the_disclosure_starts_collapsed(
+        qtbot, qloop, tmp_path):
+    view = make_view(qtbot, ShellController(tmp_path))
+    view.show()
+    snap = snapshot(capacity={"freshness": {"state": "stale", "reason": "heartbeat_expired",
+                                            "ageSeconds": 80},
+                              "configuredSlots": None, "activeSlots": None, "taskQueues": {}},
+                    activeItemsTotal=None, activeStageCounts=None)
+    view.show_snapshot(snap)
+    assert view.slots_label.text().startswith("Slots in use: unknown")
+    assert view.active_items_label.text() == "Active items: unknown"
+    assert not view.technical.expanded and not view.technical.body.isVisible()
+    assert "discover-local" in view.technical.text()
+    qtbot.mouseClick(view.technical.toggle, Qt.MouseButton.LeftButton)
+    assert view.technical.expanded and view.technical.body.isVisible()
+
+
+def test_polls_every_15_s_while_live_60_s_otherwise_and_never_while_hidden(
+        qtbot, qloop, tmp_path):
+    view = make_view(qtbot, ShellController(tmp_path))
+    view.show()
+    view.show_snapshot(snapshot())
+    view.reschedule_poll()
+    assert view._poll.isActive() and view._poll.interval() == 15_000
+    done = copy.deepcopy(snapshot(execution={"workflowStatus": "completed",
+                                             "phase": "completed"}))
+    view.show_snapshot(done)
+    view.reschedule_poll()
+    assert view._poll.interval() == 60_000
+    view.hide()
+    assert not view._poll.isActive()
+
+
+# --------------------------------------------------------------------------- live services
+
+
+def _state(view: PipelinesView) -> tuple:
+    selected = (view.snapshot or {}).get("execution") or {}
+    return (selected.get("discoverRunId"), selected.get("phase"), view.family_bar.value(),
+            view.family_bar.maximum())
+
+
+@pytest.mark.integration
+def test_discover_moves_the_progress_bar_until_the_run_completes(
+        qtbot, live_controller, live_services):
+    with extra_source(live_services, "paced-gh", delay=3) as started_runs:
+        view = make_view(qtbot, live_controller)
+        seen: list[tuple] = []
+        view.refreshed.connect(lambda: seen.append(_state(view)))
+        with qtbot.waitSignal(view.refreshed, timeout=20_000):
+            view.show()
+        view.set_source_checked("paced-gh", True)
+        assert view.checked_source_ids() == ["demo_board", "paced-gh"]
+        qtbot.waitUntil(view.discover_button.isEnabled, timeout=60_000)
+        with qtbot.waitSignal(view.discover_started, timeout=20_000) as accepted:
+            qtbot.mouseClick(view.discover_button, Qt.MouseButton.LeftButton)
+        assert not accepted.args[0]["alreadyRunning"]
+        run_id = accepted.args[0]["firstExecutionRunId"]
+        started_runs.append(run_id)
+
+        qtbot.waitUntil(lambda: _state(view)[:2] == (run_id, "completed"), timeout=180_000)
+        ours = [state for state in seen if state[0] == run_id]
+        # The bar moved: part-way while the paced source answered, then full.
+        assert any(value < maximum for _, _, value, maximum in ours)
+        assert ours[-1][2] == ours[-1][3] == 4
+        values = [value for _, _, value, _ in ours]
+        assert values == sorted(values)  # the spine never goes back
+        assert view.phase_label.text() == "Completed"
+        assert not view.cancel_button.isVisible()
+        assert "demo_board: done" in view.family_list.text()
+        assert view.scope_grids["current_execution"].showing_counts
+        _screenshot(view, "pipelines-view.png")
+
+
+@pytest.mark.integration
+def test_cancel_stops_a_running_discover(qtbot, live_controller, live_services):
+    with extra_source(live_services, "stuck-gh", delay=120) as started_runs:
+        view = make_view(qtbot, live_controller)
+        with qtbot.waitSignal(view.refreshed, timeout=20_000):
+            view.show()
+        view.set_source_checked("demo_board", False)
+        view.set_source_checked("stuck-gh", True)
+        qtbot.waitUntil(view.discover_button.isEnabled, timeout=60_000)
+        with qtbot.waitSignal(view.discover_started, timeout=20_000) as accepted:
+            qtbot.mouseClick(view.discover_button, Qt.MouseButton.LeftButton)
+        run_id = accepted.args[0]["firstExecutionRunId"]
+        started_runs.append(run_id)
+
+        qtbot.waitUntil(lambda: _state(view)[:2] == (run_id, "discovering")
+                        and view.cancel_button.isVisible(), timeout=30_000)
+        assert view.phase_label.text() == "Discovering"
+        assert not view.discover_button.isEnabled()  # one Discover at a time
+        _screenshot(view, "pipelines-view-discovering.png")
+        qtbot.mouseClick(view.cancel_button, Qt.MouseButton.LeftButton)
+        assert view.cancel_button.text() == "Cancellation requested…"
+        assert not view.cancel_button.isEnabled()
+
+        qtbot.waitUntil(lambda: _state(view)[:2] == (run_id, "canceled"), timeout=60_000)
+        assert not view.cancel_button.isVisible()
+        assert view.phase_label.text() == "Canceled"
+
+
+def _screenshot(view: PipelinesView, name: str) -> None:
+    """Saved under tests/_artifacts; the best ones are copied to docs/screenshots by hand."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    assert view.grab().save(str(ARTIFACTS / name))
