@@ -141,6 +141,27 @@ class ShellController(QObject):
         self._stream_task = self._spawn(self._consume_events(self.client), "shell-events")
         emit(self.runtime_ready, info)
 
+    def restart(self) -> None:
+        """Stop what runs and start again (Retry after a service failed for good)."""
+        if self.starting or self.shutting_down:
+            return
+        self._start_task = self._spawn(self._restart(), "shell-restart")
+
+    async def _restart(self) -> None:
+        if self._stream_task is not None:
+            self._stream_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._stream_task
+            self._stream_task = None
+        client, supervisor = self.client, self.supervisor
+        self.client, self.supervisor, self.info = None, None, None
+        if client is not None:
+            with contextlib.suppress(Exception):
+                await client.close()
+        if supervisor is not None:
+            await supervisor.stop()
+        await self._start()
+
     def _on_status(self, status: ServiceStatus) -> None:
         self.statuses[status.name] = status
         emit(self.service_status, status)

@@ -226,7 +226,7 @@ class MainWindow(QMainWindow):
             title = SERVICE_TITLES.get(status.name, status.name)
             self.banner.show_message(
                 f"{title} stopped: {status.detail or 'no reason was given'}. "
-                "Quit JobCtrl and open it again to restart it.", "error")
+                "Retry restarts JobCtrl's services.", "error", retry=True)
 
     def on_runtime_ready(self, info: RuntimeInfo) -> None:
         self._runtime = info
@@ -244,7 +244,13 @@ class MainWindow(QMainWindow):
         self.banner.hide()
         for indicator in self.service_indicators.values():
             indicator.set_state("waiting")
-        self.controller.start()
+        if self._runtime is None:
+            self.controller.start()
+        else:  # a service failed after start-up: stop what still runs, then start again
+            self._runtime = None
+            self._api_ready = False
+            self._update_actions()
+            self.controller.restart()
 
     def on_event(self, event: StreamedEvent) -> None:
         self.activity.append(event)

@@ -401,3 +401,32 @@ def _alive(pid: int) -> bool:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
+
+
+def test_retry_after_a_service_failed_for_good_restarts_the_services(qtbot, qloop, tmp_path):
+    FakeSupervisor.instances.clear()
+    clients: list[FakeClient] = []
+
+    def new_client(_info):
+        clients.append(FakeClient())
+        return clients[-1]
+
+    controller = ShellController(tmp_path, supervisor_factory=FakeSupervisor,
+                                 client_factory=new_client)
+    window = MainWindow(controller)
+    qtbot.addWidget(window)
+    window.show()
+    controller.start()
+    qtbot.waitUntil(lambda: controller.info is not None, timeout=10_000)
+
+    controller.service_status.emit(ServiceStatus("temporal", "failed", "exited with code 1"))
+    assert window.banner.retry_button.isVisible()
+    qtbot.mouseClick(window.banner.retry_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(FakeSupervisor.instances) == 2 and controller.info is not None,
+                    timeout=10_000)
+    assert FakeSupervisor.instances[0].stopped and clients[0].closed
+    assert not FakeSupervisor.instances[1].stopped
+    assert not window.banner.isVisible()
+    assert all(i.state == "ready" for i in window.service_indicators.values())
+    stopping = controller.shutdown()
+    qtbot.waitUntil(stopping.done, timeout=10_000)
