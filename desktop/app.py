@@ -15,9 +15,11 @@ import logging
 import signal
 import sys
 from collections.abc import Callable
+from importlib import resources
 from pathlib import Path
 
 from PySide6.QtCore import QTimer
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from backend.runtime.process import configure_logging, hard_exit
@@ -156,6 +158,10 @@ def run_desktop(paths, args) -> None:
     configure_logging(paths.logs, "desktop", verbose=getattr(args, "verbose", False))
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("JobCtrl")
+    # The installed launcher's name (Wayland app id) and the app icon, from the package's
+    # resources so the frozen app finds it too.
+    app.setDesktopFileName("jobctrl")
+    app.setWindowIcon(QIcon(str(resources.files("resources") / "icons" / "jobctrl.png")))
     # The window's close button asks the shell to stop the services first; Qt must not
     # end the loop on its own when the last window closes.
     app.setQuitOnLastWindowClosed(False)
