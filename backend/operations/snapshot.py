@@ -24,6 +24,7 @@ from backend.projections.pipeline_steps import list_steps, refresh_pipeline_step
 from backend.projections.workflow_runs import refresh_workflow_runs
 from backend.store.coverage import read_coverage
 from backend.store.db import Database
+from backend.store.provider_progress import read_provider_progress, select_provider_progress
 from backend.temporal.contracts import DiscoveryExecutionRef
 
 RECONCILIATION_KINDS = ("enrichment_pass", "preparation_fanout", "existing_backlog_sweep",
@@ -108,10 +109,23 @@ def _source_families(execution: dict) -> dict:
         "families": [{"family": name, **outcomes.get(name, {"status": "waiting"})}
                      for name in families],
         "recoveredUnits": recovered or None,
-        # JobStreaming traversal facts are not reported by any provider yet: omitted, not
-        # invented.
+        # Filled by the reader for the exact execution while a jobspy family runs.
         "providerProgress": None,
     }
+
+
+async def _provider_progress(db: Database, ref: DiscoveryExecutionRef, steps) -> dict | None:
+    """The latest traversal observation bound to this exact workflow AND run id, only
+    while its family's source step is running (a terminal step omits it)."""
+    running = {step.item_key.removeprefix("family:") for step in steps
+               if step.step_kind == "source_family" and step.status == "running"}
+    if not running:
+        return None
+    observations = await read_provider_progress(
+        db, ref.tenant_id, ref.discover_workflow_id, ref.discover_run_id)
+    return select_provider_progress(
+        observations, discover_workflow_id=ref.discover_workflow_id,
+        discover_run_id=ref.discover_run_id, running_families=running)
 
 
 def _step_payload(step) -> dict:
@@ -196,6 +210,7 @@ async def read_operations_snapshot(db: Database, paths: AppPaths, settings: AppS
         membership_open = workflow_running and not any(
             step.item_key == "fanout:sweep" and step.terminal for step in steps)
         families = _source_families(execution)
+        families["providerProgress"] = await _provider_progress(db, ref, steps)
         reconciliation = _reconciliation(steps, workflow_running=workflow_running)
         unresolved = sum(remaining(b) for b in (*current.values(), *sweep.values()))
         failures = sum(b.failed + b.exhausted for b in (*current.values(), *sweep.values()))

@@ -39,8 +39,14 @@ from temporalio.exceptions import ApplicationError
 
 from backend.config import AppPaths
 from backend.domain import events as ev
+from backend.domain.clock import to_iso
 from backend.domain.ids import InvalidPostingUrl, canonical_url, job_id_for_url
 from backend.domain.postings import Posting
+from backend.domain.provider_progress import (
+    ProviderProgress,
+    StampedProviderProgress,
+    continuation_from,
+)
 from backend.sources.config import JobSpySource
 from backend.sources.errors import (
     SourceError,
@@ -60,6 +66,7 @@ from backend.sources.normalize import (
 )
 from backend.store import discovery as runs
 from backend.store import lineage
+from backend.store import provider_progress as progress_store
 from backend.store import search_units as units_store
 from backend.store.db import Database
 from backend.store.events import append_event
@@ -139,6 +146,14 @@ def plan_units(source: JobSpySource) -> list[SearchUnit]:
 # --------------------------------------------------------------------------- scrapers
 
 Scraper = Callable[[SearchUnit], Iterable[Mapping[str, Any]]]
+PageReport = Callable[..., None]
+"""``report_page(rows, *, has_more: bool | None, total_pages: int | None = None)``: a
+scraper whose function carries ``reports_pages = True`` is called as
+``scraper(unit, report_page=...)`` and reports each provider page as it completes."""
+
+
+def reports_pages(scraper: Scraper) -> bool:
+    return bool(getattr(scraper, "reports_pages", False))
 
 
 def jobspy_scraper(unit: SearchUnit) -> list[Mapping[str, Any]]:
@@ -341,7 +356,8 @@ class JobSpyFamilyRun:
 
     def __init__(self, db: Database, input: FamilyInput, *, attempt: int,
                  heartbeat: Callable[..., None], scraper: Scraper | None = None,
-                 clock: Callable[[], datetime] | None = None):
+                 clock: Callable[[], datetime] | None = None,
+                 identity: tuple[str, str] | None = None):
         if not isinstance(input.source, JobSpySource):
             raise TypeError("not a jobspy source")
         self._db = db
@@ -354,11 +370,17 @@ class JobSpyFamilyRun:
         self._run_id = input.ref.discover_run_id
         self._family = input.source.id
         self.recovered_this_attempt = 0
+        # The exact (workflow id, run id) the worker executes under: stamped on every
+        # provider progress observation (the reader accepts only the selected execution).
+        self._identity = identity or (input.ref.discover_workflow_id, input.ref.discover_run_id)
+        self._sequence = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def _where(self, unit: SearchUnit) -> dict[str, str]:
         return {"run_id": self._run_id, "family": self._family, "unit_key": unit.unit_key}
 
     async def run(self) -> FamilyOutcome:
+        self._loop = asyncio.get_running_loop()
         units = plan_units(self._source)
         scraper = self._scraper or load_scraper(self._family)
         async with self._db.transaction() as conn:
@@ -391,13 +413,15 @@ class JobSpyFamilyRun:
             raise AttemptFenced()
         if claim == "recovered":
             self.recovered_this_attempt += 1
+        traversal = _Traversal(unit, paged=reports_pages(scraper), now=self._clock)
+        await self._observe(traversal.searching())
         try:
             async with heartbeating(BEAT_EVERY_S, unit.unit_key, heartbeat=self._heartbeat):
-                screened = await asyncio.to_thread(self._scrape, scraper, unit)
+                screened = await asyncio.to_thread(self._scrape, scraper, unit, traversal)
         except asyncio.CancelledError:
             raise
         except Exception as error:  # the scraper is third-party code: classify everything
-            await self._unit_failed(unit, error)
+            await self._unit_failed(unit, error, traversal)
             return
         async with self._db.transaction() as conn:
             if not await units_store.owns_unit(conn, **self._where(unit), attempt=self._attempt):
@@ -407,14 +431,54 @@ class JobSpyFamilyRun:
             await self._accept(conn, unit, screened)
             await units_store.finish_unit(conn, **self._where(unit), attempt=self._attempt)
             await self._progress(conn, status="running")
+            await self._observe(traversal.completed(screened), conn)
         self._heartbeat(unit.unit_key)
 
-    def _scrape(self, scraper: Scraper, unit: SearchUnit) -> ScreenedUnit:
-        return screen_rows(_scrape_rows(scraper, unit), unit, now=self._clock())
+    def _scrape(self, scraper: Scraper, unit: SearchUnit,
+                traversal: _Traversal | None = None) -> ScreenedUnit:
+        if traversal is None or not traversal.paged:
+            rows = _scrape_rows(scraper, unit)
+            if traversal is not None:
+                traversal.rows_seen = len(rows)
+            return screen_rows(rows, unit, now=self._clock())
 
-    async def _unit_failed(self, unit: SearchUnit, error: Exception) -> None:
+        def report_page(rows, *, has_more: bool | None, total_pages: int | None = None):
+            # Called on the scraper's thread: record on the loop, in order, and wait.
+            value = traversal.page(list(rows or []), has_more=has_more, total_pages=total_pages)
+            asyncio.run_coroutine_threadsafe(self._observe(value), self._loop).result()
+
+        rows = list(scraper(unit, report_page=report_page) or [])
+        return screen_rows(rows, unit, now=self._clock())
+
+    async def _observe(self, value: ProviderProgress | None, conn=None) -> None:
+        """Record one traversal observation, stamped with the exact execution identity and
+        ordered by (attempt, sequence). Progress is evidence only: a failure to record it
+        is logged, never a reason to fail the crawl."""
+        if value is None:
+            return
+        self._sequence += 1
+        stamped = StampedProviderProgress(
+            discover_workflow_id=self._identity[0], discover_run_id=self._identity[1],
+            family=self._family, attempt=self._attempt, sequence=self._sequence,
+            observed_at=to_iso(self._clock()),
+            progress=value)
+        if conn is not None:
+            await progress_store.record_provider_progress(conn, self._input.ref.tenant_id,
+                                                          stamped)
+            return
+        try:
+            async with self._db.transaction() as own:
+                await progress_store.record_provider_progress(own, self._input.ref.tenant_id,
+                                                              stamped)
+        except Exception:  # noqa: BLE001 - observational evidence only
+            log.warning("%s: could not record provider progress", self._family, exc_info=True)
+
+    async def _unit_failed(self, unit: SearchUnit, error: Exception,
+                           traversal: _Traversal | None = None) -> None:
         kind, code = classify_failure(error)
         async with self._db.transaction() as conn:
+            if traversal is not None:
+                await self._observe(traversal.failed(), conn)
             if kind == "unit":
                 log.warning("%s: search unit %s failed (%s)", self._family, unit.unit_key, code)
                 await units_store.fail_unit(conn, **self._where(unit), attempt=self._attempt,
@@ -500,6 +564,60 @@ class JobSpyFamilyRun:
             log.exception("%s: could not mark canceled search units", self._family)
 
 
+class _Traversal:
+    """One search unit's traversal of its provider, as normalized progress values.
+
+    A paged scraper reports pages (unit ``page``): completed pages, the provider's total
+    only when it gives one, raw rows seen, jobs emitted (rows that pass screening) and its
+    continuation. A scraper without page reports (python-jobspy) is one opaque search
+    (unit ``search``) whose page count and continuation are unknown: they stay null /
+    ``unknown``, never a guessed total."""
+
+    def __init__(self, unit: SearchUnit, *, paged: bool, now: Callable[[], datetime]):
+        self.unit = unit
+        self.paged = paged
+        self._now = now
+        self.pages = 0
+        self.total_pages: int | None = None
+        self.rows: list[Any] = []
+        self.rows_seen: int | None = None
+        self.continuation = "unknown"
+
+    @property
+    def provider(self) -> str:
+        return self.unit.board
+
+    def _value(self, phase: str, *, completed: int, emitted: int) -> ProviderProgress:
+        return ProviderProgress(
+            provider=self.provider, phase=phase, unit="page" if self.paged else "search",
+            completed_units=completed, total_units=self.total_pages if self.paged else None,
+            raw_items_seen=len(self.rows) if self.paged else self.rows_seen,
+            emitted_jobs=emitted, continuation=self.continuation,
+        )
+
+    def searching(self) -> ProviderProgress:
+        return self._value("searching", completed=0, emitted=0)
+
+    def page(self, rows: list[Any], *, has_more: bool | None,
+             total_pages: int | None) -> ProviderProgress:
+        self.pages += 1
+        self.rows.extend(rows)
+        if isinstance(total_pages, int) and total_pages >= self.pages:
+            self.total_pages = total_pages
+        self.continuation = continuation_from(has_more)
+        emitted = len(screen_rows(self.rows, self.unit, now=self._now()).accepted)
+        return self._value("paging", completed=self.pages, emitted=emitted)
+
+    def completed(self, screened: ScreenedUnit) -> ProviderProgress:
+        completed = self.pages if self.paged else 1
+        return self._value("unit_completed", completed=completed,
+                           emitted=len(screened.accepted))
+
+    def failed(self) -> ProviderProgress:
+        return self._value("unit_failed", completed=self.pages if self.paged else 0,
+                           emitted=0)
+
+
 def family_progress(status: str, counts: units_store.FamilyCounts) -> dict[str, Any]:
     """The family's entry in the run progress payload: counts only, never raw provider
     output, unit keys, owners or error messages."""
@@ -529,9 +647,14 @@ async def run_jobspy_family(
     the Temporal activity attempt (the fencing token); ``heartbeat`` defaults to
     ``activity.heartbeat`` and is injectable for tests."""
     del paths  # parity with the other activity helpers; jobspy needs no app files
+    identity = None
+    if activity.in_activity():
+        # The worker's own view of the execution it runs under, not the input's claim.
+        info = activity.info()
+        identity = (info.workflow_id, info.workflow_run_id)
     family_run = JobSpyFamilyRun(db, input, attempt=attempt,
                                  heartbeat=activity.heartbeat if heartbeat is None else heartbeat,
-                                 scraper=scraper)
+                                 scraper=scraper, identity=identity)
     try:
         return await family_run.run()
     except SourceError as error:

@@ -127,3 +127,43 @@ def scrape(unit) -> list[dict[str, Any]]:
     """``function(unit) -> rows`` for ``JOBCTRL_JOBSPY_SCRAPER``."""
     _maybe_crash()
     return rows_for(unit.query, unit.location, unit.board)
+
+
+PAGE_SIZE = 2
+HOLD_LIMIT_S = 300.0
+
+
+def _hold_file() -> Path | None:
+    path = os.environ.get(CONTROL_ENV)
+    if not path:
+        return None
+    hold = json.loads(Path(path).read_text(encoding="utf-8")).get("hold_while")
+    return Path(hold) if hold else None
+
+
+def _hold_after_first_page() -> None:
+    """With ``{"hold_while": "/tmp/f"}`` in the control file, the first page of every unit
+    waits while that file exists (a test removes it to let the crawl go on)."""
+    import time
+
+    hold = _hold_file()
+    deadline = time.monotonic() + HOLD_LIMIT_S
+    while hold is not None and hold.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def scrape_paged(unit, *, report_page) -> list[dict[str, Any]]:
+    """A provider that reports its traversal page by page (``PAGE_SIZE`` rows a page),
+    never its total page count, and ``has_more`` until the last page. Load it with
+    ``JOBCTRL_JOBSPY_SCRAPER=tests.fakes.jobspy_scraper:scrape_paged``."""
+    _maybe_crash()
+    rows = rows_for(unit.query, unit.location, unit.board)
+    pages = [rows[start:start + PAGE_SIZE] for start in range(0, len(rows), PAGE_SIZE)]
+    for index, page in enumerate(pages):
+        report_page(page, has_more=index < len(pages) - 1)
+        if index == 0:
+            _hold_after_first_page()
+    return rows
+
+
+scrape_paged.reports_pages = True
