@@ -31,6 +31,8 @@ from desktop.shell import SERVICE_NAMES, DiscoverOutcome, ShellController
 from desktop.views.activity_view import ActivityView
 from desktop.views.apply_review_view import ApplyReviewView
 from desktop.views.jobs_view import JobsView
+from desktop.views.pipelines_view import PipelinesView
+from desktop.views.runs_view import RunsView
 from desktop.views.settings_view import SettingsView
 from desktop.views.spend_view import SpendView
 from desktop.views.status_indicators import COLORS, ServiceIndicator, StreamIndicator
@@ -156,6 +158,8 @@ class MainWindow(QMainWindow):
         self.views: dict[str, QWidget] = {}
         # One tab per view, in this order: Pipelines, Runs, Jobs, Apply Review, Spend,
         # Settings, Activity. Each view module owns its widgets and its API calls.
+        self.add_view("pipelines", PipelinesView(self.controller, self.tabs), "Pipelines")
+        self.add_view("runs", RunsView(self.controller, self.tabs), "Runs")
         self.add_view("jobs", JobsView(controller=self.controller, parent=self.tabs), "Jobs")
         self.add_view("apply", ApplyReviewView(self.controller, self.tabs), "Apply Review")
         self.add_view("spend", SpendView(controller=self.controller, parent=self.tabs), "Spend")

@@ -153,6 +153,7 @@ class RunsView(LiveView):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setAlternatingRowColors(True)
         self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
         self.table.setWordWrap(False)
         header = self.table.horizontalHeader()
         header.setSectionsClickable(True)
@@ -204,6 +205,7 @@ class RunsView(LiveView):
         self.timeline = QListWidget(pane)
         self.timeline.setObjectName("runTimeline")
         self.timeline.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.timeline.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.timeline.setMinimumHeight(160)
         self.technical = TechnicalDisclosure(pane)
         for widget in (self.detail_title, self.detail_status, self.detail_meta,
