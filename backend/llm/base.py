@@ -39,6 +39,8 @@ class LlmError(TypedFailure):
 
     code: str = "llm_error"
     retryable: bool = False
+    # The provider's own error type when it is a short safe identifier (diagnostics only).
+    provider_error_type: str | None = None
 
     def __init__(
         self,
@@ -158,12 +160,15 @@ def error_for_status(provider: str, response: httpx.Response) -> LlmError:
     kind = _provider_error_type(response)
     message = f"{provider} provider answered HTTP {status}" + (f" ({kind})" if kind else "")
     if status in (401, 403):
-        return LlmAuthenticationError(message + ": check the API key", status=status)
-    if status in RETRYABLE_STATUSES or status >= 500:
-        return LlmUnavailableError(message, status=status, retry_after_s=_retry_after(response))
-    # Other 4xx (400 bad request, 404 unknown model or path, 422...) and unexpected
-    # redirects mean the settings point at the wrong thing; retrying cannot help.
-    return LlmConfigurationError(message + ": check the base URL and model", status=status)
+        error: LlmError = LlmAuthenticationError(message + ": check the API key", status=status)
+    elif status in RETRYABLE_STATUSES or status >= 500:
+        error = LlmUnavailableError(message, status=status, retry_after_s=_retry_after(response))
+    else:
+        # Other 4xx (400 bad request, 404 unknown model or path, 422...) and unexpected
+        # redirects mean the settings point at the wrong thing; retrying cannot help.
+        error = LlmConfigurationError(message + ": check the base URL and model", status=status)
+    error.provider_error_type = kind
+    return error
 
 
 async def post_json(

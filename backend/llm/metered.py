@@ -9,10 +9,18 @@ from __future__ import annotations
 import dataclasses
 import logging
 
+from temporalio import activity
+
+from backend.config import TENANT_ID
 from backend.domain.clock import utc_now
-from backend.llm.base import ChatProvider, Completion
+from backend.llm.base import ChatProvider, Completion, LlmError
 from backend.llm.rates import RateTable, estimate_llm_cost_usd
 from backend.store.db import Database
+from backend.store.provider_failures import (
+    OUTSIDE_ACTIVITY,
+    ProviderFailure,
+    record_provider_failure,
+)
 from backend.store.spend import record_spend, utc_day
 
 log = logging.getLogger(__name__)
@@ -52,6 +60,10 @@ class MeteredProvider:
             completion = await self.inner.complete(
                 system=system, user=user, max_tokens=max_tokens, json_mode=json_mode
             )
+        except LlmError as error:
+            self.failures += 1
+            await self._record_failure(error)
+            raise
         except BaseException:
             self.failures += 1
             raise
@@ -70,3 +82,24 @@ class MeteredProvider:
                   completion.model, completion.input_tokens, completion.output_tokens, cost,
                   " (usage estimated)" if completion.usage_estimated else "")
         return dataclasses.replace(completion, cost_usd=cost)
+
+    async def _record_failure(self, error: LlmError) -> None:
+        """Bounded diagnostics of a failed call, correlated with the exact activity that
+        made it (``failureDiagnostics.providerFailures``). Never the message or the prompt.
+        Recording is best effort: it must not mask the provider's typed error."""
+        info = activity.info() if activity.in_activity() else None
+        failure = ProviderFailure(
+            provider=self.name, model=self.model,
+            operation=info.activity_type if info else OUTSIDE_ACTIVITY,
+            code=error.code, retryable=error.retryable,
+            error_type=error.provider_error_type, http_status=error.status,
+            workflow_id=info.workflow_id if info else None,
+            run_id=info.workflow_run_id if info else None,
+            activity_id=info.activity_id if info else None,
+            attempt=info.attempt if info else None,
+        )
+        try:
+            async with self._db.transaction() as conn:
+                await record_provider_failure(conn, TENANT_ID, failure)
+        except Exception:  # noqa: BLE001 - diagnostics only
+            log.warning("could not record a provider failure diagnostic", exc_info=True)

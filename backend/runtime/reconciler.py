@@ -33,6 +33,7 @@ from backend.projections.workflow_runs import (
     refresh_workflow_runs,
     row_from_record,
 )
+from backend.runtime.recovered_history import restore_cancel_requester
 from backend.store import contacts as contact_tasks
 from backend.store import discovery as runs
 from backend.store import passes, stages
@@ -61,6 +62,7 @@ class ReconcileReport:
     closed: list[str] = field(default_factory=list)
     not_found: list[str] = field(default_factory=list)
     recovered: list[str] = field(default_factory=list)
+    restored_requesters: list[str] = field(default_factory=list)
     passes_completed: int = 0
 
 
@@ -92,6 +94,9 @@ async def reconcile_runs(db: Database, client: Client, *,
         if row.status == NOT_FOUND_STATUS:
             await _verdict(db, row, "recovered", status.name.lower() if status else None)
             report.recovered.append(row.run_id)
+            # Temporal facts of the lost window come back as recovered evidence.
+            if await restore_cancel_requester(db, client, row):
+                report.restored_requesters.append(row.run_id)
         if status in CLOSED_OUTCOME:
             await _record_closed(db, row, *CLOSED_OUTCOME[status])
             report.closed.append(row.run_id)

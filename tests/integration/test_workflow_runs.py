@@ -155,7 +155,8 @@ async def test_a_preparation_run_has_an_ordered_timeline_and_its_job(stack):
                                         (item["runId"],))]
     assert ids == db_ids
     assert detail["failureDiagnostics"] == {"errorCode": None, "automaticRetryable": False,
-                                            "manualRecoveryAvailable": False}
+                                            "manualRecoveryAvailable": False,
+                                            "providerFailures": None}
     assert detail["technical"] == {"workflowId": item["workflowId"], "runId": item["runId"],
                                    "rawErrorCode": None}
     assert detail["cancelRequested"] is False

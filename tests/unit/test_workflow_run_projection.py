@@ -327,7 +327,8 @@ def test_detail_has_an_ordered_timeline_and_diagnostics(client):
     assert detail["timeline"][1]["errorCode"] == "provider_unavailable"
     assert detail["failureDiagnostics"] == {"errorCode": "provider_unavailable",
                                             "automaticRetryable": False,
-                                            "manualRecoveryAvailable": True}
+                                            "manualRecoveryAvailable": True,
+                                            "providerFailures": None}
     assert detail["technical"] == {"workflowId": f"prep-{JOB}", "runId": "p-failed",
                                    "rawErrorCode": "provider_unavailable"}
     ok = client.get("/v1/workflow-runs/p-ok").json()

@@ -36,8 +36,10 @@ from backend.projections.workflow_runs import (
     refresh_workflow_runs,
     row_from_record,
 )
+from backend.runtime.recovered_history import recovered_dedupe_key
 from backend.store.db import Database
 from backend.store.events import append_event
+from backend.store.provider_failures import provider_failures_for_run
 
 log = logging.getLogger(__name__)
 
@@ -116,10 +118,44 @@ class TimelineEntry(CamelModel):
     requested_at: str | None = None
 
 
+class ProviderFailureGroup(CamelModel):
+    provider: str
+    model: str
+    count: int
+    codes: dict[str, int]
+
+
+class ProviderFailureLatest(CamelModel):
+    provider: str
+    model: str
+    operation: str
+    category: str
+    code: str
+    type: str | None
+    http_status: int | None
+    retryable: bool
+    attempt: int | None
+    activity_id: str | None
+    workflow_id: str | None
+    run_id: str | None
+    occurred_at: str
+
+
+class ProviderFailures(CamelModel):
+    """Bounded provider failure counts of this exact run plus the latest safe diagnostic;
+    never a provider message, prompt, content, URL or secret."""
+
+    source: Literal["recorded"]
+    total: int
+    by_provider: list[ProviderFailureGroup]
+    latest: ProviderFailureLatest
+
+
 class FailureDiagnostics(CamelModel):
     error_code: str | None
     automatic_retryable: bool
     manual_recovery_available: bool
+    provider_failures: ProviderFailures | None = None
 
 
 class TechnicalDetail(CamelModel):
@@ -297,10 +333,12 @@ async def _diagnostics(db: Database, row: WorkflowRunRow,
             f" AND status IN ({marks}) LIMIT 1",
             (TENANT_ID, row.job_id, *MANUAL_RECOVERY_STAGE_STATUSES))
         manual = found is not None
+    failures = await provider_failures_for_run(db, TENANT_ID, row.workflow_id, row.run_id)
     return FailureDiagnostics(
         error_code=code,
         automatic_retryable=row.status == "running" and code in TRANSIENT_ERROR_CODES,
         manual_recovery_available=manual,
+        provider_failures=ProviderFailures.model_validate(failures) if failures else None,
     )
 
 
@@ -363,8 +401,10 @@ async def backfill_temporal_requester(request: Request, row: WorkflowRunRow) -> 
         return False
     context = request.app.state.context
     db: Database = context.db
-    known = await db.fetchone("SELECT 1 FROM job_events WHERE tenant_id = ? AND dedupe_key = ?",
-                              (TENANT_ID, history_dedupe_key(row.run_id)))
+    # A requester the reconciler already restored (recovered_temporal_history) counts too.
+    known = await db.fetchone(
+        "SELECT 1 FROM job_events WHERE tenant_id = ? AND dedupe_key IN (?, ?)",
+        (TENANT_ID, history_dedupe_key(row.run_id), recovered_dedupe_key(row.run_id)))
     checks = _history_checks(request)
     if known is not None or not checks.due(row):
         return False
