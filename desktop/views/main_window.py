@@ -214,6 +214,7 @@ class MainWindow(QMainWindow):
         c.discover_result.connect(self.on_discover_result)
         c.stopping.connect(self.on_stopping)
         self.discover_button.clicked.connect(c.request_discover)
+        self.views["pipelines"].refreshed.connect(self._update_actions)
         self.banner.retry_clicked.connect(self.on_retry)
 
     # -- controller signals ---------------------------------------------------------------
@@ -296,7 +297,8 @@ class MainWindow(QMainWindow):
             return "Waiting for the event stream"  # so the list misses none of the run
         if self._discover_pending:
             return "Starting Discover…"
-        return None
+        # The Pipelines recovery gate (no new run while work may remain) applies here too.
+        return self.views["pipelines"].recovery_block_reason
 
     def _update_actions(self) -> None:
         reason = self.discover_enabled_reason

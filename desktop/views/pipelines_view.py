@@ -415,6 +415,15 @@ class PipelinesView(LiveView):
             reason = "Tick at least one source"
         return reason
 
+    @property
+    def recovery_block_reason(self) -> str | None:
+        """Why no new Discover may start after an unsafe ending (None: nothing known
+        against it). The window's own Discover button honours it too."""
+        if self.snapshot is None:
+            return None
+        gate = ops.recovery_gate(self.snapshot)
+        return None if gate.allows_new_run else gate.text
+
     def _update_discover(self) -> None:
         reason = self.discover_block_reason
         self.discover_button.setEnabled(reason is None)

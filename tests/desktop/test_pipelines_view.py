@@ -9,9 +9,12 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
+from backend.runtime.services import ServiceStatus
 from desktop.shell import ShellController
+from desktop.views.main_window import MainWindow
 from desktop.views.pipelines_view import PipelinesView
 from tests.desktop.discover_helpers import extra_source
+from tests.desktop.test_main_window import runtime_info
 from tests.unit.test_operations_presenter import snapshot
 
 pytestmark = pytest.mark.desktop
@@ -60,6 +63,28 @@ def test_after_a_failure_setup_is_offered_only_when_no_work_is_running(qtbot, ql
     # It only focuses the controls: nothing was dispatched.
     assert not view._discover_pending
     assert view.discover_note.text() != "Starting Discover…"
+
+
+def test_the_window_discover_button_honours_the_recovery_gate(qtbot, qloop, tmp_path):
+    controller = ShellController(tmp_path)
+    window = MainWindow(controller)
+    qtbot.addWidget(window)
+    window.show()
+    for pid, name in enumerate(("temporal", "worker", "api"), start=100):
+        controller.service_status.emit(ServiceStatus(name, "ready", pid=pid))
+    window.on_runtime_ready(runtime_info(tmp_path))
+    window.on_stream_state("live")
+    assert window.discover_button.isEnabled()
+    pipelines = window.views["pipelines"]
+    assert window.tabs.tabText(0) == "Pipelines" and window.tabs.tabText(1) == "Runs"
+
+    pipelines.show_snapshot(failed(2))
+    pipelines.refreshed.emit()
+    assert not window.discover_button.isEnabled()
+    assert "still running" in window.discover_button.toolTip()
+    pipelines.show_snapshot(failed(0))
+    pipelines.refreshed.emit()
+    assert window.discover_button.isEnabled()
 
 
 def test_restoring_history_hides_selected_run_numbers(qtbot, qloop, tmp_path):
