@@ -29,6 +29,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")
 
 JOBS = 234
 PREP = "JobPreparationWorkflow"
+CONTINUATIONS = 1  # saving the first profile starts profile-continuation-1 (before Discover)
 TEMPORAL_CLI = Path(sys.executable).with_name("temporal")
 
 
@@ -53,11 +54,16 @@ async def stack(tmp_path_factory):
     http = httpx.AsyncClient(base_url=supervisor.info.api_base_url, timeout=30,
                              headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
     assert (await http.put("/v1/profile", json=PROFILE)).status_code == 200
+
+    async def continuation_closed() -> bool:  # the first profile resumes preparation
+        return terminal_count(app_dir) >= CONTINUATIONS
+
+    await wait_for(continuation_closed, timeout=120)
     started = await http.post("/v1/pipeline/actions/run-stage", json={"stage": "discover"})
     assert started.status_code == 202, started.text
 
     async def all_closed() -> bool:
-        return terminal_count(app_dir) >= JOBS + 1
+        return terminal_count(app_dir) >= JOBS + 1 + CONTINUATIONS
 
     await wait_for(all_closed, timeout=800)
     yield {"app_dir": app_dir, "http": http, "fake": fake, "supervisor": supervisor,
@@ -82,7 +88,7 @@ async def all_runs(http, **params) -> list[dict]:
 async def test_the_list_holds_the_discover_run_and_every_preparation(stack):
     http, discover_run = stack["http"], stack["discover_run_id"]
     everything = (await http.get("/v1/workflow-runs", params={"limit": 1})).json()
-    assert everything["total"] == JOBS + 1 and len(everything["items"]) == 1
+    assert everything["total"] == JOBS + 1 + CONTINUATIONS and len(everything["items"]) == 1
 
     discover = (await http.get("/v1/workflow-runs",
                                params={"workflowType": "DiscoverWorkflow"})).json()
@@ -112,14 +118,14 @@ async def test_the_list_holds_the_discover_run_and_every_preparation(stack):
     by_status = {status: (await http.get("/v1/workflow-runs", params={"status": status})
                           ).json()["total"]
                  for status in ("running", "completed", "failed", "canceled")}
-    assert by_status == {"running": 0, "completed": JOBS + 1, "failed": 0, "canceled": 0}
+    assert by_status == {"running": 0, "completed": JOBS + 1 + CONTINUATIONS, "failed": 0, "canceled": 0}
     none = (await http.get("/v1/workflow-runs", params={"workflowType": "NoSuchWorkflow"})).json()
     assert none == {"total": 0, "limit": 50, "offset": 0, "items": []}
 
     # Date windows: inclusive since, exclusive before, totals over the whole window.
     discover_start = run["startedAt"]
     assert (await http.get("/v1/workflow-runs", params={"startedBefore": discover_start})
-            ).json()["total"] == 0
+            ).json()["total"] == CONTINUATIONS
     assert (await http.get("/v1/workflow-runs", params={"startedSince": discover_start})
             ).json()["total"] == JOBS + 1
     just_after = to_iso(parse_iso(discover_start) + timedelta(milliseconds=1))
