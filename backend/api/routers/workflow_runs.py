@@ -51,7 +51,9 @@ DISCOVER_TYPE = "DiscoverWorkflow"
 PREPARATION_TYPE = "JobPreparationWorkflow"
 APPLY_LOOP_WORKFLOW_ID = "apply-auto-local"
 DISPLAY_NAMES = {DISCOVER_TYPE: "Discover run", PREPARATION_TYPE: "Job preparation",
-                 "BatchStageWorkflow": "Selected batch"}
+                 "BatchStageWorkflow": "Selected batch", "ApplyWorkflow": "Application",
+                 "ContactResearchWorkflow": "Contact research",
+                 "PreparationContinuationWorkflow": "Preparation after a change"}
 
 # Error classes Temporal keeps retrying on its own while the run is still going.
 TRANSIENT_ERROR_CODES = frozenset({
