@@ -16,10 +16,18 @@ from typing import Any
 
 from backend.config import TENANT_ID, AppPaths, AppSettings
 from backend.domain.clock import parse_iso, to_iso, utc_now
+from backend.domain.stages import STAGES
 from backend.llm.budget import read_spend_budget_status
 from backend.operations import eta as eta_v1
 from backend.operations.capacity import read_capacity
-from backend.operations.stage_counts import CountBlock, Scope, remaining, stage_counts
+from backend.operations.stage_counts import (
+    CountBlock,
+    Scope,
+    global_stage_counts,
+    remaining,
+    stage_counts,
+    subtract,
+)
 from backend.projections.pipeline_steps import list_steps, refresh_pipeline_steps
 from backend.projections.workflow_runs import refresh_workflow_runs
 from backend.store.coverage import read_coverage
@@ -148,12 +156,17 @@ def _reconciliation(steps, *, workflow_running: bool) -> dict:
 
 
 async def _samples(db: Database, now: datetime) -> list[eta_v1.DurationSample]:
+    """pipeline-eta-v1 keeps the 50 most recent successful samples per stage in the
+    14-day window: read only those (an index range per stage, not every stage row)."""
     since = to_iso(now - timedelta(days=14))
-    rows = await db.fetchall(
-        "SELECT stage, duration_ms, finished_at FROM job_stage_states WHERE tenant_id = ?"
-        " AND status = 'succeeded' AND duration_ms IS NOT NULL AND finished_at >= ?",
-        (TENANT_ID, since),
-    )
+    rows = []
+    for stage in STAGES:
+        rows += await db.fetchall(
+            "SELECT stage, duration_ms, finished_at FROM job_stage_states WHERE tenant_id = ?"
+            " AND stage = ? AND status = 'succeeded' AND finished_at >= ?"
+            " AND duration_ms IS NOT NULL ORDER BY finished_at DESC LIMIT ?",
+            (TENANT_ID, stage, since, eta_v1.MAX_SAMPLES_PER_STAGE),
+        )
     return [eta_v1.DurationSample(stage=stage, duration_seconds=ms / 1000,
                                   finished_at=parse_iso(finished))
             for stage, ms, finished in rows]
@@ -190,7 +203,10 @@ async def read_operations_snapshot(db: Database, paths: AppPaths, settings: AppS
         sweep = await stage_counts(db, _member_scope(run_id, "existing_backlog"))
         scopes["current_execution"] = _blocks(current)
         scopes["execution_sweep"] = {**_blocks(sweep), "orchestration": "not_separate"}
-    outside = await stage_counts(db, _outside_scope(run_id))
+    # Outside = every job minus the selected execution's two disjoint cohorts: the global
+    # totals are incremental, so this read does not grow with the whole backlog.
+    everything = await global_stage_counts(db)
+    outside = subtract(everything, current, sweep) if execution else everything
     scopes["global_outside_execution"] = _blocks(outside)
     budget = await read_spend_budget_status(db, settings, now)
     fresh_idle = capacity.freshness.state == "fresh" and capacity.active_slots == 0

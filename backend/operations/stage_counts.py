@@ -92,6 +92,62 @@ async def _stale_scores(db: Database, scope: Scope) -> int:
     return int(row[0])
 
 
+async def global_stage_counts(db: Database) -> dict[str, CountBlock]:
+    """Every job's stage counts without grouping every stage row: per-(stage, status)
+    totals and the job count come from the trigger-maintained ``job_stage_status_counts``
+    / ``job_counts``; only running rows (to split processing from needsVerification by
+    their owner run) and scores against an older profile revision are read row by row.
+    Equal to ``stage_counts(db, Scope("1 = 1"))``."""
+    totals = await db.fetchall(
+        "SELECT stage, status, n FROM job_stage_status_counts WHERE tenant_id = ?"
+        " AND status != 'running' AND n > 0", (TENANT_ID,))
+    running = await db.fetchall(
+        "SELECT s.stage, (s.owner_run_id IS NULL OR w.run_id IS NULL OR w.status = 'running'),"
+        " COUNT(*) FROM job_stage_states s LEFT JOIN workflow_run_projections w"
+        " ON w.tenant_id = s.tenant_id AND w.run_id = s.owner_run_id"
+        f" WHERE s.tenant_id = ? AND s.stage IN ({','.join('?' * len(STAGES))})"
+        " AND s.status = 'running' GROUP BY 1, 2", (TENANT_ID, *STAGES))
+    jobs_row = await db.fetchone("SELECT n FROM job_counts WHERE tenant_id = ?", (TENANT_ID,))
+    stale = await db.fetchone(
+        "SELECT COUNT(*) FROM candidate_profiles p JOIN job_scores sc"
+        " ON sc.tenant_id = p.tenant_id AND sc.profile_revision < p.revision"
+        " WHERE p.tenant_id = ? AND NOT EXISTS (SELECT 1 FROM job_scores x"
+        "   WHERE x.job_id = sc.job_id AND x.version > sc.version)", (TENANT_ID,))
+    rows = [(stage, status, True, n) for stage, status, n in totals]
+    rows += [(stage, "running", bool(alive), n) for stage, alive, n in running]
+    return _blocks_from(rows, jobs=int(jobs_row[0]) if jobs_row else 0, stale=int(stale[0]))
+
+
+def _blocks_from(rows, *, jobs: int, stale: int) -> dict[str, CountBlock]:
+    counts: dict[str, dict[str, int]] = {stage: {} for stage in STAGES}
+    for stage, status, owner_alive, number in rows:
+        if stage not in counts:
+            continue
+        bucket = _bucket(status, bool(owner_alive))
+        counts[stage][bucket] = counts[stage].get(bucket, 0) + number
+    blocks = {}
+    for stage, buckets in counts.items():
+        known = sum(buckets.values())
+        buckets["unknown"] = buckets.get("unknown", 0) + max(jobs - known, 0)
+        if stage == "score":
+            buckets["stale"] = stale
+        blocks[stage] = CountBlock(eligible=jobs, **buckets)
+    return blocks
+
+
+def subtract(total: dict[str, CountBlock], *parts: dict[str, CountBlock]) -> dict[str, CountBlock]:
+    """``total`` minus disjoint scopes inside it, field by field (every count is additive
+    over disjoint job sets, ``unknown`` and ``eligible`` included)."""
+    result = {}
+    for stage, block in total.items():
+        values = block.model_dump()
+        for part in parts:
+            for name, number in part[stage].model_dump().items():
+                values[name] -= number
+        result[stage] = CountBlock(**{name: max(number, 0) for name, number in values.items()})
+    return result
+
+
 def remaining(block: CountBlock) -> int:
     """Work still to do in a block: waiting, processing and unverified."""
     return block.waiting + block.processing + block.needs_verification

@@ -50,3 +50,69 @@ CREATE TABLE llm_provider_failures (
 );
 
 CREATE INDEX llm_provider_failures_run ON llm_provider_failures (tenant_id, run_id, id);
+
+-- Operations-snapshot reads that must not scan every stage row (bench/operations_scale.py):
+-- pipeline-eta-v1's 50 most recent successful samples per stage, and the newest dispatch.
+CREATE INDEX job_stage_states_samples
+    ON job_stage_states (tenant_id, stage, status, finished_at);
+CREATE INDEX job_stage_states_started ON job_stage_states (tenant_id, started_at);
+
+-- Incremental per-(stage, status) totals of job_stage_states and the job count, kept in
+-- the same transaction as every canonical write by triggers. The operations snapshot
+-- derives global_outside_execution as global totals minus the selected execution's two
+-- cohorts (each bounded by the execution's size), so it never groups every stage row.
+CREATE TABLE job_stage_status_counts (
+    tenant_id  TEXT NOT NULL,
+    stage      TEXT NOT NULL,
+    status     TEXT NOT NULL,
+    n          INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, stage, status)
+);
+INSERT INTO job_stage_status_counts (tenant_id, stage, status, n)
+    SELECT tenant_id, stage, status, COUNT(*) FROM job_stage_states
+    GROUP BY tenant_id, stage, status;
+
+CREATE TRIGGER job_stage_status_counts_insert AFTER INSERT ON job_stage_states
+BEGIN
+    INSERT INTO job_stage_status_counts (tenant_id, stage, status, n)
+        VALUES (new.tenant_id, new.stage, new.status, 1)
+        ON CONFLICT (tenant_id, stage, status) DO UPDATE SET n = n + 1;
+END;
+
+CREATE TRIGGER job_stage_status_counts_update AFTER UPDATE OF tenant_id, stage, status
+    ON job_stage_states
+    WHEN old.tenant_id IS NOT new.tenant_id OR old.stage IS NOT new.stage
+        OR old.status IS NOT new.status
+BEGIN
+    UPDATE job_stage_status_counts SET n = n - 1
+        WHERE tenant_id = old.tenant_id AND stage = old.stage AND status = old.status;
+    INSERT INTO job_stage_status_counts (tenant_id, stage, status, n)
+        VALUES (new.tenant_id, new.stage, new.status, 1)
+        ON CONFLICT (tenant_id, stage, status) DO UPDATE SET n = n + 1;
+END;
+
+CREATE TRIGGER job_stage_status_counts_delete AFTER DELETE ON job_stage_states
+BEGIN
+    UPDATE job_stage_status_counts SET n = n - 1
+        WHERE tenant_id = old.tenant_id AND stage = old.stage AND status = old.status;
+END;
+
+CREATE TABLE job_counts (
+    tenant_id  TEXT PRIMARY KEY,
+    n          INTEGER NOT NULL
+);
+INSERT INTO job_counts (tenant_id, n) SELECT tenant_id, COUNT(*) FROM jobs GROUP BY tenant_id;
+
+CREATE TRIGGER job_counts_insert AFTER INSERT ON jobs
+BEGIN
+    INSERT INTO job_counts (tenant_id, n) VALUES (new.tenant_id, 1)
+        ON CONFLICT (tenant_id) DO UPDATE SET n = n + 1;
+END;
+
+CREATE TRIGGER job_counts_delete AFTER DELETE ON jobs
+BEGIN
+    UPDATE job_counts SET n = n - 1 WHERE tenant_id = old.tenant_id;
+END;
+
+-- Global stale scores: only scores computed against an older profile revision are read.
+CREATE INDEX job_scores_revision ON job_scores (tenant_id, profile_revision);
