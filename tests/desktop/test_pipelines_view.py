@@ -26,7 +26,7 @@ ARTIFACTS = ROOT / "tests" / "_artifacts"
 def make_view(qtbot, controller) -> PipelinesView:
     view = PipelinesView(controller)
     qtbot.addWidget(view)
-    view.resize(1040, 1180)
+    view.resize(1040, 800)
     return view
 
 
@@ -168,7 +168,8 @@ def test_discover_moves_the_progress_bar_until_the_run_completes(
         run_id = accepted.args[0]["firstExecutionRunId"]
         started_runs.append(run_id)
 
-        qtbot.waitUntil(lambda: _state(view)[:2] == (run_id, "completed"), timeout=180_000)
+        # Generous: the machine may be busy; the wait ends as soon as the phase is reached.
+        qtbot.waitUntil(lambda: _state(view)[:2] == (run_id, "completed"), timeout=300_000)
         ours = [state for state in seen if state[0] == run_id]
         # The bar moved: part-way while the paced source answered, then full.
         assert any(value < maximum for _, _, value, maximum in ours)
