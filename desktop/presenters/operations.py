@@ -462,6 +462,34 @@ def active_items_text(snapshot: Snapshot) -> str:
     return text
 
 
+ACTIVITY_WORDS = {
+    "enrich_job": "Fetching job details", "score_job": "Scoring fit",
+    "tailor_resume": "Tailoring a resume", "write_cover_letter": "Writing a cover letter",
+    "render_pdfs": "Rendering PDFs", "check_spend_budget": "Checking today's budget",
+    "plan_discovery": "Planning Discover", "discover_source_family": "Crawling a source",
+    "plan_preparation": "Planning preparation", "finalize_discovery": "Finishing Discover",
+    "record_family_failure": "Recording a source failure",
+}
+MAX_ACTIVE_LINES = 5
+
+
+def active_item_lines(snapshot: Snapshot) -> list[str]:
+    """The oldest few running activities in plain words (the API caps its list at 20)."""
+    items = snapshot.get("activeItems") or []
+    lines = []
+    for item in items[:MAX_ACTIVE_LINES]:
+        kind = item.get("activityType") or "?"
+        line = f"{ACTIVITY_WORDS.get(kind, kind)} since {local_time_text(item.get('startedAt'))}"
+        if (item.get("attempt") or 1) > 1:
+            line += f" (attempt {item['attempt']})"
+        lines.append(line)
+    total = snapshot.get("activeItemsTotal")
+    more = (total if total is not None else len(items)) - len(lines)
+    if lines and more > 0:
+        lines.append(f"…and {more} more")
+    return lines
+
+
 def active_stage_text(snapshot: Snapshot) -> str:
     counts = snapshot.get("activeStageCounts")
     if counts is None:

@@ -206,12 +206,13 @@ class PipelinesView(LiveView):
         self.freshness_label = _label(box, "freshnessLabel")
         self.slots_label = _label(box, "slotsLabel")
         self.active_items_label = _label(box, "activeItemsLabel")
+        self.active_list_label = _label(box, "activeListLabel", muted=True)
         self.active_stages_label = _label(box, "activeStagesLabel", muted=True)
         self.queues_label = _label(box, "taskQueuesLabel", muted=True)
         self.queues_label.setToolTip("Approximate infrastructure observations from Temporal, "
                                      "not job counts")
         for widget in (self.freshness_label, self.slots_label, self.active_items_label,
-                       self.active_stages_label, self.queues_label):
+                       self.active_list_label, self.active_stages_label, self.queues_label):
             layout.addWidget(widget)
         layout.addStretch(1)
         return box
@@ -361,6 +362,9 @@ class PipelinesView(LiveView):
         self.freshness_label.setText(ops.freshness_text(snapshot))
         self.slots_label.setText(ops.slots_text(snapshot))
         self.active_items_label.setText(ops.active_items_text(snapshot))
+        active = ops.active_item_lines(snapshot)
+        self.active_list_label.setVisible(bool(active))
+        self.active_list_label.setText("<br>".join(html.escape(line) for line in active))
         self.active_stages_label.setText(ops.active_stage_text(snapshot))
         self.queues_label.setText("<br>".join(html.escape(line)
                                               for line in ops.task_queue_lines(snapshot)))

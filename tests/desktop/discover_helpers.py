@@ -18,7 +18,7 @@ import httpx
 
 from tests.fakes.job_boards import JobBoards
 
-CLOSE_TIMEOUT_S = 60.0
+CLOSE_TIMEOUT_S = 300.0  # a whole Discover on a machine that may be busy
 
 
 def api(live_services) -> httpx.Client:

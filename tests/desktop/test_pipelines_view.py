@@ -10,6 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from backend.runtime.services import ServiceStatus
+from desktop.presenters import operations as ops
 from desktop.shell import ShellController
 from desktop.views.main_window import MainWindow
 from desktop.views.pipelines_view import PipelinesView
@@ -148,6 +149,27 @@ def _state(view: PipelinesView) -> tuple:
     selected = (view.snapshot or {}).get("execution") or {}
     return (selected.get("discoverRunId"), selected.get("phase"), view.family_bar.value(),
             view.family_bar.maximum())
+
+
+@pytest.mark.integration
+def test_a_snapshot_older_than_10_s_is_refetched_when_shown_again(qtbot, live_controller):
+    view = make_view(qtbot, live_controller)
+    fetched: list[float] = []
+    view.refreshed.connect(lambda: fetched.append(view.last_refreshed_at))
+    with qtbot.waitSignal(view.refreshed, timeout=20_000):
+        view.show()
+    assert view.slots_label.text().startswith("Slots in use")
+
+    view.hide()
+    view.show()  # fresh (under 10 s old): shown as it is
+    qtbot.wait(400)
+    assert len(fetched) == 1
+
+    view.hide()
+    view.last_refreshed_at -= ops.STALE_AFTER_S + 1  # as if shown 11 s ago
+    with qtbot.waitSignal(view.refreshed, timeout=20_000):
+        view.show()
+    assert len(fetched) == 2
 
 
 @pytest.mark.integration

@@ -261,6 +261,16 @@ def test_truncated_inventory_says_so():
     assert ops.active_items_text(snap) == "Active items: 31 (showing the oldest 20)"
 
 
+def test_active_items_in_plain_words_with_the_rest_counted():
+    items = [{"activityType": "score_job", "stage": "score", "attempt": 2,
+              "startedAt": "2026-11-29T11:23:20.000Z"}] * 6
+    lines = ops.active_item_lines(snapshot(activeItems=items, activeItemsTotal=31))
+    assert len(lines) == 6
+    assert lines[0].startswith("Scoring fit since ") and lines[0].endswith("(attempt 2)")
+    assert lines[-1] == "…and 26 more"
+    assert ops.active_item_lines(snapshot(activeItems=None, activeItemsTotal=None)) == []
+
+
 def test_technical_rows_carry_ids_and_raw_codes():
     snap = snapshot(projectionCoverage={"status": "retrying", "errorCode": "history_timeout"})
     rows = dict(ops.technical_rows(snap))
