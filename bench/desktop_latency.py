@@ -539,25 +539,30 @@ def run_jobs(app_dir: Path, count: int) -> dict:
                       headers={"Authorization": f"Bearer {info.api_token}"}) as http:
         http.put("/v1/profile", json=PROFILE).raise_for_status()
         http.post("/v1/pipeline/actions/run-stage", json={"stage": "discover"}).raise_for_status()
-        quiet_since = None
+        # Settled: the Discover run ended, nothing is queued or running, and no count has
+        # moved for IDLE_QUIET_S (jobs below the fit threshold stay pending/skipped).
+        last, quiet_since = None, None
         while time.perf_counter() - started < RUN_TIMEOUT_S:
             runs = http.get("/v1/discovery-runs", params={"limit": 1}).json()
-            jobs = http.get("/v1/jobs", params={"limit": 1}).json()["total"]
-            busy = sum(http.get("/v1/jobs", params={"stageStatus": s, "limit": 1}).json()["total"]
-                       for s in ("queued", "running"))
-            done = runs and runs[0]["status"] != "running" and jobs >= count and busy == 0
-            if done:
+            counts = tuple(
+                http.get("/v1/jobs", params={**params, "limit": 1}).json()["total"]
+                for params in ({}, {"stageStatus": "queued"}, {"stageStatus": "running"},
+                               {"stageStatus": "pending"}, {"stageStatus": "succeeded"}))
+            idle = bool(runs) and runs[0]["status"] != "running" and counts[1] + counts[2] == 0
+            if idle and counts == last:
                 quiet_since = quiet_since or time.perf_counter()
                 if time.perf_counter() - quiet_since >= IDLE_QUIET_S:
                     break
             else:
                 quiet_since = None
+            last = counts
             time.sleep(1.0)
         else:
             raise BenchError(f"the {count}-job run did not settle in {RUN_TIMEOUT_S:.0f}s")
+        jobs = counts[0]
         ready = http.get("/v1/jobs", params={"stage": "pdf", "stageStatus": "succeeded",
                                              "limit": 1}).json()["total"]
-    return {"jobs": jobs, "jobs_with_pdfs": ready,
+    return {"postings": count, "jobs": jobs, "jobs_with_pdfs": ready,
             "wall_s": round(time.perf_counter() - started, 1)}
 
 
