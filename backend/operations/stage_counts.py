@@ -56,8 +56,11 @@ async def stage_counts(db: Database, scope: Scope) -> dict[str, CountBlock]:
     rows = await db.fetchall(
         "SELECT s.stage, s.status,"
         " (s.owner_run_id IS NULL OR w.run_id IS NULL OR w.status = 'running') AS owner_alive,"
-        " COUNT(*) FROM jobs j JOIN job_stage_states s ON s.job_id = j.job_id"
-        " LEFT JOIN workflow_run_projections w ON w.run_id = s.owner_run_id"
+        " COUNT(*) FROM jobs j JOIN job_stage_states s"
+        " ON s.tenant_id = j.tenant_id AND s.job_id = j.job_id"
+        # Both keys: the projection's (tenant_id, run_id) primary key serves the lookup.
+        " LEFT JOIN workflow_run_projections w"
+        " ON w.tenant_id = s.tenant_id AND w.run_id = s.owner_run_id"
         f" WHERE j.tenant_id = ? AND {scope.condition} GROUP BY 1, 2, 3",
         (TENANT_ID, *scope.params),
     )
