@@ -134,6 +134,19 @@ class Database:
                 raise
             await self._conn.execute("COMMIT")
 
+    @asynccontextmanager
+    async def read_snapshot(self) -> AsyncIterator[aiosqlite.Connection]:
+        """Several reads from one consistent snapshot without taking SQLite's write lock:
+        a deferred transaction in WAL mode never waits for another process's writer (a
+        read under ``BEGIN IMMEDIATE`` can time out with "database is locked" while the
+        worker writes hard)."""
+        async with self._write_lock:  # one transaction at a time on this connection
+            await self._conn.execute("BEGIN")
+            try:
+                yield self._conn
+            finally:
+                await self._conn.execute("ROLLBACK")
+
     async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[aiosqlite.Row]:
         async with self._conn.execute(sql, tuple(params)) as cursor:
             return list(await cursor.fetchall())

@@ -94,7 +94,7 @@ async def job_detail(db: Database, job_id: str) -> dict | None:
                             (TENANT_ID, job_id))
     if row is None:
         return None
-    async with db.transaction() as conn:
+    async with db.read_snapshot() as conn:
         stage_rows = await read_rows(conn, job_id)
         enrichment = await materials.read_enrichment(conn, job_id)
         score = await materials.latest_score(conn, job_id)

@@ -190,8 +190,12 @@ def test_select_job_from_a_link_and_screenshot(qtbot, live_controller, jobs_view
     with qtbot.waitSignal(view.open_job, timeout=5_000) as opened:
         assert view.select_job(key)
     assert opened.args == [key]
-    qtbot.waitUntil(lambda: (view.detail.detail or {}).get("resume") is not None
-                    and view.detail.detail.get("jobId") == key, timeout=15_000)
+    def detail_shown() -> None:
+        shown = view.detail.detail or {}
+        assert shown.get("jobId") == key, (key, shown.get("jobId"), view.detail.job_key,
+                                            view.detail.last_error)
+        assert shown.get("resume") is not None, shown.get("stages")
+    qtbot.waitUntil(detail_shown, timeout=15_000)
     assert "Not scored" not in view.detail.score_label.text()
     assert view.detail.pdf_buttons["resume_pdf"].isEnabled()
     ARTIFACTS.mkdir(exist_ok=True)

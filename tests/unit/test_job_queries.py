@@ -87,3 +87,22 @@ def test_the_route_refuses_unknown_filter_values(tmp_path):
         ok = client.get("/v1/jobs", params={"userStatus": "none", "sort": "location",
                                             "stageStatus": "failed"})
         assert ok.status_code == 200 and ok.json()["total"] == 0
+
+
+async def test_a_job_detail_reads_while_another_process_holds_the_write_lock(db):
+    import sqlite3
+
+    from backend.store.job_queries import job_detail
+
+    await seed(db)
+    writer = sqlite3.connect(db.path, isolation_level=None, timeout=0)
+    try:
+        writer.execute("BEGIN IMMEDIATE")  # e.g. the worker, mid-transaction
+        writer.execute("UPDATE jobs SET title = 'Renamed' WHERE job_id = ?", (JOBS[0][0],))
+        detail = await job_detail(db, JOBS[0][0])
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    assert detail["title"] == "Data Engineer"  # the committed snapshot, not the pending write
+    assert {row["stage"]: row["status"] for row in detail["stages"]} == {
+        "enrich": "succeeded", "score": "failed"}
