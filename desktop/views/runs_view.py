@@ -87,6 +87,7 @@ class RunsView(LiveView):
         self.cancel_requested: set[str] = set()  # asked here; shown until terminal
         self.model = RunsTableModel(self)
         self._build()
+        controller.event_received.connect(self._on_event)
 
     # -- layout ---------------------------------------------------------------------------
 
@@ -322,6 +323,16 @@ class RunsView(LiveView):
     def show_error(self, error: Exception) -> None:
         self.error_label.setText(f"Could not refresh runs: {describe_api_error(error)}")
         self.error_label.show()
+
+    def _on_event(self, event) -> None:
+        """A cancellation request names its exact run: the row can say so at once. Every
+        other change waits for the refetch (the event lacks the folded row's fields)."""
+        if event.type != "WorkflowCancellationRequested":
+            return
+        run_id = event.payload.get("runId")
+        patched = bool(run_id) and self.model.patch(run_id, {"cancelRequested": True})
+        if patched and run_id == self.selected_run_id and self.detail is not None:
+            self._show_cancel({**self.detail, "cancelRequested": True})
 
     # -- selection and detail ---------------------------------------------------------------
 

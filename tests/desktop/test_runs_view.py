@@ -9,10 +9,13 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QDate, Qt
 
+from desktop.client import StreamedEvent
+from desktop.shell import ShellController
 from desktop.views.runs_view import CUSTOM_DATES, RunsView
 from tests.desktop.discover_helpers import api, extra_source, wait_closed
 
-pytestmark = [pytest.mark.desktop, pytest.mark.integration]
+pytestmark = pytest.mark.desktop
+live = pytest.mark.integration
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "_artifacts"
 TIMEOUT_MS = 60_000
@@ -51,6 +54,7 @@ def rows(view: RunsView) -> list[dict]:
     return [view.model.row_at(i) for i in range(view.model.rowCount())]
 
 
+@live
 def test_filters_sorting_and_paging_change_the_query(qtbot, live_controller, demo_runs):
     view = make_view(qtbot, live_controller)
     total = demo_runs.get("/v1/workflow-runs", params={"limit": 1}).json()["total"]
@@ -123,6 +127,7 @@ def _durations(view: RunsView) -> list[int]:
     return [r["durationMs"] for r in rows(view) if r["durationMs"] is not None]
 
 
+@live
 def test_cancel_a_running_discover_from_its_detail(qtbot, live_controller, live_services):
     with extra_source(live_services, "stuck-runs-gh", delay=120) as started_runs:
         with api(live_services) as http:
@@ -169,6 +174,7 @@ def test_cancel_a_running_discover_from_its_detail(qtbot, live_controller, live_
         assert again.args[0]["status"] == "canceled"
 
 
+@live
 def test_selection_survives_refetches_while_a_discover_runs(
         qtbot, live_controller, demo_runs):
     view = make_view(qtbot, live_controller)
@@ -197,6 +203,7 @@ def test_selection_survives_refetches_while_a_discover_runs(
     assert view.type_filter.currentData() == "DiscoverWorkflow"
 
 
+@live
 def test_related_job_link_asks_to_open_the_job(qtbot, live_controller, demo_runs):
     view = make_view(qtbot, live_controller)
     view.type_filter.setCurrentIndex(view.type_filter.findData("JobPreparationWorkflow"))
@@ -214,3 +221,30 @@ def test_related_job_link_asks_to_open_the_job(qtbot, live_controller, demo_runs
     qtbot.waitUntil(lambda: view.timeline.count() > 0, timeout=TIMEOUT_MS)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     assert view.grab().save(str(ARTIFACTS / "runs-view.png"))
+
+
+def test_a_cancellation_request_event_patches_its_row_at_once(qtbot, qloop, tmp_path):
+    """The event names the exact run, so the row and the open detail say so before any
+    refetch; a run that is not shown is left alone."""
+    controller = ShellController(tmp_path)
+    view = RunsView(controller)
+    qtbot.addWidget(view)
+    view.show()
+    row = {"workflowId": "apply-auto-local", "runId": "r-1", "workflowType": "ApplyWorkflow",
+           "displayName": "ApplyWorkflow", "status": "running", "startedAt": None,
+           "closedAt": None, "durationMs": None, "errorCode": None, "cancelRequested": False,
+           "relatedJob": None}
+    view.model.set_rows([row])
+    click_row(qtbot, view, "r-1")
+    assert view.detail_title.text() == "Standing apply loop"
+    assert view.model.data(view.model.index(0, 1)) == "Standing apply loop"
+    assert view.cancel_button.isEnabled()
+
+    controller.dispatch(StreamedEvent(7, "WorkflowCancellationRequested", {
+        "workflowId": "apply-auto-local", "runId": "r-1", "workflowType": "ApplyWorkflow",
+        "requester": "local_operator", "sourceBoundary": "request_intent"}))
+    assert view.model.data(view.model.index(0, 0)) == "Cancellation requested"
+    assert view.cancel_button.text() == "Cancellation requested"
+    assert not view.cancel_button.isEnabled()
+    controller.dispatch(StreamedEvent(8, "WorkflowCancellationRequested", {"runId": "r-other"}))
+    assert view.model.keys() == ["r-1"]
