@@ -114,6 +114,8 @@ class JobDetail(LiveView):
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
+        # Text wraps to the pane's width; only long content scrolls, vertically.
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         outer.addWidget(scroll)
         body = QWidget(scroll)
         scroll.setWidget(body)
@@ -186,16 +188,21 @@ class JobDetail(LiveView):
                                           "Stop this job's preparation")
         run_row.addWidget(QLabel("Prepare", group))
         run_row.addWidget(self.stage_combo)
-        for button in (self.run_button, self.retry_button, self.cancel_button):
+        for button in (self.run_button, self.retry_button):
             run_row.addWidget(button)
         run_row.addStretch(1)
-        more_row = QHBoxLayout()
+        rerun_row = QHBoxLayout()
         self.rescore_button = self._button("Rescore", "rescoreButton", group,
                                            lambda: self._act("rescore"),
                                            "Score this job again against your profile")
         self.retailor_button = self._button("Re-tailor", "retailorButton", group,
                                             lambda: self._act("retailor"),
                                             "Write the resume, cover letter and PDFs again")
+        rerun_row.addWidget(self.rescore_button)
+        rerun_row.addWidget(self.retailor_button)
+        rerun_row.addWidget(self.cancel_button)
+        rerun_row.addStretch(1)
+        mark_row = QHBoxLayout()
         self.applied_button = self._button("Mark applied", "markAppliedButton", group,
                                            lambda: self._act("mark", userStatus="applied"))
         self.skipped_button = self._button("Skip", "markSkippedButton", group,
@@ -203,15 +210,15 @@ class JobDetail(LiveView):
                                            "Hide this job from what needs doing")
         self.clear_button = self._button("Clear mark", "clearMarkButton", group,
                                          lambda: self._act("mark", userStatus=None))
-        for button in (self.rescore_button, self.retailor_button, self.applied_button,
-                       self.skipped_button, self.clear_button):
-            more_row.addWidget(button)
-        more_row.addStretch(1)
+        for button in (self.applied_button, self.skipped_button, self.clear_button):
+            mark_row.addWidget(button)
+        mark_row.addStretch(1)
         self.action_result = QLabel("", group)
         self.action_result.setObjectName("actionResult")
         self.action_result.setWordWrap(True)
         layout.addLayout(run_row)
-        layout.addLayout(more_row)
+        layout.addLayout(rerun_row)
+        layout.addLayout(mark_row)
         layout.addWidget(self.action_result)
         return group
 

@@ -127,7 +127,7 @@ class JobsView(LiveView):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
-        for column, width in enumerate((200, 140, 150, 40, 100)):
+        for column, width in enumerate((190, 130, 135, 36, 100)):
             header.resizeSection(column, width)
         header.sortIndicatorChanged.connect(self._on_sort_changed)
         self.table.selectionModel().currentRowChanged.connect(self._on_current_changed)
@@ -137,7 +137,7 @@ class JobsView(LiveView):
         self.splitter.addWidget(self.detail)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
-        self.splitter.setSizes([640, 420])  # the list gets the room; the user can drag
+        self.splitter.setSizes([680, 420])  # the list gets the room; the user can drag
         layout.addWidget(self.splitter, 1)
 
         self._search_timer = QTimer(self)

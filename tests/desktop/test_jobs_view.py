@@ -199,6 +199,8 @@ def test_select_job_from_a_link_and_screenshot(qtbot, live_controller, jobs_view
     assert "Not scored" not in view.detail.score_label.text()
     assert view.detail.pdf_buttons["resume_pdf"].isEnabled()
     ARTIFACTS.mkdir(exist_ok=True)
+    view.resize(1280, 720)
+    qtbot.waitUntil(lambda: view.width() == 1280, timeout=5_000)
     assert view.grab().save(str(ARTIFACTS / "jobs-view.png"))
 
     # A key that is not listed (filtered out): the detail shows it, the row follows later.
