@@ -71,6 +71,7 @@ COUNT_HINTS = {
     "eligible": "Jobs in this scope",
     "waiting": "Pending or queued",
     "processing": "Running now",
+    "blocked": "Held back by something to fix first, such as a missing profile",
     "needsVerification": "Marked running, but its run has ended: being verified",
     "stale": "Scored against an older profile",
     "exhausted": "Failed after every automatic retry",
@@ -103,7 +104,9 @@ RECONCILIATION_LABELS = {
     "enrichment_pass": "Enrichment pass",
     "preparation_fanout": "Handing jobs to preparation",
     "existing_backlog_sweep": "Picking up earlier jobs",
+    "pdf_render": "Rendering PDFs",
 }
+RECONCILIATION_KINDS = ("enrichment_pass", "preparation_fanout", "existing_backlog_sweep")
 STEP_STATUS_LABELS = {
     "waiting": "waiting", "queued": "queued", "running": "running", "succeeded": "done",
     "failed": "failed", "unknown": "unknown (no record)",
@@ -380,7 +383,10 @@ def reconciliation_lines(snapshot: Snapshot) -> list[tuple[str, str]]:
     if summary is None:
         return []
     rows = []
-    for kind, label in RECONCILIATION_LABELS.items():
+    # The three spec kinds always (missing: unknown), then whatever else the API reports.
+    kinds = [*RECONCILIATION_KINDS, *(k for k in summary if k not in RECONCILIATION_KINDS)]
+    for kind in kinds:
+        label = RECONCILIATION_LABELS.get(kind, kind.replace("_", " ").capitalize())
         value = summary.get(kind)
         if value is None:
             rows.append((label, "unknown"))

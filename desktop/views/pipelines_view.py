@@ -26,7 +26,6 @@ from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
-    QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -63,6 +62,8 @@ MUTED = "color: #6a6a6a;"
 
 
 def _label(parent: QWidget, name: str, *, wrap: bool = True, muted: bool = False) -> QLabel:
+    """A selectable label. Multi-line lists are built with <br> and do not wrap: a wrapping
+    rich-text label inside nested layouts may be given too little height and overlap."""
     label = QLabel(parent)
     label.setObjectName(name)
     label.setWordWrap(wrap)
@@ -163,9 +164,9 @@ class PipelinesView(LiveView):
         self.family_bar.setObjectName("familyProgress")
         self.family_bar.setTextVisible(True)
         self.family_text = _label(box, "familyProgressText")
-        self.family_list = _label(box, "familyList", muted=True)
+        self.family_list = _label(box, "familyList", wrap=False, muted=True)
         self.resumed_label = _label(box, "resumedLabel")
-        self.provider_label = _label(box, "providerLabel", muted=True)
+        self.provider_label = _label(box, "providerLabel", wrap=False, muted=True)
         for widget in (self.family_bar, self.family_text, self.family_list,
                        self.resumed_label, self.provider_label):
             layout.addWidget(widget)
@@ -174,16 +175,11 @@ class PipelinesView(LiveView):
 
     def _build_reconciliation(self, parent: QWidget) -> QGroupBox:
         box = QGroupBox("After the sources", parent)
-        self.reconciliation_grid = QGridLayout(box)
-        self.reconciliation_grid.setColumnStretch(1, 1)
-        self.reconciliation_labels: dict[str, tuple[QLabel, QLabel]] = {}
-        for row, (kind, title) in enumerate(ops.RECONCILIATION_LABELS.items()):
-            name = QLabel(title, box)
-            value = _label(box, f"reconciliation_{kind}")
-            self.reconciliation_grid.addWidget(name, row, 0)
-            self.reconciliation_grid.addWidget(value, row, 1)
-            self.reconciliation_labels[kind] = (name, value)
-        self.reconciliation_grid.setRowStretch(len(ops.RECONCILIATION_LABELS), 1)
+        layout = QVBoxLayout(box)
+        self.reconciliation_label = _label(box, "reconciliationLabel", wrap=False)
+        self.reconciliation_label.setTextFormat(Qt.TextFormat.RichText)
+        layout.addWidget(self.reconciliation_label)
+        layout.addStretch(1)
         return box
 
     def _build_scopes(self, parent: QWidget) -> QGroupBox:
@@ -206,9 +202,9 @@ class PipelinesView(LiveView):
         self.freshness_label = _label(box, "freshnessLabel")
         self.slots_label = _label(box, "slotsLabel")
         self.active_items_label = _label(box, "activeItemsLabel")
-        self.active_list_label = _label(box, "activeListLabel", muted=True)
-        self.active_stages_label = _label(box, "activeStagesLabel", muted=True)
-        self.queues_label = _label(box, "taskQueuesLabel", muted=True)
+        self.active_list_label = _label(box, "activeListLabel", wrap=False, muted=True)
+        self.active_stages_label = _label(box, "activeStagesLabel", wrap=False, muted=True)
+        self.queues_label = _label(box, "taskQueuesLabel", wrap=False, muted=True)
         self.queues_label.setToolTip("Approximate infrastructure observations from Temporal, "
                                      "not job counts")
         for widget in (self.freshness_label, self.slots_label, self.active_items_label,
@@ -224,7 +220,7 @@ class PipelinesView(LiveView):
         font = self.eta_label.font()
         font.setPointSizeF(font.pointSizeF() * 1.15)
         self.eta_label.setFont(font)
-        self.stage_eta_label = _label(box, "stageEtaLabel", muted=True)
+        self.stage_eta_label = _label(box, "stageEtaLabel", wrap=False, muted=True)
         caveat = _label(box, "etaCaveat", muted=True)
         caveat.setText("An estimate from recent work, not a promise.")
         for widget in (self.eta_label, self.stage_eta_label, caveat):
@@ -354,9 +350,11 @@ class PipelinesView(LiveView):
         self.provider_label.setText("<br>".join(html.escape(line) for line in provider))
 
     def _show_reconciliation(self, snapshot: dict[str, Any]) -> None:
-        lines = dict(ops.reconciliation_lines(snapshot))
-        for _kind, (title, value) in self.reconciliation_labels.items():
-            value.setText(lines.get(title.text(), "—"))
+        rows = ops.reconciliation_lines(snapshot)
+        cells = "".join(f"<tr><td style='padding-right:12px'>{html.escape(label)}</td>"
+                        f"<td>{html.escape(text)}</td></tr>" for label, text in rows)
+        self.reconciliation_label.setText(f"<table>{cells}</table>" if rows
+                                          else "No Discover run yet.")
 
     def _show_capacity(self, snapshot: dict[str, Any]) -> None:
         self.freshness_label.setText(ops.freshness_text(snapshot))

@@ -231,8 +231,14 @@ def test_family_and_reconciliation_lines():
         ("Handing jobs to preparation", "1 queued, 1 done"),
         ("Picking up earlier jobs", "1 queued"),
     ]
-    unknown = snapshot(reconciliation={"enrichment_pass": {"status": "unknown"}})
+    unknown = snapshot()
+    unknown["reconciliation"] = {"enrichment_pass": {"status": "unknown"}}
     assert ops.reconciliation_lines(unknown)[0] == ("Enrichment pass", "unknown (no record)")
+    assert ops.reconciliation_lines(unknown)[1] == ("Handing jobs to preparation", "unknown")
+    with_pdf = snapshot(reconciliation={"pdf_render": [{"status": "running"}],
+                                        "new_kind": {"status": "waiting"}})  # merged in
+    assert ops.reconciliation_lines(with_pdf)[3:] == [("Rendering PDFs", "1 running"),
+                                                      ("New kind", "waiting")]
 
 
 # --------------------------------------------------------------------------- capacity
