@@ -20,7 +20,10 @@ import aiosqlite
 
 from backend.domain.clock import utc_now_iso
 
-BUSY_TIMEOUT_MS = 10_000
+# Three processes share the file (API, worker, migrations at start). A user's command must
+# wait out another process's write transaction on a loaded machine, not fail with
+# "database is locked"; 30 s is far beyond any transaction we write.
+BUSY_TIMEOUT_MS = 30_000
 PRAGMAS = (
     "PRAGMA journal_mode=WAL",
     "PRAGMA synchronous=NORMAL",
