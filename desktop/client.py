@@ -160,6 +160,22 @@ class ApiClient:
     async def apply_loop(self) -> dict[str, Any]:
         return await self._json("GET", "/v1/apply/loop")
 
+    async def run_batch(self, stage: str, job_keys: list[str], workers: int) -> dict[str, Any]:
+        """A selected Tailor / Cover batch: 202 with the run, or 200 with ``noopReason``
+        (and ``busyJobKeys``) when every selected job is being prepared right now."""
+        return await self.run_stage(stage, jobKeys=list(job_keys), workers=workers)
+
+    async def rerun_stale(self, action: str) -> dict[str, Any]:
+        """``rescore-stale`` or ``retailor-stale``: 202 with ``staleJobs`` and
+        ``startedWorkflows``, or 200 with ``noopReason: nothing_stale``."""
+        return await self._json("POST", f"/v1/pipeline/actions/{action}")
+
+    async def resolve_enrich_condition(self, code: str, host: str) -> dict[str, Any]:
+        """Allow JobCtrl to read postings on ``host`` (``ENRICH_ROBOTS_DISALLOWED``): the
+        jobs blocked there resume (202), or 200 ``noopReason: no_blocked_jobs``."""
+        return await self._json("POST", "/v1/pipeline/conditions/enrich/resolve",
+                                json={"code": code, "host": host})
+
     async def events(
         self,
         last_event_id: int | None = None,
