@@ -354,6 +354,11 @@ def resumed_text(snapshot: Snapshot) -> str | None:
     return f"{recovered} resumed" if recovered and recovered > 0 else None
 
 
+PROVIDER_UNITS = {"page": "pages", "search": "searches"}
+CONTINUATION_TEXT = {"more": "More results to fetch", "exhausted": "No more results",
+                     "unknown": "Whether more results exist is unknown"}
+
+
 def provider_lines(snapshot: Snapshot) -> list[str]:
     """Traversal facts of a broad-board provider; an unknown total stays unknown."""
     families = snapshot.get("sourceFamilies") or {}
@@ -362,15 +367,16 @@ def provider_lines(snapshot: Snapshot) -> list[str]:
         return []
     total = provider.get("totalUnits")
     units = f"{provider.get('completedUnits', 0)} of {total if total is not None else 'unknown'}"
-    lines = [f"{provider.get('provider') or provider.get('site') or 'Provider'}: "
-             f"{provider.get('phase') or 'working'}, {units} pages"]
+    unit = PROVIDER_UNITS.get(provider.get("unit"), "units")
+    lines = [f"{provider.get('provider') or 'Provider'}: "
+             f"{provider.get('phase') or 'working'}, {units} {unit}"]
     if provider.get("rawItemsSeen") is not None:
         lines.append(f"{provider['rawItemsSeen']} listings seen")
     if provider.get("emittedJobs") is not None:
         lines.append(f"{provider['emittedJobs']} jobs passed on")
-    continuation = provider.get("continuation")
-    if continuation is not None:
-        lines.append(f"More pages: {continuation}")
+    continuation = CONTINUATION_TEXT.get(provider.get("continuation"))
+    if continuation:
+        lines.append(continuation)
     return lines
 
 

@@ -212,12 +212,13 @@ def test_incomplete_coverage_shows_partial_evidence():
 
 def test_resumed_units_and_provider_facts_keep_unknown_totals_unknown():
     snap = snapshot(sourceFamilies={"recoveredUnits": 3, "providerProgress": {
-        "provider": "indeed", "phase": "searching", "completedUnits": 4, "totalUnits": None,
-        "rawItemsSeen": 80, "emittedJobs": 12, "continuation": "unknown"}})
+        "provider": "indeed", "phase": "searching", "unit": "page", "completedUnits": 4,
+        "totalUnits": None, "rawItemsSeen": 80, "emittedJobs": 12, "continuation": "unknown"}})
     assert ops.resumed_text(snap) == "3 resumed"
     lines = ops.provider_lines(snap)
     assert lines[0] == "indeed: searching, 4 of unknown pages"
     assert "80 listings seen" in lines and "12 jobs passed on" in lines
+    assert "Whether more results exist is unknown" in lines
     assert ops.resumed_text(snapshot()) is None
     assert ops.provider_lines(snapshot()) == []
 
