@@ -155,7 +155,7 @@ class SpendChart(QWidget):
         font.setPointSizeF(font.pointSizeF() * 0.85)
         painter.setFont(font)
         metrics = painter.fontMetrics()
-        left, bottom, top, right = metrics.horizontalAdvance("$000.00") + 8, 22, 10, 8
+        left, bottom, top, right = metrics.horizontalAdvance("$000.00") + 8, 22, 18, 8
         plot = QRectF(left, top, self.width() - left - right, self.height() - top - bottom)
         if not self.series or plot.width() <= 0 or plot.height() <= 0:
             painter.end()
@@ -185,7 +185,8 @@ class SpendChart(QWidget):
             pen = QPen(QColor(COLORS["bad"]), 1, Qt.PenStyle.DashLine)
             painter.setPen(pen)
             painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
-            painter.drawText(QRectF(plot.left() + 4, y - 16, 260, 14),
+            label_top = y - 16 if y - 16 >= 0 else y + 2  # below the line at the very top
+            painter.drawText(QRectF(plot.left() + 4, label_top, 260, 14),
                              Qt.AlignmentFlag.AlignLeft,
                              f"today's ceiling ${self.ceiling:,.2f}")
         painter.setPen(QPen(text, 1))
