@@ -35,6 +35,7 @@ from desktop.formatting import describe_api_error
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
 from desktop.views.live_view import LiveView
+from desktop.views.partials.blocked_site_notice import BlockedSiteNotice
 from desktop.views.partials.jobs_table_model import (
     ATTENTION,
     STAGE_ORDER,
@@ -52,6 +53,7 @@ NOOP_WORDS = {
     "already_succeeded": "That stage is already done.",
     "nothing_running": "Nothing is running for this job.",
 }
+REASON_WORDS = {"ENRICH_ROBOTS_DISALLOWED": "the site asks tools not to read it"}
 PDF_KINDS = {"resume_pdf": "Open resume PDF", "cover_letter_pdf": "Open cover letter PDF"}
 
 
@@ -142,6 +144,9 @@ class JobDetail(LiveView):
         self.title_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
         content.addWidget(self.title_label)
 
+        self.blocked_notice = BlockedSiteNotice(self.controller, self.content)
+        self.blocked_notice.resolved.connect(lambda _answer: self.invalidate())
+        content.addWidget(self.blocked_notice)
         content.addWidget(self._build_stages())
         content.addWidget(self._build_actions())
         content.addWidget(self._build_score())
@@ -283,6 +288,7 @@ class JobDetail(LiveView):
         self.job_key = job_key
         self.detail = None
         self.action_result.setText("")
+        self.blocked_notice.show_job(None)
         if self.contacts_panel is not None and hasattr(self.contacts_panel, "set_job"):
             self.contacts_panel.set_job(job_key)
         if job_key is None:
@@ -304,6 +310,7 @@ class JobDetail(LiveView):
         self.placeholder.hide()
         self.content.show()
         self._show_title(result)
+        self.blocked_notice.show_job(result)
         self._show_stages(result)
         self._show_score(result.get("score"))
         self._show_materials(result)
@@ -335,7 +342,7 @@ class JobDetail(LiveView):
             words = STATUS_WORDS.get(status, status)
             reason = (row or {}).get("errorCode") or (row or {}).get("blockedReason")
             if reason:
-                words += f" ({reason})"
+                words += f" ({REASON_WORDS.get(reason, reason)})"
             if row and row.get("attempt", 0) > 1:
                 words += f", attempt {row['attempt']}"
             tone = STATUS_TONES.get(status)

@@ -35,6 +35,7 @@ from desktop.qt_compat import emit
 from desktop.shell import ShellController
 from desktop.views.job_detail import JobDetail
 from desktop.views.live_view import LiveView
+from desktop.views.partials.batch_actions import BatchActionsBar
 from desktop.views.partials.jobs_table_model import (
     FILTER_FIELDS,
     SERVER_SORT,
@@ -53,6 +54,7 @@ STATUS_CHOICES = (
     ("All jobs", {}),
     ("Needs attention", {"stageStatus": "failed"}),
     ("Gave up after retries", {"stageStatus": "exhausted"}),
+    ("Blocked", {"stageStatus": "blocked"}),
     ("In progress", {"stageStatus": "running"}),
     ("Ready to apply", {"stage": "pdf", "stageStatus": "succeeded", "userStatus": "none"}),
     ("Not marked", {"userStatus": "none"}),
@@ -103,6 +105,9 @@ class JobsView(LiveView):
             bar.addWidget(combo)
         bar.addWidget(self.count_label, 1, Qt.AlignmentFlag.AlignRight)
         layout.addLayout(bar)
+        self.bulk = BatchActionsBar(self.controller, self.selected_keys, self)
+        self.bulk.setObjectName("bulkActions")
+        layout.addWidget(self.bulk)
 
         self.error_label = QLabel("", self)
         self.error_label.setObjectName("jobsError")
@@ -118,7 +123,8 @@ class JobsView(LiveView):
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # server order until a click
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        # Ctrl/Shift-click selects several jobs for a batch; the current row is the detail.
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
@@ -131,6 +137,8 @@ class JobsView(LiveView):
             header.resizeSection(column, width)
         header.sortIndicatorChanged.connect(self._on_sort_changed)
         self.table.selectionModel().currentRowChanged.connect(self._on_current_changed)
+        self.table.selectionModel().selectionChanged.connect(
+            lambda *_: self.bulk.set_selection_count(len(self.selected_keys())))
         self.detail = JobDetail(self.controller, self.splitter)
         self.detail.setObjectName("jobDetail")
         self.splitter.addWidget(self.table)
@@ -248,6 +256,11 @@ class JobsView(LiveView):
     def selected_key(self) -> str | None:
         index = self.table.selectionModel().currentIndex()
         return index.data(KeyRole) if index.isValid() else None
+
+    def selected_keys(self) -> list[str]:
+        """The selected jobs' keys, in the order the table shows them."""
+        rows = sorted(self.table.selectionModel().selectedRows(), key=lambda i: i.row())
+        return [key for key in (index.data(KeyRole) for index in rows) if key]
 
     def select_job(self, job_key: str) -> bool:
         """Select and show ``job_key`` (e.g. from a link in Runs). When it is not in the

@@ -1,0 +1,142 @@
+"""The job detail's notice for a site that asks automated tools not to read its pages
+(Enrich blocked with ``ENRICH_ROBOTS_DISALLOWED``), and the user's way out: allow JobCtrl
+to read postings on that host. The API stores the grant and resumes exactly the jobs on
+that host that carry the block (Enrich → Score → Tailor → Cover); the notice says how many.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from backend.pipeline.access_grants import host_of
+from desktop.formatting import describe_api_error
+from desktop.qt_compat import emit
+from desktop.shell import ShellController
+from desktop.views.status_indicators import COLORS
+
+ROBOTS_CODE = "ENRICH_ROBOTS_DISALLOWED"
+NOTICE_STYLE = ("#blockedSiteNotice { background: #fff4e0; border: 1px solid #f0c987;"
+                " border-radius: 6px; }")
+RESOLVED_STYLE = ("#blockedSiteNotice { background: #edf7ee; border: 1px solid #a5d6a7;"
+                  " border-radius: 6px; }")
+
+
+def robots_blocked_host(detail: dict[str, Any] | None) -> str | None:
+    """The posting's host when this job's Enrich is blocked by the site's robots.txt."""
+    if not detail or not detail.get("url"):
+        return None
+    enrich = next((row for row in detail.get("stages") or [] if row.get("stage") == "enrich"),
+                  None)
+    if enrich is None or enrich.get("status") != "blocked":
+        return None
+    reasons = {enrich.get("blockedReason"), enrich.get("errorCode")}
+    if ROBOTS_CODE not in reasons:
+        return None
+    return host_of(detail["url"]) or None
+
+
+def describe_resolution(host: str, answer: dict[str, Any]) -> str:
+    if answer.get("noopReason") == "no_blocked_jobs":
+        return (f"JobCtrl may read postings on {host}. No job there was still waiting on "
+                "this (it may already be running).")
+    count = answer.get("jobCount") or 0
+    jobs = "1 job" if count == 1 else f"{count:,} jobs"
+    return (f"Allowed: JobCtrl may now read postings on {host}. {jobs} waiting on this site "
+            f"{'is' if count == 1 else 'are'} being prepared again.")
+
+
+class BlockedSiteNotice(QFrame):
+    """Hidden unless the shown job is blocked by its site's robots.txt, or the user has
+    just allowed that site (then it says what resumed until another job is shown)."""
+
+    resolved = Signal(object)  # the API's answer dict, or the exception
+
+    def __init__(self, controller: ShellController, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.controller = controller
+        self.host: str | None = None
+        self.job_key: str | None = None
+        self._resolved_for: str | None = None  # the job whose notice shows the outcome
+        self.setObjectName("blockedSiteNotice")
+        self.setStyleSheet(NOTICE_STYLE)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 8, 10, 8)
+        self.title = QLabel("<b>This site asks automated tools not to read its pages</b>", self)
+        self.title.setObjectName("blockedSiteTitle")
+        self.explanation = QLabel("", self)
+        self.explanation.setObjectName("blockedSiteText")
+        self.explanation.setWordWrap(True)
+        self.explanation.setTextFormat(Qt.TextFormat.PlainText)
+        row = QHBoxLayout()
+        self.allow_button = QPushButton("", self)
+        self.allow_button.setObjectName("allowSiteButton")
+        self.allow_button.clicked.connect(self.allow)
+        row.addWidget(self.allow_button)
+        row.addStretch(1)
+        self.result_label = QLabel("", self)
+        self.result_label.setObjectName("blockedSiteResult")
+        self.result_label.setWordWrap(True)
+        self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.title)
+        layout.addWidget(self.explanation)
+        layout.addLayout(row)
+        layout.addWidget(self.result_label)
+        self.hide()
+
+    def show_job(self, detail: dict[str, Any] | None) -> None:
+        key = (detail or {}).get("jobId")
+        if key != self.job_key:
+            self.job_key, self._resolved_for = key, None
+            self.result_label.setText("")
+        if self._resolved_for is not None and self._resolved_for == key:
+            return  # keep saying what resumed while the job runs again
+        host = robots_blocked_host(detail)
+        self.host = host
+        if host is None:
+            self.hide()
+            return
+        self.setStyleSheet(NOTICE_STYLE)
+        self.title.setText("<b>This site asks automated tools not to read its pages</b>")
+        self.explanation.setText(
+            f"{host} tells programs like JobCtrl not to read its job pages, so "
+            "JobCtrl could not get this posting's full description and stopped before "
+            "scoring it. You can open the posting yourself, or let JobCtrl read postings on "
+            "this site for you, as your browser would; every job waiting on this site then "
+            "carries on.")
+        self.allow_button.setText(f"Allow JobCtrl to read postings on {host}")
+        self.allow_button.setEnabled(True)
+        self.allow_button.show()
+        self.show()
+
+    def allow(self) -> None:
+        host, key = self.host, self.job_key
+        if host is None:
+            return
+        self.allow_button.setEnabled(False)
+        self.result_label.setText("Allowing…")
+        self.result_label.setStyleSheet(f"color: {COLORS['idle']};")
+
+        def done(answer: dict[str, Any]) -> None:
+            if key == self.job_key:
+                self._resolved_for = key
+                self.setStyleSheet(RESOLVED_STYLE)
+                self.title.setText(f"<b>JobCtrl may read postings on {html.escape(host)}</b>")
+                self.explanation.setText(describe_resolution(host, answer))
+                self.allow_button.hide()
+                self.result_label.setText("")
+            emit(self.resolved, answer)
+
+        def failed(error: Exception) -> None:
+            if key == self.job_key:
+                self.allow_button.setEnabled(True)
+                self.result_label.setText(describe_api_error(error))
+                self.result_label.setStyleSheet(f"color: {COLORS['bad']};")
+            emit(self.resolved, error)
+
+        self.controller.call(
+            lambda client: client.resolve_enrich_condition(ROBOTS_CODE, host), done, failed,
+            name="allow-site")
