@@ -53,8 +53,21 @@ NOOP_WORDS = {
     "already_succeeded": "That stage is already done.",
     "nothing_running": "Nothing is running for this job.",
 }
-REASON_WORDS = {"ENRICH_ROBOTS_DISALLOWED": "the site asks tools not to read it"}
+ROBOTS_CODE = "ENRICH_ROBOTS_DISALLOWED"
 PDF_KINDS = {"resume_pdf": "Open resume PDF", "cover_letter_pdf": "Open cover letter PDF"}
+
+
+def reason_words(stage: str, reason: str, enrich_status: str | None = None) -> str:
+    """A stage's block reason in plain words. Downstream stages of a robots block wait for
+    Enrich (the notice above the stages explains the block itself); once Enrich is done,
+    one the resumed work did not reach is left for the user's Run."""
+    if reason != ROBOTS_CODE:
+        return reason
+    if stage == "enrich":
+        return "the site asks tools not to read it"
+    if enrich_status == "succeeded":
+        return "stopped while Enrich was blocked; Run continues it"
+    return "waiting for Enrich"
 
 
 def stages_by_name(detail: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -336,13 +349,14 @@ class JobDetail(LiveView):
 
     def _show_stages(self, job: dict[str, Any]) -> None:
         rows = stages_by_name(job)
+        enrich_status = (rows.get("enrich") or {}).get("status")
         for stage, label in self.stage_labels.items():
             row = rows.get(stage)
             status = row["status"] if row else "pending"
             words = STATUS_WORDS.get(status, status)
             reason = (row or {}).get("errorCode") or (row or {}).get("blockedReason")
             if reason:
-                words += f" ({REASON_WORDS.get(reason, reason)})"
+                words += f" ({reason_words(stage, reason, enrich_status)})"
             if row and row.get("attempt", 0) > 1:
                 words += f", attempt {row['attempt']}"
             tone = STATUS_TONES.get(status)

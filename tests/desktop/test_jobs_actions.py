@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QApplication, QLabel
 from backend.domain.ids import job_id_for_url
 from backend.pipeline.access_grants import host_of
 from backend.sources.board_file import demo_board_text
+from desktop.views.job_detail import reason_words
 from desktop.views.jobs_view import JobsView
 from desktop.views.partials.batch_actions import (
     default_workers,
@@ -92,6 +93,11 @@ def test_only_a_robots_block_shows_the_notice():
     assert robots_blocked_host(detail("blocked", "ENRICH_LOW_CONFIDENCE")) is None
     assert robots_blocked_host(detail("succeeded", None)) is None
     assert robots_blocked_host(None) is None
+    code = "ENRICH_ROBOTS_DISALLOWED"
+    assert reason_words("enrich", code) == "the site asks tools not to read it"
+    assert reason_words("score", code, "blocked") == "waiting for Enrich"
+    assert reason_words("pdf", code, "succeeded").startswith("stopped while Enrich")
+    assert reason_words("score", "profile_missing") == "profile_missing"
     assert describe_resolution("a.example", {"jobCount": 2}) == (
         "Allowed: JobCtrl may now read postings on a.example. 2 jobs waiting on this site "
         "are being prepared again.")
@@ -144,7 +150,8 @@ def board(live_services, tmp_path_factory):
     good = PostingPagesServer().start()
     blocked = PostingPagesServer(robots_body=DISALLOW_JOBS).start()
     demo = [p for p in json.loads(demo_board_text())["postings"]
-            if "Engineer" in p["title"] and "Python" in p.get("descriptionHtml", "")]
+            if any(t in p["title"] for t in ("Backend", "Platform", "Data Engineer"))
+            and "Python" in p.get("descriptionHtml", "")]
     postings = []
     for n, posting in enumerate(demo[:BATCH_JOBS]):
         posting.update(id=f"jobs-actions-{n}", title=f"{posting['title']} · {MARK} {n}",

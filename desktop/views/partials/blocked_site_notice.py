@@ -81,6 +81,7 @@ class BlockedSiteNotice(QFrame):
         self.result_label.setObjectName("blockedSiteResult")
         self.result_label.setWordWrap(True)
         self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.result_label.hide()  # only while allowing, or to say why it failed
         layout.addWidget(self.title)
         layout.addWidget(self.explanation)
         layout.addLayout(row)
@@ -91,7 +92,7 @@ class BlockedSiteNotice(QFrame):
         key = (detail or {}).get("jobId")
         if key != self.job_key:
             self.job_key, self._resolved_for = key, None
-            self.result_label.setText("")
+            self.result_label.hide()
         if self._resolved_for is not None and self._resolved_for == key:
             return  # keep saying what resumed while the job runs again
         host = robots_blocked_host(detail)
@@ -102,11 +103,10 @@ class BlockedSiteNotice(QFrame):
         self.setStyleSheet(NOTICE_STYLE)
         self.title.setText("<b>This site asks automated tools not to read its pages</b>")
         self.explanation.setText(
-            f"{host} tells programs like JobCtrl not to read its job pages, so "
-            "JobCtrl could not get this posting's full description and stopped before "
-            "scoring it. You can open the posting yourself, or let JobCtrl read postings on "
-            "this site for you, as your browser would; every job waiting on this site then "
-            "carries on.")
+            f"{host} asks programs like JobCtrl not to read its job pages, so JobCtrl "
+            "could not read this posting's description and stopped before scoring it. "
+            "Let JobCtrl read postings on this site for you, as your browser would, and "
+            "every job waiting on it carries on.")
         self.allow_button.setText(f"Allow JobCtrl to read postings on {host}")
         self.allow_button.setEnabled(True)
         self.allow_button.show()
@@ -117,8 +117,7 @@ class BlockedSiteNotice(QFrame):
         if host is None:
             return
         self.allow_button.setEnabled(False)
-        self.result_label.setText("Allowing…")
-        self.result_label.setStyleSheet(f"color: {COLORS['idle']};")
+        self._say("Allowing…", "idle")
 
         def done(answer: dict[str, Any]) -> None:
             if key == self.job_key:
@@ -127,16 +126,20 @@ class BlockedSiteNotice(QFrame):
                 self.title.setText(f"<b>JobCtrl may read postings on {html.escape(host)}</b>")
                 self.explanation.setText(describe_resolution(host, answer))
                 self.allow_button.hide()
-                self.result_label.setText("")
+                self.result_label.hide()
             emit(self.resolved, answer)
 
         def failed(error: Exception) -> None:
             if key == self.job_key:
                 self.allow_button.setEnabled(True)
-                self.result_label.setText(describe_api_error(error))
-                self.result_label.setStyleSheet(f"color: {COLORS['bad']};")
+                self._say(describe_api_error(error), "bad")
             emit(self.resolved, error)
 
         self.controller.call(
             lambda client: client.resolve_enrich_condition(ROBOTS_CODE, host), done, failed,
             name="allow-site")
+
+    def _say(self, text: str, tone: str) -> None:
+        self.result_label.setText(text)
+        self.result_label.setStyleSheet(f"color: {COLORS[tone]};")
+        self.result_label.show()
