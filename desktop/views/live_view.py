@@ -72,7 +72,9 @@ class LiveView(QWidget):
 
     def invalidate(self) -> None:
         self.stale = True
-        if self.active:
+        # Not restarted while pending: a steady stream of events must not postpone the
+        # refresh forever; a burst costs one fetch per DEBOUNCE_MS at most.
+        if self.active and not self._debounce.isActive():
             self._debounce.start()
 
     def refresh(self) -> None:

@@ -84,6 +84,18 @@ class Banner(QFrame):
         self.show()
 
 
+PREFERRED_SIZE = (1240, 860)  # the Pipelines grid and its side panels without scrolling
+
+
+def initial_size(screen) -> tuple[int, int]:
+    """The preferred size, shrunk to 90% of the screen's free area on small screens."""
+    if screen is None:
+        return PREFERRED_SIZE
+    free = screen.availableGeometry()
+    return (min(PREFERRED_SIZE[0], int(free.width() * 0.9)),
+            min(PREFERRED_SIZE[1], int(free.height() * 0.9)))
+
+
 class MainWindow(QMainWindow):
     close_requested = Signal()  # the app stops the services, then closes the window
     hidden_to_tray = Signal()   # the close button hid the window; the tray keeps the app
@@ -101,7 +113,7 @@ class MainWindow(QMainWindow):
         # Set by the app when a system tray icon is shown: then closing hides the window.
         self.hide_to_tray = False
         self.setWindowTitle("JobCtrl")
-        self.resize(980, 640)
+        self.resize(*initial_size(self.screen()))
         self._build()
         self._connect()
         self._update_actions()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import QTimer
 
 from desktop.client import ApiClient, ApiUnavailable
 from desktop.event_router import JOBS
@@ -57,3 +58,19 @@ def test_without_services_the_view_reports_unavailable(qtbot, qloop, tmp_path):
         view.refresh()
     assert isinstance(failed.args[0], ApiUnavailable)
     assert view.stale and not view.refreshing
+
+
+def test_a_steady_stream_of_events_does_not_postpone_the_refresh(qtbot, live_controller):
+    view = HealthView(live_controller)
+    qtbot.addWidget(view)
+    with qtbot.waitSignal(view.refreshed, timeout=10_000):
+        view.show()
+    timer = QTimer()
+    timer.timeout.connect(lambda: live_controller.views_invalidated.emit(frozenset({JOBS})))
+    timer.start(50)  # an invalidation every 50 ms: faster than the debounce
+    try:
+        with qtbot.waitSignal(view.refreshed, timeout=10_000):
+            pass
+    finally:
+        timer.stop()
+    assert view.fetches >= 2

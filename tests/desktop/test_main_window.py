@@ -376,6 +376,7 @@ def test_discover_end_to_end(qtbot, qloop, shell_app_dir):
                    run_id[:8] in text for text in model.texts())
 
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        window.resize(1240, 860)  # the size a real screen gets (the offscreen one is tiny)
         QApplication.processEvents()  # settle pending layout requests before the picture
         assert window.grab().save(str(ARTIFACTS / "desktop-main-window.png"))
 
