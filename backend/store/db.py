@@ -129,13 +129,33 @@ class Database:
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
         async with self._write_lock:
-            await self._conn.execute("BEGIN IMMEDIATE")
+            await self._begin_immediate()
             try:
                 yield self._conn
             except BaseException:
                 await self._conn.execute("ROLLBACK")
                 raise
             await self._conn.execute("COMMIT")
+
+    async def _begin_immediate(self) -> None:
+        """``BEGIN IMMEDIATE``, retried while SQLite answers "locked" without waiting.
+
+        Coroutines share this connection: when another one's read statement is still
+        pending, the connection holds a read snapshot, and once another process has
+        committed, upgrading that stale snapshot fails at once (SQLITE_BUSY_SNAPSHOT)
+        instead of going through the busy handler. The pending read ends within moments;
+        then the write lock is taken normally."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        delay = 0.005
+        while True:
+            try:
+                await self._conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() > deadline:
+                    raise
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 0.25)
 
     @asynccontextmanager
     async def read_snapshot(self) -> AsyncIterator[aiosqlite.Connection]:

@@ -523,3 +523,32 @@ async def test_list_runs_newest_first(db):
     assert [r["discover_run_id"] for r in listed] == ["run-new", "run-old"]
     assert len(await runs.list_runs(db, limit=1)) == 1
 
+
+
+async def test_a_write_waits_for_a_pending_read_on_the_same_connection(tmp_path):
+    """Another coroutine's read statement still pending + another process's commit made
+    BEGIN IMMEDIATE fail at once with "database is locked" (a stale read snapshot cannot
+    be upgraded; SQLite skips the busy handler). The write must wait for the read."""
+    first = await Database.open(tmp_path / "shared.db")
+    other_process = await Database.open(tmp_path / "shared.db")
+    try:
+        async with other_process.transaction() as conn:
+            await conn.execute("CREATE TABLE t (v INTEGER)")
+            await conn.executemany("INSERT INTO t VALUES (?)", [(i,) for i in range(100)])
+        reading = await first._conn.execute("SELECT v FROM t")
+        await reading.fetchone()  # pending: the connection keeps its read snapshot
+        async with other_process.transaction() as conn:
+            await conn.execute("INSERT INTO t VALUES (1000)")
+
+        async def finish_reading() -> None:
+            await asyncio.sleep(0.1)
+            await reading.close()
+
+        finisher = asyncio.create_task(finish_reading())
+        async with first.transaction() as conn:
+            await conn.execute("INSERT INTO t VALUES (2000)")
+        await finisher
+        assert (await first.fetchone("SELECT COUNT(*) FROM t"))[0] == 102
+    finally:
+        await first.close()
+        await other_process.close()
