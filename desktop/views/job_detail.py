@@ -66,7 +66,7 @@ def reason_words(stage: str, reason: str, enrich_status: str | None = None) -> s
     if stage == "enrich":
         return "the site asks tools not to read it"
     if enrich_status == "succeeded":
-        return "stopped while Enrich was blocked; Run continues it"
+        return "stopped by the block; Run finishes it"
     return "waiting for Enrich"
 
 
@@ -184,6 +184,7 @@ class JobDetail(LiveView):
             label = QLabel("—", group)
             label.setObjectName(f"stage_{stage}")
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            label.setWordWrap(True)  # a reason never widens the pane
             grid.addWidget(label, row, 1)
             self.stage_labels[stage] = label
         grid.setColumnStretch(1, 1)

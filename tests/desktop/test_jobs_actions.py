@@ -96,7 +96,7 @@ def test_only_a_robots_block_shows_the_notice():
     code = "ENRICH_ROBOTS_DISALLOWED"
     assert reason_words("enrich", code) == "the site asks tools not to read it"
     assert reason_words("score", code, "blocked") == "waiting for Enrich"
-    assert reason_words("pdf", code, "succeeded").startswith("stopped while Enrich")
+    assert reason_words("pdf", code, "succeeded").startswith("stopped by the block")
     assert reason_words("score", "profile_missing") == "profile_missing"
     assert describe_resolution("a.example", {"jobCount": 2}) == (
         "Allowed: JobCtrl may now read postings on a.example. 2 jobs waiting on this site "
@@ -356,3 +356,14 @@ def test_a_blocked_site_notice_resumes_the_job(qtbot, live_services, jobs_view, 
     assert site.count("/jobs/backend-engineer") >= 1
     assert "done" in view.detail.stage_labels["enrich"].text()
     save(view, "jobs-blocked-site-resolved.png")
+
+    # The resumed work stops at Cover; the PDFs' line says Run finishes it, and it does.
+    detail = view.detail
+    if stages(detail.detail)["pdf"]["status"] != "succeeded":
+        assert "Run finishes it" in detail.stage_labels["pdf"].text()
+        qtbot.waitUntil(detail.run_button.isEnabled, timeout=30_000)
+        assert detail.stage_combo.currentData() == "pdf"
+        with qtbot.waitSignal(detail.action_finished, timeout=30_000):
+            click(qtbot, detail.run_button)
+    qtbot.waitUntil(lambda: stages(detail.detail)["pdf"]["status"] == "succeeded",
+                    timeout=120_000)
