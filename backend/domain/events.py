@@ -140,7 +140,8 @@ class StageExhausted(_StageEvent):
 
 
 class StageReset(_StageEvent):
-    source: Literal["retry_stage", "rescore", "retailor", "run_stage"]
+    # upstream_succeeded: a row its upstream's earlier failure had blocked runs again.
+    source: Literal["retry_stage", "rescore", "retailor", "run_stage", "upstream_succeeded"]
     previous_status: str
 
 

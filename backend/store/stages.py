@@ -19,6 +19,7 @@ from backend.domain.stages import (
     STAGES,
     UPSTREAM_NOT_SUCCEEDED,
     Stage,
+    downstream_of,
 )
 from backend.store.events import append_event
 
@@ -121,6 +122,8 @@ async def complete(conn: aiosqlite.Connection, job_id: str, stage: Stage, owner:
     await _append(conn, ev.StageCompleted(job_id=job_id, stage=stage, duration_ms=duration,
                                           **_run_ids(owner)),
                   job_id, owner, f"StageCompleted:{owner.run_id}:{job_id}:{stage}")
+    # What an earlier failure of this stage blocked may run again now.
+    await reopen_downstream(conn, job_id, stage, source="upstream_succeeded", owner=owner)
     return version
 
 
@@ -169,7 +172,50 @@ async def reconcile_failure(
         event = ev.StageFailed(job_id=job_id, stage=stage, error_code=error_code,
                                retryable=False, **_run_ids(owner))
     await _append(conn, event, job_id, owner, key)
+    await block_downstream(conn, job_id, stage, owner)
     return status
+
+
+async def block_downstream(conn: aiosqlite.Connection, job_id: str, stage: Stage,
+                           owner: Owner) -> list[str]:
+    """After ``stage`` gave up, its pending downstream stages are explicitly blocked by it
+    (``upstream_not_succeeded``, a ``StageBlocked`` each): nothing will move them until
+    the upstream is retried, so they must not read as waiting work. A downstream row that
+    already has a result, or its own block or failure, keeps it; a pending row behind a
+    succeeded one is not blocked by this failure. Returns the stages blocked now."""
+    rows = await read_rows(conn, job_id)
+    blocked: list[str] = []
+    upstream_succeeded = False  # ``stage`` itself just failed
+    for later in downstream_of(stage):
+        row = rows.get(later)
+        if row is not None and row.status == "pending" and not upstream_succeeded:
+            await settle(conn, job_id, later, status="blocked", reason=UPSTREAM_NOT_SUCCEEDED,
+                         owner=owner)
+            blocked.append(later)
+            continue
+        upstream_succeeded = row is not None and row.status == "succeeded"
+    return blocked
+
+
+async def reopen_downstream(conn: aiosqlite.Connection, job_id: str, stage: Stage, *,
+                            source: str, owner: Owner | None = None) -> list[str]:
+    """``stage`` is back in play (reset for a retry, or it succeeded): the consecutive
+    downstream rows it had blocked (``upstream_not_succeeded``) return to pending with a
+    ``StageReset`` each. The walk stops at the first row that is not blocked that way, so
+    another cause (low confidence, a missing profile, a user skip) is kept. Returns the
+    stages reopened."""
+    rows = await read_rows(conn, job_id)
+    reopened: list[str] = []
+    for later in downstream_of(stage):
+        row = rows.get(later)
+        if row is None or row.status != "blocked" or row.blocked_reason != UPSTREAM_NOT_SUCCEEDED:
+            break
+        await _to_pending(conn, job_id, later)
+        await _append(conn, ev.StageReset(job_id=job_id, stage=later, source=source,
+                                          previous_status=row.status, **_run_ids(owner)),
+                      job_id, owner, None)
+        reopened.append(later)
+    return reopened
 
 
 async def cancel_owned(conn: aiosqlite.Connection, job_id: str, owner: Owner) -> list[str]:
@@ -198,6 +244,15 @@ async def reset(
     """Back to pending, clearing the previous owner so a canceled predecessor cannot
     reclaim explicitly retried work. Returns the previous status."""
     row = (await read_rows(conn, job_id))[stage]
+    await _to_pending(conn, job_id, stage)
+    await _append(conn, ev.StageReset(job_id=job_id, stage=stage, source=source,
+                                      previous_status=row.status), job_id, None, None)
+    # The stages this one's failure blocked wait for it again, in the same command.
+    await reopen_downstream(conn, job_id, stage, source=source)
+    return row.status
+
+
+async def _to_pending(conn: aiosqlite.Connection, job_id: str, stage: Stage) -> None:
     now = utc_now_iso()
     await conn.execute(
         "UPDATE job_stage_states SET status = 'pending', owner_workflow_id = NULL,"
@@ -206,9 +261,6 @@ async def reset(
         " WHERE tenant_id = ? AND job_id = ? AND stage = ?",
         (now, TENANT_ID, job_id, stage),
     )
-    await _append(conn, ev.StageReset(job_id=job_id, stage=stage, source=source,
-                                      previous_status=row.status), job_id, None, None)
-    return row.status
 
 
 def _duration_ms(started_at: str | None, finished_at: str) -> int | None:
