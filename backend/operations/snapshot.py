@@ -20,6 +20,12 @@ from backend.domain.stages import STAGES
 from backend.llm.budget import read_spend_budget_status
 from backend.operations import eta as eta_v1
 from backend.operations.capacity import read_capacity
+from backend.operations.phase import (
+    PhaseFacts,
+    execution_phase,
+    failed_step_count,
+    open_boundary_count,
+)
 from backend.operations.stage_counts import (
     CountBlock,
     Scope,
@@ -85,19 +91,16 @@ async def select_execution(db: Database) -> dict | None:
 
 
 def _phase(execution: dict, *, unresolved: int, families_failed: int,
-           stage_failures: int) -> str:
-    status = execution["workflow_status"]
+           stage_failures: int, steps=()) -> str:
+    """See backend/operations/phase.py: an open enrichment_pass / pdf_render boundary
+    keeps a closed execution draining, like unresolved per-job work."""
     families = json.loads(execution["families_json"])
     done = len(json.loads(execution["progress_json"]).get("families", {}))
-    if status == "running":
-        return "discovering" if done < len(families) else "draining"
-    if unresolved:
-        return "draining"
-    if status == "canceled":
-        return "canceled"
-    if status in ("failed", "reconciled_not_found"):
-        return "failed"
-    return "completed_with_issues" if families_failed or stage_failures else "completed"
+    return execution_phase(PhaseFacts(
+        workflow_status=execution["workflow_status"], families_planned=len(families),
+        families_reported=done, families_failed=families_failed,
+        unresolved_jobs=unresolved, stage_failures=stage_failures,
+        open_boundaries=open_boundary_count(steps), failed_steps=failed_step_count(steps)))
 
 
 def _source_families(execution: dict) -> dict:
@@ -235,7 +238,8 @@ async def read_operations_snapshot(db: Database, paths: AppPaths, settings: AppS
             "discoverRunId": run_id,
             "workflowStatus": WORKFLOW_STATUS.get(execution["workflow_status"], "unknown"),
             "phase": _phase(execution, unresolved=unresolved,
-                            families_failed=families["failed"], stage_failures=failures),
+                            families_failed=families["failed"], stage_failures=failures,
+                            steps=steps),
             "startedAt": execution["started_at"],
             "finishedAt": execution["finished_at"],
             "membershipOpen": membership_open,
