@@ -242,12 +242,14 @@ def test_a_selected_tailor_batch_with_two_workers(qtbot, live_services, jobs_vie
     # Cancel in the dialog starts nothing.
     click(qtbot, bulk.batch_buttons["cover"])
     qtbot.waitUntil(lambda: bulk.dialog is not None and bulk.dialog.isVisible(), timeout=15_000)
-    bulk.dialog.reject()
+    click(qtbot, bulk.dialog.cancel_button)
+    qtbot.waitUntil(lambda: not bulk.dialog.isVisible(), timeout=5_000)
     assert not bulk.result_label.isVisible()
 
-    bulk.dialog = None
+    cancelled = bulk.dialog
     click(qtbot, bulk.batch_buttons["tailor"])
-    qtbot.waitUntil(lambda: bulk.dialog is not None and bulk.dialog.isVisible(), timeout=15_000)
+    qtbot.waitUntil(lambda: bulk.dialog not in (None, cancelled) and bulk.dialog.isVisible(),
+                    timeout=15_000)
     dialog = bulk.dialog
     assert "the 3 selected jobs" in dialog.findChild(QLabel, "batchDialogText").text()
     assert 1 <= dialog.workers.value() <= 16  # the worker's slots, capped

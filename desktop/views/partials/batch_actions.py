@@ -147,7 +147,7 @@ class BatchDialog(QDialog):
         self.start_button = buttons.addButton("Start", QDialogButtonBox.ButtonRole.AcceptRole)
         self.start_button.setObjectName("batchStart")
         self.start_button.setDefault(True)
-        buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
+        self.cancel_button = buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
@@ -243,8 +243,7 @@ class BatchActionsBar(QWidget):
         dialog = BatchDialog(stage, len(keys), default_workers(settings), self)
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
         dialog.accepted.connect(lambda: self._run_batch(stage, keys, dialog.workers.value()))
-        dialog.finished.connect(dialog.deleteLater)
-        self.dialog = dialog
+        self._replace_dialog(dialog)
         dialog.open()  # not exec(): the UI thread keeps running
 
     def _run_batch(self, stage: str, keys: list[str], workers: int) -> None:
@@ -272,11 +271,10 @@ class BatchActionsBar(QWidget):
         box.setDefaultButton(confirm)
         box.setWindowModality(Qt.WindowModality.WindowModal)
         box.finished.connect(lambda _result: self._confirmed(action, box, confirm))
-        self.confirm = box
+        self._replace_dialog(box)
         box.open()
 
     def _confirmed(self, action: str, box: QMessageBox, confirm: QPushButton) -> None:
-        box.deleteLater()
         if box.clickedButton() is not confirm:
             return
         self.say("Starting…", "idle")
@@ -287,6 +285,15 @@ class BatchActionsBar(QWidget):
 
         self.controller.call(lambda client: client.rerun_stale(action), done,
                              lambda error: self._failed(action, error), name=action)
+
+    def _replace_dialog(self, dialog: QDialog) -> None:
+        """Keep the newest dialog (tests and the user may still look at it after it
+        closed); the one it replaces is deleted."""
+        for old in (self.dialog, self.confirm):
+            if old is not None and old is not dialog:
+                old.deleteLater()
+        self.dialog = dialog if isinstance(dialog, BatchDialog) else None
+        self.confirm = dialog if isinstance(dialog, QMessageBox) else None
 
     def _failed(self, action: str, error: Exception) -> None:
         self.say(describe_api_error(error), "bad")
