@@ -130,6 +130,7 @@ class PipelinesView(LiveView):
         text = QVBoxLayout()
         text.setSpacing(2)
         self.phase_label = _label(parent, "phaseLabel", wrap=False)
+        self.phase_label.setText("Loading…")  # until the first snapshot arrives
         font = self.phase_label.font()
         font.setPointSizeF(font.pointSizeF() * 1.35)
         font.setBold(True)
