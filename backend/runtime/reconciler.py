@@ -104,6 +104,9 @@ async def reconcile_runs(db: Database, client: Client, *,
     if report.closed:
         await refresh_contacts(db)  # a closed research task shows at once
     async with db.transaction() as conn:
+        # Downstream of an upstream that gave up is blocked, not waiting (rows stranded
+        # before reconcile_failure did this, or by a run this pass just closed).
+        await stages.block_stranded_downstream(conn)
         # Terminal reconciliation owns the enrichment_pass / pdf_render boundaries.
         report.passes_completed = await passes.settle_open_passes(conn)
     if report.closed or report.not_found or report.recovered:

@@ -177,7 +177,7 @@ async def reconcile_failure(
 
 
 async def block_downstream(conn: aiosqlite.Connection, job_id: str, stage: Stage,
-                           owner: Owner) -> list[str]:
+                           owner: Owner | None) -> list[str]:
     """After ``stage`` gave up, its pending downstream stages are explicitly blocked by it
     (``upstream_not_succeeded``, a ``StageBlocked`` each): nothing will move them until
     the upstream is retried, so they must not read as waiting work. A downstream row that
@@ -286,3 +286,33 @@ async def runnable_jobs(db, stage: Stage) -> list[str]:
         (TENANT_ID, stage, *REDO_STATUSES, *RETRYABLE_BLOCKS),
     )
     return [row[0] for row in rows]
+
+
+_NEXT_STAGE_SQL = "CASE u.stage " + " ".join(
+    f"WHEN '{stage}' THEN '{downstream_of(stage)[0]}'" for stage in STAGES[:-1]) + " END"
+
+
+async def block_stranded_downstream(conn: aiosqlite.Connection) -> int:
+    """Rows that gave up before downstream blocking existed (or whose reconciliation was
+    never delivered): an upstream failed / exhausted, the next stage still pending, no
+    stage of the job queued or running, and no live run owning the failure. Blocks them
+    as :func:`reconcile_failure` would have. Idempotent; returns how many were blocked."""
+    cursor = await conn.execute(
+        "SELECT u.job_id, u.stage, u.owner_workflow_id, u.owner_run_id, u.attempt"
+        " FROM job_stage_states u"
+        f" WHERE u.tenant_id = ? AND u.stage IN ({','.join('?' * (len(STAGES) - 1))})"
+        " AND u.status IN ('failed', 'exhausted')"
+        " AND EXISTS (SELECT 1 FROM job_stage_states d WHERE d.tenant_id = u.tenant_id"
+        f"   AND d.job_id = u.job_id AND d.stage = {_NEXT_STAGE_SQL} AND d.status = 'pending')"
+        " AND NOT EXISTS (SELECT 1 FROM job_stage_states a WHERE a.tenant_id = u.tenant_id"
+        "   AND a.job_id = u.job_id AND a.status IN ('queued', 'running'))"
+        " AND NOT EXISTS (SELECT 1 FROM workflow_run_projections w"
+        "   WHERE w.tenant_id = u.tenant_id AND w.run_id = u.owner_run_id"
+        "   AND w.status = 'running')",
+        (TENANT_ID, *STAGES[:-1]),
+    )
+    blocked = 0
+    for job_id, stage, workflow_id, run_id, attempt in await cursor.fetchall():
+        owner = Owner(workflow_id, run_id, attempt) if run_id else None
+        blocked += len(await block_downstream(conn, job_id, stage, owner))
+    return blocked

@@ -232,3 +232,30 @@ async def test_other_blocks_downstream_are_left_alone(db):
         await stages.reset(conn, job_id, "score", source="retry_stage")
     rows = await statuses(db, job_id)
     assert rows["tailor"] == ("blocked", "ENRICH_LOW_CONFIDENCE")
+
+
+# --- rows stranded before the fix: the reconciler blocks them once ----------------------
+
+
+async def strand(db, job_id: str, stage: str = "enrich") -> None:
+    """An upstream that gave up the old way: terminal, its downstream left pending."""
+    async with db.transaction() as conn:
+        await conn.execute(
+            "UPDATE job_stage_states SET status = 'exhausted', owner_workflow_id = 'prep-old',"
+            " owner_run_id = 'run-old', error_code = 'enrich_unavailable' WHERE job_id = ?"
+            " AND stage = ?", (job_id, stage))
+
+
+async def test_stranded_pending_downstream_is_blocked_once(db):
+    stranded, running, fine = [await new_job(db, n) for n in (1, 2, 3)]
+    await strand(db, stranded)
+    await strand(db, running)
+    async with db.transaction() as conn:  # another run is working on this job right now
+        await stages.claim(conn, running, "enrich", stages.Owner("prep-new", "run-new", 1))
+        assert await stages.block_stranded_downstream(conn) == len(DOWNSTREAM)
+        assert await stages.block_stranded_downstream(conn) == 0
+    rows = await statuses(db, stranded)
+    assert {rows[s] for s in DOWNSTREAM} == {("blocked", "upstream_not_succeeded")}
+    assert [e["runId"] for e in await events(db, stranded, "StageBlocked")] == ["run-old"] * 4
+    for job_id in (running, fine):
+        assert {(await statuses(db, job_id))[s] for s in DOWNSTREAM} == {("pending", None)}
