@@ -28,11 +28,12 @@ from backend.operations.phase import (
 )
 from backend.operations.stage_counts import (
     CountBlock,
+    ExecutionKey,
     Scope,
-    global_stage_counts,
     remaining,
-    stage_counts,
+    snapshot_stage_counts,
     subtract,
+    unresolved_work,
 )
 from backend.projections.pipeline_steps import list_steps, refresh_pipeline_steps
 from backend.projections.workflow_runs import refresh_workflow_runs
@@ -48,6 +49,7 @@ WORKFLOW_STATUS = {"running": "in_progress", "completed": "completed", "failed":
 DRAINING_LOOKBACK = 5  # closed executions checked for unresolved work before the newest
 
 
+# The row-by-row scopes (a full recount): tests compare the maintained counts to them.
 def _member_scope(run_id: str, cohort: str) -> Scope:
     return Scope("j.job_id IN (SELECT job_id FROM discovery_execution_jobs WHERE"
                  " discover_run_id = ? AND cohort = ?)", (run_id, cohort))
@@ -66,17 +68,18 @@ async def _executions(db: Database) -> list[dict]:
         " d.progress_current, d.progress_total, d.progress_json, d.started_at, d.finished_at,"
         " COALESCE(w.status, CASE d.status WHEN 'running' THEN 'running' ELSE 'completed' END)"
         " AS workflow_status FROM discovery_runs d"
-        " LEFT JOIN workflow_run_projections w ON w.run_id = d.discover_run_id"
+        # Both keys: the projection's (tenant_id, run_id) primary key serves the lookup.
+        " LEFT JOIN workflow_run_projections w ON w.tenant_id = d.tenant_id"
+        " AND w.run_id = d.discover_run_id"
         " WHERE d.tenant_id = ? ORDER BY d.started_at DESC LIMIT ?",
         (TENANT_ID, DRAINING_LOOKBACK + 1),
     )
     return [dict(row) for row in rows]
 
 
-async def _unresolved(db: Database, run_id: str) -> int:
-    blocks = [*(await stage_counts(db, _member_scope(run_id, "observed_this_run"))).values(),
-              *(await stage_counts(db, _member_scope(run_id, "existing_backlog"))).values()]
-    return sum(remaining(block) for block in blocks)
+def _key(execution: dict) -> ExecutionKey:
+    return ExecutionKey(workflow_id=execution["discover_workflow_id"],
+                        run_id=execution["discover_run_id"])
 
 
 async def select_execution(db: Database) -> dict | None:
@@ -85,7 +88,7 @@ async def select_execution(db: Database) -> dict | None:
         if execution["workflow_status"] == "running":
             return execution
     for execution in executions:
-        if await _unresolved(db, execution["discover_run_id"]):
+        if await unresolved_work(db, _key(execution)):
             return execution  # closed but still draining
     return executions[0] if executions else None
 
@@ -201,14 +204,16 @@ async def read_operations_snapshot(db: Database, paths: AppPaths, settings: AppS
     run_id = execution["discover_run_id"] if execution else None
     scopes: dict[str, Any] = {}
     current = sweep = None
+    # The cohorts' and the global totals are incremental (migrations 0012 / 0013), so
+    # this read grows neither with the whole backlog nor with the execution's size.
+    counts = await snapshot_stage_counts(db, _key(execution) if execution else None)
     if execution:
-        current = await stage_counts(db, _member_scope(run_id, "observed_this_run"))
-        sweep = await stage_counts(db, _member_scope(run_id, "existing_backlog"))
+        current = counts.cohorts["observed_this_run"]
+        sweep = counts.cohorts["existing_backlog"]
         scopes["current_execution"] = _blocks(current)
         scopes["execution_sweep"] = {**_blocks(sweep), "orchestration": "not_separate"}
-    # Outside = every job minus the selected execution's two disjoint cohorts: the global
-    # totals are incremental, so this read does not grow with the whole backlog.
-    everything = await global_stage_counts(db)
+    # Outside = every job minus the selected execution's two disjoint cohorts.
+    everything = counts.everything
     outside = subtract(everything, current, sweep) if execution else everything
     scopes["global_outside_execution"] = _blocks(outside)
     budget = await read_spend_budget_status(db, settings, now)

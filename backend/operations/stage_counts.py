@@ -101,24 +101,141 @@ async def global_stage_counts(db: Database) -> dict[str, CountBlock]:
     / ``job_counts``; only running rows (to split processing from needsVerification by
     their owner run) and scores against an older profile revision are read row by row.
     Equal to ``stage_counts(db, Scope("1 = 1"))``."""
+    return (await snapshot_stage_counts(db, None)).everything
+
+
+@dataclass(frozen=True)
+class ExecutionKey:
+    """One exact Discover execution (its lineage rows' key)."""
+
+    workflow_id: str
+    run_id: str
+
+
+@dataclass(frozen=True)
+class SnapshotCounts:
+    everything: dict[str, CountBlock]
+    cohorts: dict[str, dict[str, CountBlock]]   # cohort -> stage -> block (selected only)
+
+
+_RUNNING_ROWS = (
+    "SELECT s.stage, (s.owner_run_id IS NULL OR w.run_id IS NULL OR w.status = 'running'),"
+    # The row's cohort in the selected execution (NULL outside it): one primary-key lookup
+    # per running row. A scalar subquery, not a LEFT JOIN: SQLite would build a Bloom
+    # filter for the join by scanning every lineage row.
+    " (SELECT m.cohort FROM discovery_execution_jobs m WHERE m.tenant_id = s.tenant_id"
+    "  AND m.discover_workflow_id = ? AND m.discover_run_id = ? AND m.job_id = s.job_id),"
+    " COUNT(*) FROM job_stage_states s LEFT JOIN workflow_run_projections w"
+    " ON w.tenant_id = s.tenant_id AND w.run_id = s.owner_run_id"
+    f" WHERE s.tenant_id = ? AND s.stage IN ({','.join('?' * len(STAGES))})"
+    " AND s.status = 'running' GROUP BY 1, 2, 3"
+)
+
+
+async def snapshot_stage_counts(db: Database, execution: ExecutionKey | None
+                                ) -> SnapshotCounts:
+    """Global counts and the selected execution's two cohorts, none of which groups the
+    stage rows of every job or of the whole execution: non-running (stage, status) totals
+    and job totals are trigger-maintained (``job_stage_status_counts`` / ``job_counts``,
+    migration 0012; ``execution_cohort_stage_counts`` / ``execution_cohort_job_counts``,
+    migration 0013); running rows are read once through the status index (their owner
+    run decides processing vs needsVerification, which no trigger can keep) and labelled
+    with their cohort; stale scores are read only when any exists. Each cohort equals
+    ``stage_counts(db, cohort scope)``; ``everything`` equals ``stage_counts(db, 1 = 1)``."""
+    workflow_id, run_id = (execution.workflow_id, execution.run_id) if execution else (None,
+                                                                                        None)
     totals = await db.fetchall(
         "SELECT stage, status, n FROM job_stage_status_counts WHERE tenant_id = ?"
         " AND status != 'running' AND n > 0", (TENANT_ID,))
-    running = await db.fetchall(
-        "SELECT s.stage, (s.owner_run_id IS NULL OR w.run_id IS NULL OR w.status = 'running'),"
-        " COUNT(*) FROM job_stage_states s LEFT JOIN workflow_run_projections w"
-        " ON w.tenant_id = s.tenant_id AND w.run_id = s.owner_run_id"
-        f" WHERE s.tenant_id = ? AND s.stage IN ({','.join('?' * len(STAGES))})"
-        " AND s.status = 'running' GROUP BY 1, 2", (TENANT_ID, *STAGES))
+    running = await db.fetchall(_RUNNING_ROWS, (workflow_id, run_id, TENANT_ID, *STAGES))
     jobs_row = await db.fetchone("SELECT n FROM job_counts WHERE tenant_id = ?", (TENANT_ID,))
-    stale = await db.fetchone(
+    stale = await _global_stale(db)
+    rows = [(stage, status, True, n) for stage, status, n in totals]
+    rows += [(stage, "running", bool(alive), n) for stage, alive, _cohort, n in running]
+    everything = _blocks_from(rows, jobs=int(jobs_row[0]) if jobs_row else 0, stale=stale)
+    cohorts: dict[str, dict[str, CountBlock]] = {}
+    if execution is not None:
+        cohort_rows, cohort_jobs = await _cohort_totals(db, execution)
+        for cohort, stage, alive, n in ((c, s, a, n) for s, a, c, n in running if c):
+            cohort_rows.setdefault(cohort, []).append((stage, "running", bool(alive), n))
+        cohort_stale = await _cohort_stale(db, execution, stale, cohort_jobs)
+        cohorts = {cohort: _blocks_from(cohort_rows.get(cohort, []),
+                                        jobs=cohort_jobs.get(cohort, 0),
+                                        stale=cohort_stale.get(cohort, 0))
+                   for cohort in COHORTS}
+    return SnapshotCounts(everything=everything, cohorts=cohorts)
+
+
+COHORTS = ("observed_this_run", "existing_backlog")
+
+
+async def _cohort_totals(db: Database, execution: ExecutionKey
+                         ) -> tuple[dict[str, list[tuple]], dict[str, int]]:
+    """The execution's maintained non-running totals per cohort, and its job totals."""
+    key = (TENANT_ID, execution.workflow_id, execution.run_id)
+    totals = await db.fetchall(
+        "SELECT cohort, stage, status, n FROM execution_cohort_stage_counts"
+        " WHERE tenant_id = ? AND discover_workflow_id = ? AND discover_run_id = ?"
+        " AND status != 'running' AND n > 0", key)
+    jobs = await db.fetchall(
+        "SELECT cohort, n FROM execution_cohort_job_counts WHERE tenant_id = ?"
+        " AND discover_workflow_id = ? AND discover_run_id = ?", key)
+    rows: dict[str, list[tuple]] = {}
+    for cohort, stage, status, n in totals:
+        rows.setdefault(cohort, []).append((stage, status, True, n))
+    return rows, {cohort: int(n) for cohort, n in jobs}
+
+
+async def _global_stale(db: Database) -> int:
+    row = await db.fetchone(
         "SELECT COUNT(*) FROM candidate_profiles p JOIN job_scores sc"
         " ON sc.tenant_id = p.tenant_id AND sc.profile_revision < p.revision"
         " WHERE p.tenant_id = ? AND NOT EXISTS (SELECT 1 FROM job_scores x"
         "   WHERE x.job_id = sc.job_id AND x.version > sc.version)", (TENANT_ID,))
-    rows = [(stage, status, True, n) for stage, status, n in totals]
-    rows += [(stage, "running", bool(alive), n) for stage, alive, n in running]
-    return _blocks_from(rows, jobs=int(jobs_row[0]) if jobs_row else 0, stale=int(stale[0]))
+    return int(row[0])
+
+
+async def _cohort_stale(db: Database, execution: ExecutionKey, global_stale: int,
+                        cohort_jobs: dict[str, int]) -> dict[str, int]:
+    """Stale scores per cohort, from whichever side is smaller: none when no score at
+    all is stale (the common case), else the stale scores labelled with their cohort,
+    else each cohort's jobs checked one by one."""
+    if global_stale == 0:
+        return {}
+    if global_stale <= sum(cohort_jobs.values()):
+        rows = await db.fetchall(
+            "SELECT m.cohort, COUNT(*) FROM candidate_profiles p JOIN job_scores sc"
+            " ON sc.tenant_id = p.tenant_id AND sc.profile_revision < p.revision"
+            " JOIN discovery_execution_jobs m ON m.tenant_id = p.tenant_id"
+            " AND m.discover_workflow_id = ? AND m.discover_run_id = ? AND m.job_id = sc.job_id"
+            " JOIN jobs j ON j.job_id = sc.job_id AND j.tenant_id = p.tenant_id"
+            " WHERE p.tenant_id = ? AND NOT EXISTS (SELECT 1 FROM job_scores x"
+            "   WHERE x.job_id = sc.job_id AND x.version > sc.version) GROUP BY m.cohort",
+            (execution.workflow_id, execution.run_id, TENANT_ID))
+        return {cohort: int(n) for cohort, n in rows}
+    return {cohort: await _stale_scores(db, cohort_scope(execution, cohort))
+            for cohort in COHORTS}
+
+
+def cohort_scope(execution: ExecutionKey, cohort: str) -> Scope:
+    """The jobs of one cohort of one exact execution, for the row-by-row readers."""
+    return Scope("j.job_id IN (SELECT job_id FROM discovery_execution_jobs WHERE"
+                 " tenant_id = j.tenant_id AND discover_workflow_id = ?"
+                 " AND discover_run_id = ? AND cohort = ?)",
+                 (execution.workflow_id, execution.run_id, cohort))
+
+
+async def unresolved_work(db: Database, execution: ExecutionKey) -> int:
+    """``remaining`` summed over both cohorts' blocks (waiting + processing + unverified =
+    pending, queued and running rows of the canonical stages), from the maintained
+    totals: the owner-run split does not matter for the sum."""
+    row = await db.fetchone(
+        "SELECT COALESCE(SUM(n), 0) FROM execution_cohort_stage_counts WHERE tenant_id = ?"
+        " AND discover_workflow_id = ? AND discover_run_id = ?"
+        f" AND stage IN ({','.join('?' * len(STAGES))})"
+        " AND status IN ('pending', 'queued', 'running')",
+        (TENANT_ID, execution.workflow_id, execution.run_id, *STAGES))
+    return int(row[0])
 
 
 def _blocks_from(rows, *, jobs: int, stale: int) -> dict[str, CountBlock]:

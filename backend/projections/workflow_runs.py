@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
+import weakref
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -293,18 +294,47 @@ async def _fold_one_page(conn: aiosqlite.Connection, tenant_id: str, page_size: 
 _UNFIXABLE: dict[tuple[str, str], int] = {}
 
 
+# Per open database (one connection to one file) and tenant: (watermark, distinct
+# WorkflowStarted runs at or below it). The log is append-only (ids only grow, nothing is
+# deleted), so the count at a higher watermark is this count plus the runs first started
+# in between: the lost-rows check reads only the new start events, not every run's again.
+_STARTED_RUNS: weakref.WeakKeyDictionary[Database, dict[str, tuple[int, int]]] = (
+    weakref.WeakKeyDictionary())
+
+
+async def _started_runs(db: Database, tenant_id: str, watermark: int) -> int:
+    memo = _STARTED_RUNS.setdefault(db, {})
+    known = memo.get(tenant_id)
+    if known and known[0] == watermark:
+        return known[1]
+    if known and known[0] < watermark:
+        new = await db.fetchone(
+            "SELECT COUNT(DISTINCT e.run_id) FROM job_events e"
+            " WHERE e.tenant_id = ? AND e.type = ? AND e.id > ? AND e.id <= ?"
+            " AND NOT EXISTS (SELECT 1 FROM job_events x WHERE x.tenant_id = e.tenant_id"
+            "   AND x.run_id = e.run_id AND x.id <= ? AND x.type = e.type)",
+            (tenant_id, STARTED, known[0], watermark, known[0]),
+        )
+        count = known[1] + int(new[0])
+    else:
+        row = await db.fetchone(
+            "SELECT COUNT(DISTINCT run_id) FROM job_events"
+            " WHERE tenant_id = ? AND type = ? AND id <= ?",
+            (tenant_id, STARTED, watermark),
+        )
+        count = int(row[0])
+    memo[tenant_id] = (watermark, count)
+    return count
+
+
 async def _rows_lost(db: Database, tenant_id: str, watermark: int) -> bool:
-    expected = await db.fetchone(
-        "SELECT COUNT(DISTINCT run_id) FROM job_events"
-        " WHERE tenant_id = ? AND type = ? AND id <= ?",
-        (tenant_id, STARTED, watermark),
-    )
+    expected = await _started_runs(db, tenant_id, watermark)
     present = await db.fetchone(
         "SELECT COUNT(*) FROM workflow_run_projections"
         " WHERE tenant_id = ? AND started_at IS NOT NULL",
         (tenant_id,),
     )
-    return int(present[0]) < int(expected[0])
+    return int(present[0]) < expected
 
 
 async def refresh_workflow_runs(
@@ -312,7 +342,8 @@ async def refresh_workflow_runs(
 ) -> int:
     """Fold everything new since the watermark; returns the watermark afterwards.
 
-    Cheap when nothing is new (three indexed reads, no write lock). Rebuilds from event 0
+    Cheap when nothing is new (indexed reads, no write lock; the started-run count is
+    kept per watermark, see ``_started_runs``). Rebuilds from event 0
     when rows were lost behind the builder's back."""
     watermark = await read_watermark(db, tenant_id)
     unfixable = (str(db.path), tenant_id)

@@ -165,6 +165,26 @@ async def projected_step_keys(conn, ref) -> set[str]:
     return {step_key(row[0], row[1]) for row in rows}
 
 
+async def _member_count(db: Database, ref) -> int:
+    """``len(member_keys(...))`` without reading the keys: one member row per JobId (the
+    primary key), so the row count is the key-set size."""
+    row = await db.fetchone(
+        "SELECT COUNT(*) FROM discovery_execution_jobs WHERE tenant_id = ?"
+        " AND discover_workflow_id = ? AND discover_run_id = ?",
+        (ref.tenant_id, ref.discover_workflow_id, ref.discover_run_id))
+    return int(row[0])
+
+
+async def _step_count(db: Database, ref) -> int:
+    """``len(projected_step_keys(...))``: one projection row per (stepKind, itemKey) of a
+    run (the primary key)."""
+    row = await db.fetchone(
+        "SELECT COUNT(*) FROM pipeline_step_projections WHERE tenant_id = ?"
+        " AND discover_workflow_id = ? AND discover_run_id = ?",
+        (ref.tenant_id, ref.discover_workflow_id, ref.discover_run_id))
+    return int(row[0])
+
+
 _STEP_TYPE_MARKS = ",".join("?" * len(STEP_EVENT_TYPES))
 
 
@@ -363,8 +383,8 @@ async def read_coverage(db: Database, ref, *, refresh: bool = True) -> Coverage:
             tenant_id=ref.tenant_id, discover_workflow_id=ref.discover_workflow_id,
             discover_run_id=ref.discover_run_id, status="recovering", mode=None,
             decoder_version=None, history_event_watermark=0, expected_members=0,
-            persisted_members=len(await member_keys(db, ref)), expected_steps=0,
-            persisted_steps=len(await projected_step_keys(db, ref)), digest=None,
+            persisted_members=await _member_count(db, ref), expected_steps=0,
+            persisted_steps=await _step_count(db, ref), digest=None,
             error_code=CHECKPOINT_MISSING, checked_at=None,
         )
     if stored.status != "ready":

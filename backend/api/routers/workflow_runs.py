@@ -252,15 +252,18 @@ async def list_workflow_runs(
     where = " AND ".join(clauses)
     total = (await db.fetchone(f"SELECT COUNT(*) FROM workflow_run_projections p WHERE {where}",
                                params))[0]
-    column, direction = SORT_SQL[sort], "DESC" if order == "desc" else "ASC"
+    order_by = _order_by(SORT_SQL[sort], order)
+    # The page's rows are chosen first over the narrow sort keys only (served in order by
+    # an index for a descending sort); the full rows and their jobs are read for that page
+    # alone, then put back in the same order.
     records = await db.fetchall(
         f"SELECT {', '.join('p.' + c for c in COLUMNS)}, j.title AS job_title,"
         f" j.company AS job_company"
-        f" FROM workflow_run_projections p"
+        f" FROM (SELECT p.rowid AS page_rowid FROM workflow_run_projections p WHERE {where}"
+        f"       ORDER BY {order_by} LIMIT ? OFFSET ?) page"
+        f" JOIN workflow_run_projections p ON p.rowid = page.page_rowid"
         f" LEFT JOIN jobs j ON j.tenant_id = p.tenant_id AND j.job_id = p.job_id"
-        f" WHERE {where}"
-        f" ORDER BY {column} IS NULL, {column} {direction}, p.run_id {direction}"
-        f" LIMIT ? OFFSET ?",
+        f" ORDER BY {order_by}",
         [*params, limit, offset],
     )
     items = []
@@ -271,6 +274,15 @@ async def list_workflow_runs(
                if row.job_id and record["job_title"] is not None else None)
         items.append(WorkflowRunSummary(**_summary(row, job)))
     return WorkflowRunPage(total=int(total), limit=limit, offset=offset, items=items)
+
+
+def _order_by(column: str, order: str) -> str:
+    """Runs without the sort key last, ties broken by run id. Descending, SQLite already
+    puts NULL last, so "key DESC, run_id DESC" is that order and an index ending in
+    (key, run_id) serves it without sorting every run (migration 0013)."""
+    if order == "desc":
+        return f"{column} DESC, p.run_id DESC"
+    return f"{column} IS NULL, {column} ASC, p.run_id ASC"
 
 
 async def _related_job(db: Database, job_id: str | None) -> dict | None:
