@@ -306,7 +306,9 @@ def test_rescore_stale_after_a_profile_change(qtbot, live_services, jobs_view, b
             qtbot.waitUntil(lambda: box.isVisible(), timeout=5_000)
             assert "older version of your profile" in box.text()
             confirm = next(b for b in box.buttons() if b.objectName() == "staleConfirmButton")
-            with qtbot.waitSignal(view.bulk.action_finished, timeout=30_000) as finished:
+            # The API starts one preparation per stale job in the whole app (hundreds when
+            # other tests discovered the demo board): a generous wait for its answer.
+            with qtbot.waitSignal(view.bulk.action_finished, timeout=180_000) as finished:
                 click(qtbot, confirm)
             action, answer = finished.args
             assert action == "rescore-stale" and isinstance(answer, dict), answer
@@ -320,7 +322,7 @@ def test_rescore_stale_after_a_profile_change(qtbot, live_services, jobs_view, b
                     assert score["version"] > before[key], score
                     assert score["profileRevision"] == revision, score
 
-            qtbot.waitUntil(rescored, timeout=180_000)
+            qtbot.waitUntil(rescored, timeout=300_000)
         finally:
             http.put("/v1/profile", json=PROFILE).raise_for_status()
 
@@ -361,6 +363,8 @@ def test_a_blocked_site_notice_resumes_the_job(qtbot, live_services, jobs_view, 
 
     # The resumed work stops at Cover; the PDFs' line says Run finishes it, and it does.
     detail = view.detail
+    qtbot.waitUntil(lambda: stages(detail.detail)["cover"]["status"] == "succeeded"
+                    and idle(detail.detail), timeout=180_000)
     if stages(detail.detail)["pdf"]["status"] != "succeeded":
         assert "Run finishes it" in detail.stage_labels["pdf"].text()
         qtbot.waitUntil(detail.run_button.isEnabled, timeout=30_000)
