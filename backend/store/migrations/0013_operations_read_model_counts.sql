@@ -236,3 +236,7 @@ CREATE INDEX workflow_run_projections_closed
     ON workflow_run_projections (tenant_id, closed_at, run_id);
 CREATE INDEX workflow_run_projections_duration
     ON workflow_run_projections (tenant_id, duration_ms, run_id);
+-- Both filters at once: the exact total and any sort key read from this index alone.
+CREATE INDEX workflow_run_projections_type_status
+    ON workflow_run_projections (tenant_id, workflow_type, status, started_at, closed_at,
+                                 duration_ms, run_id);
