@@ -146,12 +146,22 @@ async def _fetchall(conn: aiosqlite.Connection | Database, sql: str, params: tup
 
 
 async def member_keys(conn, ref) -> set[str]:
+    """The execution's member keys, read as one concatenated value: a large execution's
+    keys cost one row, not thousands of row objects, on every revalidating read. A key
+    that itself holds the separator (never a real JobId) falls back to reading rows."""
+    key = (ref.tenant_id, ref.discover_workflow_id, ref.discover_run_id)
+    (count, text), = await _fetchall(
+        conn,
+        "SELECT COUNT(*), group_concat(job_id || '|' || cohort, char(10))"
+        " FROM discovery_execution_jobs WHERE tenant_id = ?"
+        " AND discover_workflow_id = ? AND discover_run_id = ?", key)
+    parts = text.split("\n") if text else []
+    if len(parts) == count:
+        return set(parts)
     rows = await _fetchall(
         conn,
         "SELECT job_id, cohort FROM discovery_execution_jobs WHERE tenant_id = ?"
-        " AND discover_workflow_id = ? AND discover_run_id = ?",
-        (ref.tenant_id, ref.discover_workflow_id, ref.discover_run_id),
-    )
+        " AND discover_workflow_id = ? AND discover_run_id = ?", key)
     return {member_key(row[0], row[1]) for row in rows}
 
 
@@ -190,13 +200,19 @@ _STEP_TYPE_MARKS = ",".join("?" * len(STEP_EVENT_TYPES))
 
 async def event_step_keys(conn, ref) -> set[str]:
     """Distinct (stepKind, itemKey) of the execution's PipelineStep* events (the log)."""
+    # Through the type index from the run's first event on: only the step events logged
+    # since the execution began are read, not every event of the run (a Discover run
+    # also owns one JobDiscovered per job) nor every step event of the whole history.
     rows = await _fetchall(
         conn,
         "SELECT DISTINCT json_extract(payload_json, '$.stepKind'),"
-        " json_extract(payload_json, '$.itemKey') FROM job_events"
-        f" WHERE tenant_id = ? AND run_id = ? AND type IN ({_STEP_TYPE_MARKS})"
-        " AND json_extract(payload_json, '$.discoverWorkflowId') = ?",
-        (ref.tenant_id, ref.discover_run_id, *STEP_EVENT_TYPES, ref.discover_workflow_id),
+        " json_extract(payload_json, '$.itemKey') FROM job_events INDEXED BY job_events_type"
+        f" WHERE tenant_id = ? AND type IN ({_STEP_TYPE_MARKS})"
+        " AND id >= (SELECT COALESCE(MIN(id), 0) FROM job_events"
+        "   WHERE tenant_id = ? AND run_id = ?)"
+        " AND run_id = ? AND json_extract(payload_json, '$.discoverWorkflowId') = ?",
+        (ref.tenant_id, *STEP_EVENT_TYPES, ref.tenant_id, ref.discover_run_id,
+         ref.discover_run_id, ref.discover_workflow_id),
     )
     return {step_key(row[0], row[1]) for row in rows if row[0] and row[1]}
 
