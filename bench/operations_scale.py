@@ -6,8 +6,10 @@ seeded straight into SQLite with a realistic shape (see ``seed``): jobs with fiv
 canonical stage rows each (mostly succeeded with durations, a tail pending, queued,
 running, failed, blocked), a score per scored job, ~11 events per job (``JobDiscovered`` +
 ``StageStarted`` / ``StageCompleted`` per stage), 50 Discover executions with lineage and
-the seven PipelineStep* lifecycles each, and one preparation run per 20 jobs (5,000 at
-100k, ``WorkflowStarted`` + a terminal event). At 100k that is ~1.1 M events.
+the seven PipelineStep* lifecycles each and a ready native coverage checkpoint (so every
+operations read revalidates the selected execution's digest), and one preparation run per
+20 jobs (5,000 at 100k, ``WorkflowStarted`` + a terminal event). At 100k that is ~1 M
+events.
 
 Then, per size:
 
@@ -56,6 +58,12 @@ from backend.domain import events as ev  # noqa: E402
 from backend.domain.clock import to_iso  # noqa: E402
 from backend.projections.pipeline_steps import rebuild_pipeline_steps  # noqa: E402
 from backend.projections.workflow_runs import rebuild_workflow_runs  # noqa: E402
+from backend.store.coverage import (  # noqa: E402
+    NATIVE_DECODER_VERSION,
+    canonical_digest,
+    member_key,
+    step_key,
+)
 from backend.store.db import Database, migrate  # noqa: E402
 
 TENANT = "local"
@@ -124,6 +132,7 @@ class Seeder:
             self._jobs(conn, executions)
             self._prep_runs()
             self._steps(executions)
+            self._checkpoints(conn, executions)
             self.events.sort(key=lambda row: row[7])  # the log in time order
             conn.executemany(
                 "INSERT INTO job_events (tenant_id, type, job_id, workflow_id, run_id,"
@@ -189,6 +198,7 @@ class Seeder:
             members.append((TENANT, execution["workflow_id"], execution["run_id"], job_id,
                             cohort, "planned", json.dumps(list(STAGES)), f"prep-{job_id}",
                             _iso(seen)))
+            execution.setdefault("member_keys", []).append(member_key(job_id, cohort))
             self._raw_event("JobDiscovered", {
                 "occurredAt": _iso(seen), "discoverWorkflowId": execution["workflow_id"],
                 "discoverRunId": execution["run_id"], "jobId": job_id,
@@ -277,6 +287,7 @@ class Seeder:
                     ("existing_backlog_sweep", "sweep"), ("preparation_fanout", "fanout:sweep"),
                     ("enrichment_pass", "pass:enrich")]
             moment = execution["started"]
+            execution["step_keys"] = [step_key(kind, item_key) for kind, item_key in keys]
             for kind, item_key in keys:
                 common = {**ids, "step_kind": kind, "item_key": item_key, "attempt": 1}
                 moment += timedelta(seconds=5)
@@ -299,6 +310,23 @@ class Seeder:
                             at=moment)
                 steps += 1
         self.counts["steps"] = steps
+
+
+    def _checkpoints(self, conn, executions: list[dict]) -> None:
+        """A ready native coverage checkpoint per execution, as plan_discovery opens and
+        every link advances it: each operations read revalidates the selected one's
+        digest over its member and step keys (the realistic, costlier path)."""
+        for execution in executions:
+            members, steps = execution.get("member_keys", []), execution["step_keys"]
+            conn.execute(
+                "INSERT INTO discovery_execution_recoveries (tenant_id, discover_workflow_id,"
+                " discover_run_id, decoder_version, mode, status, history_event_watermark,"
+                " expected_members, persisted_members, expected_steps, persisted_steps,"
+                " digest, error_code, checked_at)"
+                " VALUES (?, ?, ?, ?, 'native', 'ready', 0, ?, ?, ?, ?, ?, NULL, ?)",
+                (TENANT, execution["workflow_id"], execution["run_id"],
+                 NATIVE_DECODER_VERSION, len(members), len(members), len(steps), len(steps),
+                 canonical_digest(members, steps), _iso(self.now)))
 
 
 # -- measuring --------------------------------------------------------------------------
@@ -383,6 +411,11 @@ def measure_routes(api: ApiThread, requests: int, warmup: int) -> dict:
                              "max_ms": round(max(samples), 2), "n": len(samples),
                              "bytes": len(response.content),
                              "total": body.get("total") if isinstance(body, dict) else None}
+            if path == "/v1/pipeline/operations":
+                # The measured path must be the ready checkpoint's revalidation.
+                coverage = body["projectionCoverage"]["status"]
+                if coverage != "ready":
+                    raise RuntimeError(f"projectionCoverage is {coverage}, not ready")
     return results
 
 
