@@ -207,9 +207,13 @@ class BatchActionsBar(QWidget):
         layout.addWidget(self.result_label)
 
     def set_selection_count(self, count: int) -> None:
-        self.selection_label.setText(
-            "Select jobs (Ctrl/Shift-click) to tailor them together" if count < 2
-            else f"{count:,} selected")
+        if count == 0:
+            text = "Select jobs (Ctrl/Shift-click) to tailor them together"
+        elif count == 1:
+            text = "1 selected · Ctrl/Shift-click to add more"
+        else:
+            text = f"{count:,} selected"
+        self.selection_label.setText(text)
         for stage, button in self.batch_buttons.items():
             button.setEnabled(count >= 1)
             button.setToolTip(BATCH_WORDS[stage][2].format(jobs=selected_phrase(count))
@@ -277,7 +281,7 @@ class BatchActionsBar(QWidget):
     def _confirmed(self, action: str, box: QMessageBox, confirm: QPushButton) -> None:
         if box.clickedButton() is not confirm:
             return
-        self.say("Starting…", "idle")
+        self.say("Starting… (this takes a moment when many jobs are stale)", "idle")
 
         def done(answer: dict[str, Any]) -> None:
             self.say(*describe_stale_answer(action, answer))

@@ -61,6 +61,7 @@ class BlockedSiteNotice(QFrame):
         self.host: str | None = None
         self.job_key: str | None = None
         self._resolved_for: str | None = None  # the job whose notice shows the outcome
+        self._allowing = False  # a request is in flight: a refetch must not re-enable
         self.setObjectName("blockedSiteNotice")
         self.setStyleSheet(NOTICE_STYLE)
         layout = QVBoxLayout(self)
@@ -108,7 +109,7 @@ class BlockedSiteNotice(QFrame):
             "Let JobCtrl read postings on this site for you, as your browser would, and "
             "every job waiting on it carries on.")
         self.allow_button.setText(f"Allow JobCtrl to read postings on {host}")
-        self.allow_button.setEnabled(True)
+        self.allow_button.setEnabled(not self._allowing)
         self.allow_button.show()
         self.show()
 
@@ -116,10 +117,12 @@ class BlockedSiteNotice(QFrame):
         host, key = self.host, self.job_key
         if host is None:
             return
+        self._allowing = True
         self.allow_button.setEnabled(False)
         self._say("Allowing…", "idle")
 
         def done(answer: dict[str, Any]) -> None:
+            self._allowing = False
             if key == self.job_key:
                 self._resolved_for = key
                 self.setStyleSheet(RESOLVED_STYLE)
@@ -130,6 +133,7 @@ class BlockedSiteNotice(QFrame):
             emit(self.resolved, answer)
 
         def failed(error: Exception) -> None:
+            self._allowing = False
             if key == self.job_key:
                 self.allow_button.setEnabled(True)
                 self._say(describe_api_error(error), "bad")
