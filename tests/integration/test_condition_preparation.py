@@ -243,7 +243,7 @@ async def test_a_resolved_enrich_condition_resumes_exactly_its_jobs_once(world):
     assert workflow_id.startswith("enrich-condition-enrich-robots-disallowed-127.0.0.1-")
     await wait_closed(app_dir, workflow_id)
     for key in ("a1", "a2"):
-        for stage in ("enrich", "score", "tailor", "cover"):
+        for stage in ("enrich", "score", "tailor", "cover", "pdf"):  # PDFs too: ready to apply
             assert stage_status(app_dir, blocked[key], stage)[0] == "succeeded", (key, stage)
     assert world["site_a"].count("/jobs/backend-engineer") == 1
     # The other host keeps its block, and its page was never requested.

@@ -43,6 +43,9 @@ with workflow.unsafe.imports_passed_through():
     )
 
 PAID_STAGES = ("score", "tailor", "cover")
+# Resumed jobs end with their PDFs like any prepared job ($0, no model call). A patch, so
+# continuations already running when this shipped replay as they were recorded.
+RENDERS_PDFS_PATCH = "continuation-renders-pdfs"
 JOBS_AT_ONCE = 4
 
 
@@ -54,6 +57,8 @@ class PreparationContinuationWorkflow:
         run = RunRef(workflow_id=info.workflow_id, run_id=info.run_id, workflow_type=WORKFLOW_TYPE)
         await self._lifecycle(run, input, "started")
         stages = input.stages()
+        if workflow.patched(RENDERS_PDFS_PATCH):
+            stages = [*stages, "pdf"]
         failed: list[str] = []
         try:
             job_ids: list[str] = await workflow.execute_activity(
