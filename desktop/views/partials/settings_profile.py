@@ -106,7 +106,8 @@ class ProfileEditor(QWidget):
         floor = self.salary_floor.text().strip().replace(",", "")
         result["salaryFloor"] = floor or None  # validated by the API
         result["salaryCurrency"] = self.salary_currency.text().strip().upper() or None
-        result["resumeText"] = self.resume.toPlainText().strip() or None
+        resume = self.resume.toPlainText()  # exactly as written: the profile round-trips
+        result["resumeText"] = resume if resume.strip() else None
         return result
 
     def show_errors(self, messages: dict[str, str]) -> None:
