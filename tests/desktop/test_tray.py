@@ -6,7 +6,6 @@ PNGs (tests/_artifacts and docs/screenshots). The live test reads the real servi
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -34,7 +33,6 @@ pytestmark = pytest.mark.desktop
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "_artifacts"
-SCREENSHOTS = ROOT / "docs" / "screenshots"
 
 
 def today(spent: float, ceiling: float, *, day: str = "2026-03-02") -> dict:
@@ -139,9 +137,7 @@ def test_icon_states_are_painted_distinctly_and_saved(qapp, state, status, ring_
         assert center.alpha() == 0 or not close_to(center, LOOK_COLORS["exhausted"][1])
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     target = ARTIFACTS / f"tray-{state}.png"
-    assert image.save(str(target))
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(target, SCREENSHOTS / target.name)
+    assert image.save(str(target))  # copied to docs/screenshots by hand when the look changes
 
 
 def test_unknown_spend_paints_a_grey_track_only(qapp):
