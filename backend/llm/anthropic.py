@@ -5,9 +5,8 @@ from __future__ import annotations
 from backend.llm.base import (
     Completion,
     LlmResponseInvalidError,
-    estimate_tokens,
+    completion_with_usage,
     post_json,
-    token_count,
 )
 
 PROVIDER = "anthropic"
@@ -65,16 +64,6 @@ class AnthropicProvider:
             if isinstance(block, dict) and block.get("type", "text") == "text"
             and isinstance(block.get("text"), str)
         )
-        usage = payload.get("usage") if isinstance(payload.get("usage"), dict) else {}
-        input_tokens = token_count(usage.get("input_tokens"))
-        output_tokens = token_count(usage.get("output_tokens"))
-        estimated = input_tokens is None or output_tokens is None
-        # Missing usage is unknown, not free: estimate ceil(chars / 4) (see base.py).
-        if input_tokens is None:
-            input_tokens = estimate_tokens(system_prompt, user)
-        if output_tokens is None:
-            output_tokens = estimate_tokens(text)
-        return Completion(
-            text=text, provider=PROVIDER, model=self.model,
-            input_tokens=input_tokens, output_tokens=output_tokens, usage_estimated=estimated,
-        )
+        return completion_with_usage(
+            payload, text=text, provider=PROVIDER, model=self.model,
+            input_key="input_tokens", output_key="output_tokens", prompt=(system_prompt, user))

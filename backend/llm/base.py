@@ -213,3 +213,26 @@ def token_count(value: object) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         return None
     return value
+
+
+def completion_with_usage(payload: dict, *, text: str, provider: str, model: str,
+                          input_key: str, output_key: str, prompt: tuple[str, ...]
+                          ) -> Completion:
+    """The completion of a reply, with the token counts from its ``usage`` object.
+
+    Some servers (older Ollama/LM Studio builds, some proxies) omit usage. The call still
+    costs something, so missing usage counts as unknown and is *estimated* as
+    ceil(chars / 4) from the prompt and the reply, never recorded as zero. The configured
+    model names the ledger row (the reply may name a dated snapshot)."""
+    usage = payload.get("usage") if isinstance(payload.get("usage"), dict) else {}
+    input_tokens = token_count(usage.get(input_key))
+    output_tokens = token_count(usage.get(output_key))
+    estimated = input_tokens is None or output_tokens is None
+    if input_tokens is None:
+        input_tokens = estimate_tokens(*prompt)
+    if output_tokens is None:
+        output_tokens = estimate_tokens(text)
+    return Completion(
+        text=text, provider=provider, model=model,
+        input_tokens=input_tokens, output_tokens=output_tokens, usage_estimated=estimated,
+    )

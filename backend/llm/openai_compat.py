@@ -11,9 +11,8 @@ import httpx
 from backend.llm.base import (
     Completion,
     LlmResponseInvalidError,
-    estimate_tokens,
+    completion_with_usage,
     post_json,
-    token_count,
 )
 
 PROVIDER = "openai_compat"
@@ -73,23 +72,9 @@ class OpenAiCompatProvider:
             PROVIDER, f"{self.base_url}/chat/completions",
             headers=headers, body=body, timeout_s=self.timeout_s,
         )
-        text = _message_text(payload)
-        usage = payload.get("usage") if isinstance(payload.get("usage"), dict) else {}
-        input_tokens = token_count(usage.get("prompt_tokens"))
-        output_tokens = token_count(usage.get("completion_tokens"))
-        estimated = input_tokens is None or output_tokens is None
-        # Some servers (older Ollama/LM Studio builds, some proxies) omit usage. The call
-        # still costs something, so the usage counts as unknown and is *estimated* as
-        # ceil(chars / 4) from the prompt and the reply, never recorded as zero.
-        if input_tokens is None:
-            input_tokens = estimate_tokens(system, user)
-        if output_tokens is None:
-            output_tokens = estimate_tokens(text)
-        # The configured model names the ledger row (the reply may name a dated snapshot).
-        return Completion(
-            text=text, provider=PROVIDER, model=self.model,
-            input_tokens=input_tokens, output_tokens=output_tokens, usage_estimated=estimated,
-        )
+        return completion_with_usage(
+            payload, text=_message_text(payload), provider=PROVIDER, model=self.model,
+            input_key="prompt_tokens", output_key="completion_tokens", prompt=(system, user))
 
 
 def _message_text(payload: dict) -> str:
