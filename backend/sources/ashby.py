@@ -14,7 +14,6 @@ from urllib.parse import quote
 
 from backend.domain.postings import Posting, RemoteMode, Salary
 from backend.sources.config import AshbySource
-from backend.sources.errors import SourcePayloadInvalid
 from backend.sources.http import get_json
 from backend.sources.normalize import (
     build_posting,
@@ -23,6 +22,7 @@ from backend.sources.normalize import (
     employment_type,
     infer_remote,
     iso_utc,
+    jobs_list,
     make_salary,
     parse_salary_text,
     remote_from_explicit,
@@ -36,9 +36,7 @@ def board_url(source: AshbySource) -> str:
 
 async def fetch_ashby(source: AshbySource) -> list[Posting]:
     payload = await get_json(board_url(source))
-    jobs = payload.get("jobs") if isinstance(payload, dict) else None
-    if not isinstance(jobs, list):
-        raise SourcePayloadInvalid()
+    jobs = jobs_list(payload)
     listed = [job for job in jobs if not (isinstance(job, dict) and job.get("isListed") is False)]
     company = source.company_name or source.board_name
     return collect(listed, lambda job: to_posting(job, company), family="ashby")

@@ -14,7 +14,6 @@ from urllib.parse import quote
 
 from backend.domain.postings import Posting, Salary
 from backend.sources.config import GreenhouseSource
-from backend.sources.errors import SourcePayloadInvalid
 from backend.sources.http import get_json
 from backend.sources.normalize import (
     build_posting,
@@ -23,6 +22,7 @@ from backend.sources.normalize import (
     employment_type,
     infer_remote,
     iso_utc,
+    jobs_list,
     make_salary,
     parse_salary_text,
 )
@@ -37,9 +37,7 @@ def jobs_url(source: GreenhouseSource) -> str:
 
 async def fetch_greenhouse(source: GreenhouseSource) -> list[Posting]:
     payload = await get_json(jobs_url(source))
-    jobs = payload.get("jobs") if isinstance(payload, dict) else None
-    if not isinstance(jobs, list):
-        raise SourcePayloadInvalid()
+    jobs = jobs_list(payload)
     company = source.company_name or source.board_token
     return collect(jobs, lambda job: to_posting(job, company), family="greenhouse")
 

@@ -432,6 +432,15 @@ def build_posting(
     )
 
 
+def jobs_list(payload: Any) -> list:
+    """The ``jobs`` array of a board reply shaped ``{"jobs": [...]}`` (Ashby, Greenhouse);
+    anything else is not the API's answer."""
+    jobs = payload.get("jobs") if isinstance(payload, dict) else None
+    if not isinstance(jobs, list):
+        raise SourcePayloadInvalid()
+    return jobs
+
+
 def collect(
     items: list[Any], convert: Callable[[Any], Posting], *, family: str
 ) -> list[Posting]:
