@@ -55,7 +55,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Annotated, Final, Literal
+from typing import Annotated, Final, Literal, get_args
 
 from pydantic import Field
 
@@ -83,7 +83,7 @@ _FIVE_MINUTE_STEP: Final = 300
 
 EtaState = Literal["available", "calibrating", "paused", "stale", "unavailable"]
 WithheldState = Literal["calibrating", "paused", "stale", "unavailable"]
-EtaReason = Literal[
+EtaReason = Literal[  # in withholding precedence order (WITHHOLDING_PRECEDENCE)
     "no_work",
     "worker_unavailable",
     "telemetry_stale",
@@ -97,18 +97,9 @@ EtaReason = Literal[
 EtaConfidence = Literal["high", "medium", "low"]
 EtaBasis = Literal["stage_durations", "stage_durations_with_attempt_fallback", "source_family_durations"]
 
-# Withholding precedence, first match wins, and the state each reason reports.
-WITHHOLDING_PRECEDENCE: Final[tuple[EtaReason, ...]] = (
-    "no_work",
-    "worker_unavailable",
-    "telemetry_stale",
-    "coverage_not_ready",
-    "budget_exceeded",
-    "contention_unbounded",
-    "no_dispatch",
-    "membership_open",
-    "insufficient_samples",
-)
+# Withholding precedence, first match wins: EtaReason lists the reasons in that order.
+WITHHOLDING_PRECEDENCE: Final[tuple[EtaReason, ...]] = get_args(EtaReason)
+# The state each reason reports.
 REASON_STATE: Final[Mapping[EtaReason, WithheldState]] = {
     "no_work": "unavailable",
     "worker_unavailable": "unavailable",
