@@ -25,12 +25,15 @@ with workflow.unsafe.imports_passed_through():
         ExecuteInput,
         FailClaimInput,
     )
-    from backend.temporal.activities.spend import PreflightInput
-    from backend.temporal.contracts import RunRef, WorkflowLifecycleInput
+    from backend.temporal.contracts import RunRef
     from backend.temporal.workflows.common import (
         BOOKKEEPING,
-        PREFLIGHT,
+        check_spend,
+        current_run,
+        error_code_of,
         failure_code,
+        record_lifecycle,
+        run_failed,
         stage_options,
     )
 
@@ -60,18 +63,14 @@ class ApplyResult(CamelModel):
 class ApplyWorkflow:
     @workflow.run
     async def run(self, input: ApplyWorkflowInput) -> ApplyResult:
-        info = workflow.info()
-        run = RunRef(workflow_id=info.workflow_id, run_id=info.run_id, workflow_type=WORKFLOW_TYPE)
+        run = current_run(WORKFLOW_TYPE)
         outcomes: list[ApplyOutcome] = []
         polls = 0
         try:
             # Inside the try: a cancel that lands while the start is recorded still ends
             # the run with its terminal event.
             await self._lifecycle(run, input, "started")
-            await workflow.execute_activity(
-                "check_spend_budget",
-                PreflightInput(workflow_id=run.workflow_id, run_id=run.run_id, paid_calls=0),
-                task_queue=PREP_TASK_QUEUE, **PREFLIGHT)
+            await check_spend(run, 0, task_queue=PREP_TASK_QUEUE)
             if input.continuous:
                 polls = await self._loop(run, input)
             else:
@@ -81,10 +80,9 @@ class ApplyWorkflow:
             if is_cancelled_exception(error):
                 await self._lifecycle(run, input, "canceled")
                 raise
-            code = _code_of(error)
+            code = error_code_of(error)
             await self._lifecycle(run, input, "failed", error_code=code)
-            raise ApplicationError(f"apply failed: {code}", type=code,
-                                   non_retryable=True) from None
+            raise run_failed("apply", code) from None
         await self._lifecycle(run, input, "completed")
         if input.continuous:
             workflow.continue_as_new(input)
@@ -126,14 +124,5 @@ class ApplyWorkflow:
                          error_code: str | None = None) -> None:
         summary = {"jobId": input.job_key, "continuous": int(input.continuous),
                    "autoApplyLoop": int(input.auto_apply_loop)}
-        await workflow.execute_activity(
-            "record_apply_lifecycle",
-            WorkflowLifecycleInput(run=run, job_id=input.job_key, outcome=outcome,
-                                   error_code=error_code, input_summary=summary),
-            **BOOKKEEPING)
-
-
-def _code_of(error: BaseException) -> str:
-    if isinstance(error, ActivityError):
-        return failure_code(error)[0]
-    return getattr(error, "type", None) or "workflow_failed"
+        await record_lifecycle(run, outcome, summary, error_code=error_code,
+                               job_id=input.job_key, activity="record_apply_lifecycle")

@@ -26,25 +26,21 @@ from temporalio.exceptions import ActivityError, ApplicationError, is_cancelled_
 with workflow.unsafe.imports_passed_through():
     from backend.domain.stages import STAGE_ACTIVITY
     from backend.pipeline.batch import batch_deadline, wave_count, wave_timeout, waves
-    from backend.temporal.activities.spend import PreflightInput
     from backend.temporal.batch_contracts import (
         BatchCancelInput,
         BatchInput,
         BatchItem,
         BatchResult,
     )
-    from backend.temporal.contracts import (
-        RunRef,
-        StageFailureInput,
-        StageInput,
-        StageOutcome,
-        WorkflowLifecycleInput,
-    )
+    from backend.temporal.contracts import RunRef, StageInput, StageOutcome
     from backend.temporal.workflows.common import (
         BOOKKEEPING,
-        PREFLIGHT,
-        STAGE_MAX_ATTEMPTS,
-        failure_code,
+        check_spend,
+        current_run,
+        error_code_of,
+        reconcile_stage,
+        record_lifecycle,
+        run_failed,
         stage_options,
     )
 
@@ -57,16 +53,11 @@ WAVE_DEADLINE_PATCH = "batch-wave-deadline-v1"
 class BatchStageWorkflow:
     @workflow.run
     async def run(self, input: BatchInput) -> BatchResult:
-        info = workflow.info()
-        run = RunRef(workflow_id=info.workflow_id, run_id=info.run_id, workflow_type=WORKFLOW_TYPE)
+        run = current_run(WORKFLOW_TYPE)
         await self._lifecycle(run, input, "started")
         try:
             paid = sum(1 for stage in input.stages if stage in PAID_STAGES)
-            await workflow.execute_activity(
-                "check_spend_budget",
-                PreflightInput(workflow_id=run.workflow_id, run_id=run.run_id,
-                               paid_calls=paid * len(input.job_ids)),
-                **PREFLIGHT)
+            await check_spend(run, paid * len(input.job_ids))
             result = await self._stages(run, input)
         except (asyncio.CancelledError, ActivityError, ApplicationError) as error:
             if is_cancelled_exception(error):
@@ -75,11 +66,9 @@ class BatchStageWorkflow:
                     **BOOKKEEPING)
                 await self._lifecycle(run, input, "canceled")
                 raise
-            code = failure_code(error)[0] if isinstance(error, ActivityError) else (
-                getattr(error, "type", None) or "workflow_failed")
+            code = error_code_of(error)
             await self._lifecycle(run, input, "failed", error_code=code)
-            raise ApplicationError(f"batch failed: {code}", type=code,
-                                   non_retryable=True) from None
+            raise run_failed("batch", code) from None
         await self._lifecycle(run, input, "completed")
         return result
 
@@ -128,12 +117,7 @@ class BatchStageWorkflow:
                          error: ActivityError) -> BatchItem:
         """The mandatory step after a stage gave up: its row keeps the failure (or accepts
         a result committed before the activity died) and the batch goes on."""
-        code, retryable = failure_code(error)
-        status = await workflow.execute_activity(
-            "reconcile_stage_failure",
-            StageFailureInput(run=run, job_id=job_id, stage=stage, error_code=code,
-                              retryable=retryable, attempts=STAGE_MAX_ATTEMPTS),
-            result_type=str, **BOOKKEEPING)
+        code, status = await reconcile_stage(run, job_id, stage, error)
         if status == "succeeded":
             return BatchItem(job_id=job_id, stage=stage, status="succeeded")
         known = status if status in ("failed", "exhausted") else "failed"
@@ -143,8 +127,4 @@ class BatchStageWorkflow:
                          error_code: str | None = None) -> None:
         summary = {"stages": list(input.stages), "jobCount": len(input.job_ids),
                    "workers": input.workers}
-        await workflow.execute_activity(
-            "record_workflow_lifecycle",
-            WorkflowLifecycleInput(run=run, outcome=outcome, error_code=error_code,
-                                   input_summary=summary),
-            **BOOKKEEPING)
+        await record_lifecycle(run, outcome, summary, error_code=error_code)

@@ -1,11 +1,17 @@
-"""Activity options and error helpers shared by the workflows (sandbox-safe)."""
+"""Activity options, error helpers and the activity calls every run makes the same way,
+shared by the workflows (sandbox-safe: imported through ``imports_passed_through``, and
+every helper only schedules activities exactly as the workflows did inline)."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
+from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, TimeoutError
+from temporalio.exceptions import ActivityError, ApplicationError, TimeoutError
+
+from backend.temporal.activities.spend import PreflightInput
+from backend.temporal.contracts import RunRef, StageFailureInput, WorkflowLifecycleInput
 
 NON_RETRYABLE = [
     "configuration", "authentication", "missing_input", "budget_exceeded",
@@ -50,3 +56,52 @@ def failure_code(error: ActivityError) -> tuple[str, bool]:
     code = getattr(cause, "type", None) or "activity_failed"
     non_retryable = bool(getattr(cause, "non_retryable", False)) or code in NON_RETRYABLE
     return code, not non_retryable
+
+
+def error_code_of(error: BaseException) -> str:
+    """The bounded code a run ends with: a failed activity's typed cause, else the
+    application error's own type."""
+    if isinstance(error, ActivityError):
+        return failure_code(error)[0]
+    return getattr(error, "type", None) or "workflow_failed"
+
+
+def run_failed(what: str, code: str) -> ApplicationError:
+    """The terminal, non-retryable error a run raises after recording its failure."""
+    return ApplicationError(f"{what} failed: {code}", type=code, non_retryable=True)
+
+
+def current_run(workflow_type: str) -> RunRef:
+    info = workflow.info()
+    return RunRef(workflow_id=info.workflow_id, run_id=info.run_id, workflow_type=workflow_type)
+
+
+async def check_spend(run: RunRef, paid_calls: int, **options) -> None:
+    """The spend preflight (``check_spend_budget``, one attempt)."""
+    await workflow.execute_activity(
+        "check_spend_budget",
+        PreflightInput(workflow_id=run.workflow_id, run_id=run.run_id, paid_calls=paid_calls),
+        **options, **PREFLIGHT)
+
+
+async def record_lifecycle(run: RunRef, outcome: str, summary: dict,
+                           error_code: str | None = None, job_id: str | None = None,
+                           activity: str = "record_workflow_lifecycle") -> None:
+    await workflow.execute_activity(
+        activity,
+        WorkflowLifecycleInput(run=run, job_id=job_id, outcome=outcome,
+                               error_code=error_code, input_summary=summary),
+        **BOOKKEEPING)
+
+
+async def reconcile_stage(run: RunRef, job_id: str, stage: str,
+                          error: ActivityError) -> tuple[str, str]:
+    """The mandatory step after a stage gave up: (failure code, the stage row's status,
+    which is ``succeeded`` when the result was committed before the activity died)."""
+    code, retryable = failure_code(error)
+    status = await workflow.execute_activity(
+        "reconcile_stage_failure",
+        StageFailureInput(run=run, job_id=job_id, stage=stage, error_code=code,
+                          retryable=retryable, attempts=STAGE_MAX_ATTEMPTS),
+        result_type=str, **BOOKKEEPING)
+    return code, status

@@ -17,12 +17,12 @@ with workflow.unsafe.imports_passed_through():
         ContactResearchOutcome,
         ContactTaskInput,
     )
-    from backend.temporal.activities.spend import PreflightInput
-    from backend.temporal.contracts import RunRef
     from backend.temporal.workflows.common import (
         BOOKKEEPING,
-        PREFLIGHT,
-        failure_code,
+        check_spend,
+        current_run,
+        error_code_of,
+        run_failed,
         stage_options,
     )
 
@@ -34,16 +34,11 @@ PAID_CALLS = 1  # one candidate extraction
 class ContactResearchWorkflow:
     @workflow.run
     async def run(self, input: ContactResearchInput) -> ContactResearchOutcome:
-        info = workflow.info()
-        run = RunRef(workflow_id=info.workflow_id, run_id=info.run_id, workflow_type=WORKFLOW_TYPE)
+        run = current_run(WORKFLOW_TYPE)
         task = ContactTaskInput(run=run, job_id=input.job_id, task_id=input.task_id)
         await workflow.execute_activity("open_contact_research", task, **BOOKKEEPING)
         try:
-            await workflow.execute_activity(
-                "check_spend_budget",
-                PreflightInput(workflow_id=run.workflow_id, run_id=run.run_id,
-                               paid_calls=PAID_CALLS),
-                **PREFLIGHT)
+            await check_spend(run, PAID_CALLS)
             outcome = await workflow.execute_activity(
                 "research_contact_candidates", task, result_type=ContactResearchOutcome,
                 **stage_options())
@@ -51,11 +46,9 @@ class ContactResearchWorkflow:
             if is_cancelled_exception(error):
                 await self._close(task, "canceled")
                 raise
-            code = failure_code(error)[0] if isinstance(error, ActivityError) else (
-                getattr(error, "type", None) or "workflow_failed")
+            code = error_code_of(error)
             await self._close(task, "failed", code)
-            raise ApplicationError(f"contact research failed: {code}", type=code,
-                                   non_retryable=True) from None
+            raise run_failed("contact research", code) from None
         await self._close(task, "completed")
         return outcome
 

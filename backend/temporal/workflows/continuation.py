@@ -26,19 +26,15 @@ with workflow.unsafe.imports_passed_through():
         ContinuationInput,
         ContinuationResult,
     )
-    from backend.temporal.activities.spend import PreflightInput
-    from backend.temporal.contracts import (
-        RunRef,
-        StageFailureInput,
-        StageInput,
-        StageOutcome,
-        WorkflowLifecycleInput,
-    )
+    from backend.temporal.contracts import RunRef, StageInput, StageOutcome
     from backend.temporal.workflows.common import (
         BOOKKEEPING,
-        PREFLIGHT,
-        STAGE_MAX_ATTEMPTS,
-        failure_code,
+        check_spend,
+        current_run,
+        error_code_of,
+        reconcile_stage,
+        record_lifecycle,
+        run_failed,
         stage_options,
     )
 
@@ -53,8 +49,7 @@ JOBS_AT_ONCE = 4
 class PreparationContinuationWorkflow:
     @workflow.run
     async def run(self, input: ContinuationInput) -> ContinuationResult:
-        info = workflow.info()
-        run = RunRef(workflow_id=info.workflow_id, run_id=info.run_id, workflow_type=WORKFLOW_TYPE)
+        run = current_run(WORKFLOW_TYPE)
         await self._lifecycle(run, input, "started")
         stages = input.stages()
         if workflow.patched(RENDERS_PDFS_PATCH):
@@ -64,11 +59,7 @@ class PreparationContinuationWorkflow:
             job_ids: list[str] = await workflow.execute_activity(
                 "select_continuation_jobs", input, result_type=list[str], **BOOKKEEPING)
             paid_calls = len(job_ids) * sum(1 for stage in stages if stage in PAID_STAGES)
-            await workflow.execute_activity(
-                "check_spend_budget",
-                PreflightInput(workflow_id=run.workflow_id, run_id=run.run_id,
-                               paid_calls=paid_calls),
-                **PREFLIGHT)
+            await check_spend(run, paid_calls)
             for start in range(0, len(job_ids), JOBS_AT_ONCE):
                 chunk = job_ids[start:start + JOBS_AT_ONCE]
                 done = await asyncio.gather(*(self._job(run, input, job_id, stages)
@@ -78,11 +69,9 @@ class PreparationContinuationWorkflow:
             if is_cancelled_exception(error):
                 await self._lifecycle(run, input, "canceled")
                 raise
-            code = failure_code(error)[0] if isinstance(error, ActivityError) else (
-                getattr(error, "type", None) or "workflow_failed")
+            code = error_code_of(error)
             await self._lifecycle(run, input, "failed", error_code=code)
-            raise ApplicationError(f"continuation failed: {code}", type=code,
-                                   non_retryable=True) from None
+            raise run_failed("continuation", code) from None
         await self._lifecycle(run, input, "completed")
         return ContinuationResult(trigger=input.trigger, job_ids=job_ids, failed_job_ids=failed)
 
@@ -98,20 +87,11 @@ class PreparationContinuationWorkflow:
             except ActivityError as error:
                 if is_cancelled_exception(error):
                     raise
-                code, retryable = failure_code(error)
-                status = await workflow.execute_activity(
-                    "reconcile_stage_failure",
-                    StageFailureInput(run=run, job_id=job_id, stage=stage, error_code=code,
-                                      retryable=retryable, attempts=STAGE_MAX_ATTEMPTS),
-                    result_type=str, **BOOKKEEPING)
+                _, status = await reconcile_stage(run, job_id, stage, error)
                 if status != "succeeded":
                     return False
         return True
 
     async def _lifecycle(self, run: RunRef, input: ContinuationInput, outcome: str,
                          error_code: str | None = None) -> None:
-        await workflow.execute_activity(
-            "record_workflow_lifecycle",
-            WorkflowLifecycleInput(run=run, outcome=outcome, error_code=error_code,
-                                   input_summary=input.summary()),
-            **BOOKKEEPING)
+        await record_lifecycle(run, outcome, input.summary(), error_code=error_code)

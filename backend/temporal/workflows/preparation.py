@@ -13,21 +13,20 @@ from temporalio.exceptions import ActivityError, ApplicationError, is_cancelled_
 
 with workflow.unsafe.imports_passed_through():
     from backend.domain.stages import STAGE_ACTIVITY
-    from backend.temporal.activities.spend import PreflightInput
     from backend.temporal.contracts import (
         PrepInput,
         PrepResult,
         RunRef,
-        StageFailureInput,
         StageInput,
         StageOutcome,
-        WorkflowLifecycleInput,
     )
     from backend.temporal.workflows.common import (
-        BOOKKEEPING,
-        PREFLIGHT,
-        STAGE_MAX_ATTEMPTS,
-        failure_code,
+        check_spend,
+        current_run,
+        error_code_of,
+        reconcile_stage,
+        record_lifecycle,
+        run_failed,
         stage_options,
     )
 
@@ -44,27 +43,21 @@ def prep_workflow_id(idempotency_key: str) -> str:
 class JobPreparationWorkflow:
     @workflow.run
     async def run(self, input: PrepInput) -> PrepResult:
-        info = workflow.info()
-        run = RunRef(workflow_id=info.workflow_id, run_id=info.run_id, workflow_type=WORKFLOW_TYPE)
+        run = current_run(WORKFLOW_TYPE)
         await self._lifecycle(run, input, "started")
         outcomes: list[StageOutcome] = []
         try:
             paid_calls = sum(1 for stage in input.stages if stage in PAID_STAGES)
-            await workflow.execute_activity(
-                "check_spend_budget",
-                PreflightInput(workflow_id=run.workflow_id, run_id=run.run_id,
-                               paid_calls=paid_calls),
-                **PREFLIGHT)
+            await check_spend(run, paid_calls)
             for stage in input.stages:
                 outcomes.append(await self._stage(run, input, stage))
         except (asyncio.CancelledError, ActivityError, ApplicationError) as error:
             if is_cancelled_exception(error):
                 await self._lifecycle(run, input, "canceled")
                 raise
-            code = _code_of(error)
+            code = error_code_of(error)
             await self._lifecycle(run, input, "failed", error_code=code)
-            raise ApplicationError(f"preparation failed: {code}", type=code,
-                                   non_retryable=True) from None
+            raise run_failed("preparation", code) from None
         await self._lifecycle(run, input, "completed")
         return PrepResult(job_id=input.job_id, outcomes=outcomes)
 
@@ -78,12 +71,7 @@ class JobPreparationWorkflow:
         except ActivityError as error:
             if is_cancelled_exception(error):
                 raise
-            code, retryable = failure_code(error)
-            status = await workflow.execute_activity(
-                "reconcile_stage_failure",
-                StageFailureInput(run=run, job_id=input.job_id, stage=stage, error_code=code,
-                                  retryable=retryable, attempts=STAGE_MAX_ATTEMPTS),
-                result_type=str, **BOOKKEEPING)
+            code, status = await reconcile_stage(run, input.job_id, stage, error)
             if status == "succeeded":  # the result was committed before the activity died
                 return StageOutcome(stage=stage, status="succeeded")
             raise ApplicationError(f"{stage} {status}", type=code, non_retryable=True) from None
@@ -92,14 +80,5 @@ class JobPreparationWorkflow:
                          error_code: str | None = None) -> None:
         summary = {"jobId": input.job_id, "stages": list(input.stages),
                    "discoverRunId": input.discover_run_id}
-        await workflow.execute_activity(
-            "record_workflow_lifecycle",
-            WorkflowLifecycleInput(run=run, job_id=input.job_id, outcome=outcome,
-                                   error_code=error_code, input_summary=summary),
-            **BOOKKEEPING)
-
-
-def _code_of(error: BaseException) -> str:
-    if isinstance(error, ActivityError):
-        return failure_code(error)[0]
-    return getattr(error, "type", None) or "workflow_failed"
+        await record_lifecycle(run, outcome, summary, error_code=error_code,
+                               job_id=input.job_id)
