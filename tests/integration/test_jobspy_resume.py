@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sqlite3
 from pathlib import Path
 
@@ -17,13 +16,12 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from backend.runtime.supervisor import Supervisor
 from tests.fakes import jobspy_scraper as fake
 from tests.integration.conftest import write_settings
+from tests.integration.jobspy_helpers import jobspy_supervisor
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
 
-ROOT = Path(__file__).resolve().parents[2]
 QUERIES = ["python developer", "data engineer"]
 LOCATIONS = ["Berlin", "Remote"]
 BOARDS = ["indeed"]
@@ -44,29 +42,9 @@ async def crashing(tmp_path_factory):
                   "boards": BOARDS, "resultsPerUnit": 10}],
         stageHeartbeatTimeoutS=HEARTBEAT_TIMEOUT_S,
     )
-    # Children inherit os.environ at start: set the fake up before the supervisor starts.
-    pythonpath = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-    overrides = {"JOBCTRL_JOBSPY_SCRAPER": "tests.fakes.jobspy_scraper:scrape",
-                 fake.CONTROL_ENV: str(control), "PYTHONPATH": pythonpath}
-    saved = {key: os.environ.get(key) for key in overrides}
-    os.environ.update(overrides)
-    supervisor = Supervisor(app_dir, temporal_ui=False)
-    try:
-        await supervisor.start()
-        http = httpx.AsyncClient(
-            base_url=supervisor.info.api_base_url,
-            headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
-        try:
-            yield {"app_dir": app_dir, "http": http, "marker": marker, "supervisor": supervisor}
-        finally:
-            await http.aclose()
-    finally:
-        await supervisor.stop()
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+    async with jobspy_supervisor(app_dir, scraper="scrape", control=control) as (
+            supervisor, http):
+        yield {"app_dir": app_dir, "http": http, "marker": marker, "supervisor": supervisor}
 
 
 async def finished_run(http: httpx.AsyncClient, run_id: str, timeout: float) -> dict:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sqlite3
 from pathlib import Path
 
@@ -16,13 +15,11 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from backend.runtime.supervisor import Supervisor
-from tests.fakes import jobspy_scraper as fake
 from tests.integration.conftest import write_settings
+from tests.integration.jobspy_helpers import jobspy_supervisor
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
 
-ROOT = Path(__file__).resolve().parents[2]
 RAW = ("example.com", "cursor", "checkpoint", "token", "python developer")
 
 
@@ -39,29 +36,12 @@ async def held(tmp_path_factory):
                   "locations": ["Berlin", "Remote"], "boards": ["indeed"],
                   "resultsPerUnit": 10}],
     )
-    pythonpath = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-    overrides = {"JOBCTRL_JOBSPY_SCRAPER": "tests.fakes.jobspy_scraper:scrape_paged",
-                 fake.CONTROL_ENV: str(control), "PYTHONPATH": pythonpath}
-    saved = {key: os.environ.get(key) for key in overrides}
-    os.environ.update(overrides)
-    supervisor = Supervisor(app_dir, temporal_ui=False)
-    try:
-        await supervisor.start()
-        http = httpx.AsyncClient(
-            base_url=supervisor.info.api_base_url,
-            headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    async with jobspy_supervisor(app_dir, scraper="scrape_paged", control=control) as (
+            _, http):
         try:
             yield {"app_dir": app_dir, "http": http, "hold": hold}
         finally:
             hold.unlink(missing_ok=True)
-            await http.aclose()
-    finally:
-        await supervisor.stop()
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 async def snapshot_when(http: httpx.AsyncClient, predicate, timeout: float) -> dict:
