@@ -27,8 +27,8 @@ from backend.projections.contacts import refresh_contacts
 from backend.store import contacts as store
 from backend.store import materials
 from backend.store.db import Database
-from backend.store.lifecycle import record_workflow_started, record_workflow_terminal
 from backend.temporal.activities.heartbeating import heartbeating
+from backend.temporal.activities.lifecycle import record_run_started, record_run_terminal
 from backend.temporal.contracts import RunRef
 from backend.temporal.llm_access import build_provider, typed_failure
 
@@ -82,9 +82,8 @@ class ContactActivities:
         run = input.run
         async with self._db.transaction() as conn:
             task = await self._task(conn, input.task_id)
-            await record_workflow_started(
-                conn, workflow_id=run.workflow_id, run_id=run.run_id,
-                workflow_type=run.workflow_type, job_id=input.job_id,
+            await record_run_started(
+                conn, run, job_id=input.job_id,
                 input_summary={"jobId": input.job_id, "taskId": input.task_id})
             await store.mark_started(conn, task, run_id=run.run_id)
         await self._refresh()
@@ -178,10 +177,8 @@ class ContactActivities:
             await release_reservation(conn, run.run_id)
             await store.finish_task(conn, task, run_id=run.run_id, outcome=input.outcome,
                                     error_code=input.error_code)
-            await record_workflow_terminal(
-                conn, workflow_id=run.workflow_id, run_id=run.run_id,
-                workflow_type=run.workflow_type, outcome=input.outcome,
-                error_code=input.error_code, job_id=input.job_id)
+            await record_run_terminal(conn, run, outcome=input.outcome,
+                                      error_code=input.error_code, job_id=input.job_id)
         await self._refresh()
 
     async def _refresh(self) -> None:

@@ -38,9 +38,9 @@ from backend.store import materials, stages
 from backend.store.condition_jobs import granted_hosts
 from backend.store.db import Database
 from backend.store.events import append_event
-from backend.store.lifecycle import record_workflow_started, record_workflow_terminal
 from backend.store.profile import read_profile
 from backend.temporal.activities.heartbeating import heartbeating
+from backend.temporal.activities.lifecycle import record_run_started, record_run_terminal
 from backend.temporal.contracts import (
     RunRef,
     StageFailureInput,
@@ -384,19 +384,15 @@ class PreparationActivities:
         run = input.run
         async with self._db.transaction() as conn:
             if input.outcome == "started":
-                await record_workflow_started(
-                    conn, workflow_id=run.workflow_id, run_id=run.run_id,
-                    workflow_type=run.workflow_type, job_id=input.job_id,
-                    input_summary=input.input_summary)
+                await record_run_started(conn, run, job_id=input.job_id,
+                                         input_summary=input.input_summary)
                 return
             await release_reservation(conn, run.run_id)
             if input.outcome == "canceled" and input.job_id:
                 await stages.cancel_owned(conn, input.job_id,
                                           stages.Owner(run.workflow_id, run.run_id, 0))
-            await record_workflow_terminal(
-                conn, workflow_id=run.workflow_id, run_id=run.run_id,
-                workflow_type=run.workflow_type, outcome=input.outcome,
-                error_code=input.error_code, job_id=input.job_id)
+            await record_run_terminal(conn, run, outcome=input.outcome,
+                                      error_code=input.error_code, job_id=input.job_id)
 
 
 def _render_both(resume: ResumeDoc, letter: CoverLetterDoc, folder, generation: int):
