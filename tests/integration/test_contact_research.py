@@ -37,7 +37,38 @@ LIVE_POSTING_PAGE = ("<html><body><main><p>Engineering Manager: Priya Raman"
                      " (priya@harborlight.example)</p></main></body></html>")
 
 
-class PublicWeb:
+class Replying(BaseHTTPRequestHandler):
+    def reply(self, body: str, kind: str, status: int = 200) -> None:
+        data = body.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", f"{kind}; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+class LoopbackWeb:
+    """A threaded HTTP server on loopback for one handler class."""
+
+    def _serve(self, handler: type[BaseHTTPRequestHandler]) -> None:
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+
+class PublicWeb(LoopbackWeb):
     """A loopback stand-in for the public web: robots.txt allows all, a team page per
     company and a live posting page; counts every request by path."""
 
@@ -46,7 +77,7 @@ class PublicWeb:
         self._lock = threading.Lock()
         web = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(Replying):
             def do_GET(self) -> None:  # noqa: N802 - http.server's naming
                 path = self.path.split("?", 1)[0]
                 with web._lock:
@@ -59,33 +90,14 @@ class PublicWeb:
                     body, status = LIVE_POSTING_PAGE, 200
                 else:
                     body, status = "not here", 404
-                data = body.encode()
-                self.send_response(status)
                 kind = "text/plain" if path == "/robots.txt" or status != 200 else "text/html"
-                self.send_header("Content-Type", f"{kind}; charset=utf-8")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self.reply(body, kind, status)
 
-            def log_message(self, *args) -> None:
-                pass
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-        self._thread.start()
-
-    @property
-    def url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        self._serve(Handler)
 
     def total(self) -> int:
         with self._lock:
             return sum(self.requests.values())
-
-    def stop(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
 
 
 def board(web: PublicWeb) -> dict:

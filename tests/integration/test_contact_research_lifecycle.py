@@ -12,7 +12,6 @@ import json
 import sqlite3
 import threading
 from datetime import timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
@@ -24,7 +23,12 @@ from backend.runtime.supervisor import Supervisor
 from backend.store.db import Database
 from backend.temporal.client import connect_temporal
 from tests.integration.conftest import write_settings
-from tests.integration.test_contact_research import FILLER, POSTING_HTML
+from tests.integration.test_contact_research import (
+    FILLER,
+    POSTING_HTML,
+    LoopbackWeb,
+    Replying,
+)
 from tests.integration.test_preparation import wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
@@ -35,20 +39,7 @@ PLATFORM_HTML = (f"<h2>Platform Engineer</h2><p>{FILLER}</p>"
                  " jonas.weber@harborlight.example.</p>")
 
 
-class _Replying(BaseHTTPRequestHandler):
-    def reply(self, body: str, kind: str) -> None:
-        data = body.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", f"{kind}; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args) -> None:
-        pass
-
-
-class GatedWeb:
+class GatedWeb(LoopbackWeb):
     """A loopback public web whose ``/slow/`` pages wait until the gate opens; robots.txt
     and the postings' own pages answer at once."""
 
@@ -58,7 +49,7 @@ class GatedWeb:
         self.waiting = 0  # /slow/ requests received so far
         web = self
 
-        class Handler(_Replying):
+        class Handler(Replying):
             def do_GET(self) -> None:  # noqa: N802 - http.server's naming
                 path = self.path.split("?", 1)[0]
                 if path.startswith("/slow/"):
@@ -71,15 +62,7 @@ class GatedWeb:
                 else:
                     self.reply(f"<html><body><p>{path}</p></body></html>", "text/html")
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-        self._thread.start()
-
-    @property
-    def url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        self._serve(Handler)  # ThreadingHTTPServer's request threads are daemons
 
     def held(self) -> int:
         with self._lock:
@@ -87,8 +70,7 @@ class GatedWeb:
 
     def stop(self) -> None:
         self.gate.set()
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        super().stop()
 
 
 def board(web: GatedWeb) -> dict:
