@@ -19,6 +19,7 @@ from backend.config import (
 )
 from backend.runtime.auto_apply import auto_apply_loop
 from backend.runtime.heartbeat import heartbeat_loop, worker_identity
+from backend.runtime.history_repair import repair_histories
 from backend.runtime.reconciler import reconcile_runs
 from backend.runtime.task_queue import TaskQueueObserver
 from backend.store.db import Database
@@ -50,6 +51,11 @@ async def reconcile_safely(db: Database, client) -> None:
         await reconcile_runs(db, client)
     except Exception:  # noqa: BLE001 - a failed pass is retried on the next one
         log.exception("reconciliation pass failed")
+    try:
+        # Coverage not proven (recovering / retrying / no checkpoint): repair from history.
+        await repair_histories(db, client)
+    except Exception:  # noqa: BLE001 - a failed repair is retried on the next pass
+        log.exception("history repair pass failed")
 
 
 async def reconcile_loop(db: Database, client, stop: asyncio.Event) -> None:

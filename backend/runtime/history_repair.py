@@ -1,0 +1,268 @@
+"""The worker's history repair of Discover executions whose coverage is not proven.
+
+Selected: checkpoints in ``recovering`` / ``retrying`` (a native proof downgraded by a read,
+or an earlier repair that could not finish), and Discover runs older than the reconciler's
+minimum age that have no checkpoint row at all. ``ready`` rows are never touched (a read
+revalidates them and downgrades a stale one, which selects it here), nor ``incomplete``
+ones (a terminal audit state).
+
+For each execution :func:`repair_execution` reads the exact workflow/run history (outside
+the write lock), decodes it (``backend/runtime/history_decoder.py``) and, in one
+transaction:
+
+1. refolds the execution's projection rows from its events (rows lost while the log kept
+   the events come back);
+2. merges the decoded PipelineStep* events through ``append_step_event`` — the native
+   dedupe keys make every repeat a no-op, so a process killed during repair resumes
+   without duplicates (and the transaction is all-or-nothing anyway);
+3. when Temporal proves the workflow closed, appends the missing terminal of every step
+   row still queued / running (``workflow_closed``, not retryable) and settles the
+   ``enrichment_pass`` / ``pdf_render`` boundaries from the database;
+4. publishes the verdict with ``coverage.prove_checkpoint`` in mode ``reconstructed``:
+   ``ready`` only when the expected key sets from history equal the persisted ones.
+
+Verdicts: ``ready``; ``recovering`` while the workflow still runs and the sets differ
+(history is behind the native writes); ``retrying`` (bounded code) for a closed run whose
+sets differ, an ambiguous or conflicting input, or a history Temporal cannot serve now —
+``reconciled_not_found`` is provisional, so not-found is retried, never final;
+``incomplete`` when the closed run's immutable history holds a payload this decoder cannot
+read, so the missing lineage is not invented and not retried.
+
+Membership. History proves the observed cohort (each family's returned job ids) and the
+swept jobs the sweep fan-out planned. Swept jobs planned ``not_eligible`` are not in the
+history; those ``existing_backlog`` rows are accepted as recorded, but their count must
+equal the sweep step's own ``sweptCount`` when it recorded one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from temporalio.client import Client
+from temporalio.service import RPCError, RPCStatusCode
+
+from backend.domain import events as ev
+from backend.domain.clock import utc_now, utc_now_iso
+from backend.projections import pipeline_steps as steps
+from backend.runtime import history_decoder as decoder
+from backend.store import coverage, passes
+from backend.store.db import Database
+from backend.temporal.contracts import DiscoveryExecutionRef
+
+log = logging.getLogger(__name__)
+
+HISTORY_TIMEOUT_S = 8.0
+MIN_AGE = timedelta(seconds=30)   # a younger run may not have written its first rows yet
+PASS_LIMIT = 20                   # executions repaired per pass (oldest check first)
+
+HISTORY_NOT_FOUND = "history_not_found"
+HISTORY_UNAVAILABLE = "history_unavailable"
+HISTORY_EMPTY = "history_empty"
+HISTORY_IN_PROGRESS = "history_in_progress"
+KEY_SET_MISMATCH = "key_set_mismatch"
+BACKLOG_COUNT_MISMATCH = "backlog_count_mismatch"
+
+
+class HistoryUnreadable(Exception):
+    def __init__(self, code: str):
+        super().__init__(code)
+        self.code = code
+
+
+@dataclass
+class RepairReport:
+    repaired: dict[str, str] = field(default_factory=dict)   # run id → resulting status
+
+
+# --- selection ---------------------------------------------------------------------------
+
+
+async def executions_needing_repair(db: Database, *, older_than: timedelta = MIN_AGE,
+                                    limit: int = PASS_LIMIT) -> list[DiscoveryExecutionRef]:
+    rows = await db.fetchall(
+        "SELECT tenant_id, discover_workflow_id, discover_run_id"
+        " FROM discovery_execution_recoveries WHERE status IN ('recovering', 'retrying')"
+        " ORDER BY checked_at LIMIT ?", (limit,))
+    cutoff = (utc_now() - older_than).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    rows += await db.fetchall(
+        "SELECT d.tenant_id, d.discover_workflow_id, d.discover_run_id FROM discovery_runs d"
+        " WHERE d.started_at <= ? AND NOT EXISTS (SELECT 1 FROM discovery_execution_recoveries r"
+        "   WHERE r.tenant_id = d.tenant_id AND r.discover_workflow_id = d.discover_workflow_id"
+        "   AND r.discover_run_id = d.discover_run_id)"
+        " ORDER BY d.started_at DESC LIMIT ?", (cutoff, limit))
+    return [DiscoveryExecutionRef(tenant_id=row[0], discover_workflow_id=row[1],
+                                  discover_run_id=row[2]) for row in rows]
+
+
+# --- reading history ---------------------------------------------------------------------
+
+
+async def fetch_history(client: Client, ref) -> list:
+    """The exact run's history events; :class:`HistoryUnreadable` with a bounded code."""
+    handle = client.get_workflow_handle(ref.discover_workflow_id, run_id=ref.discover_run_id)
+
+    async def read() -> list:
+        return [event async for event in
+                handle.fetch_history_events(rpc_timeout=timedelta(seconds=5))]
+
+    try:
+        events = await asyncio.wait_for(read(), HISTORY_TIMEOUT_S)
+    except RPCError as error:
+        code = HISTORY_NOT_FOUND if error.status == RPCStatusCode.NOT_FOUND else HISTORY_UNAVAILABLE
+        raise HistoryUnreadable(code) from None
+    except Exception as error:  # noqa: BLE001 - timeouts, connection errors: retry later
+        log.info("history of %s not readable (%s)", ref.discover_run_id, type(error).__name__)
+        raise HistoryUnreadable(HISTORY_UNAVAILABLE) from None
+    if not events:
+        raise HistoryUnreadable(HISTORY_EMPTY)
+    return events
+
+
+# --- the repair --------------------------------------------------------------------------
+
+
+async def repair_execution(db: Database, client: Client, ref) -> coverage.Coverage:
+    """Repair one execution from its exact history and publish the verdict."""
+    try:
+        history = await fetch_history(client, ref)
+    except HistoryUnreadable as error:
+        async with db.transaction() as conn:
+            return await _publish_unverified(conn, ref, "retrying", error.code)
+    decoded = decoder.decode_history(ref, history, client.data_converter.payload_converter)
+    async with db.transaction() as conn:
+        return await _merge_and_prove(conn, ref, decoded)
+
+
+async def _merge_and_prove(conn, ref, decoded: decoder.DecodedHistory) -> coverage.Coverage:
+    await steps.refold_execution(conn, ref)
+    for event in decoded.events:
+        await steps.append_step_event(conn, event, tenant_id=ref.tenant_id)
+    problems = list(decoded.problems)
+    if decoded.unproven_terminals and await _terminals_persisted(conn, ref, decoded):
+        problems.remove(decoder.AMBIGUOUS_SWEEP_FAILURE)
+    if decoded.workflow_closed:
+        ambiguous = {(kind, item) for kind, item, _ in decoded.unproven_terminals}
+        await _close_open_steps(conn, ref, decoded.workflow_closed_at, skip=ambiguous)
+        await passes.settle_passes(conn, ref)
+    expected_members = await _expected_members(conn, ref, decoded)
+    if expected_members is None:
+        problems.append(BACKLOG_COUNT_MISMATCH)
+        expected_members = await coverage.member_keys(conn, ref)
+    if problems:
+        status = ("incomplete" if decoded.workflow_closed
+                  and decoder.UNDECODABLE_PAYLOAD in problems else "retrying")
+        return await _publish_unverified(
+            conn, ref, status, problems[0], watermark=decoded.watermark,
+            expected_members=len(expected_members), expected_steps=len(decoded.step_keys))
+    equal = (expected_members == await coverage.member_keys(conn, ref)
+             and decoded.step_keys == await coverage.projected_step_keys(conn, ref))
+    # A running workflow's history may lag the native writes: still recovering. A closed
+    # one's immutable history disagreeing with the rows is a conflict: retried.
+    mismatch = KEY_SET_MISMATCH if decoded.workflow_closed else HISTORY_IN_PROGRESS
+    return await coverage.prove_checkpoint(
+        conn, ref, mode="reconstructed", decoder_version=decoder.DECODER_VERSION,
+        history_event_watermark=decoded.watermark, expected_member_keys=expected_members,
+        expected_step_keys=decoded.step_keys,
+        failure_status="retrying" if decoded.workflow_closed else "recovering",
+        error_code=None if equal else mismatch)
+
+
+async def _terminals_persisted(conn, ref, decoded: decoder.DecodedHistory) -> bool:
+    """Whether native events already prove the terminal history could not attribute."""
+    for kind, item, attempt in decoded.unproven_terminals:
+        row = await steps.load_row(conn, ref.tenant_id, ref.discover_run_id, kind, item)
+        if row is None or row.attempt < attempt or not row.terminal:
+            return False
+    return True
+
+
+async def _close_open_steps(conn, ref, closed_at: str, *, skip: set) -> None:
+    """The closed workflow's steps still queued / running get their missing terminal."""
+    for row in await steps.list_steps(conn, ref):
+        if (row.terminal or row.step_kind in decoder.PASS_KINDS
+                or (row.step_kind, row.item_key) in skip):
+            continue
+        await steps.append_step_event(conn, ev.PipelineStepFailed(
+            discover_workflow_id=ref.discover_workflow_id, discover_run_id=ref.discover_run_id,
+            step_kind=row.step_kind, item_key=row.item_key, attempt=row.attempt,
+            error_code=decoder.WORKFLOW_CLOSED_CODE, retryable=False, occurred_at=closed_at,
+        ), tenant_id=ref.tenant_id)
+
+
+async def _expected_members(conn, ref, decoded: decoder.DecodedHistory) -> set[str] | None:
+    """History's observed cohort and planned swept jobs, plus the recorded swept rows history
+    cannot name (planned not_eligible); None when those contradict the sweep's own count."""
+    observed = decoded.observed_job_ids
+    expected = {coverage.member_key(job, "observed_this_run") for job in observed}
+    backlog = {job for job in decoded.backlog_planned_job_ids if job not in observed}
+    cursor = await conn.execute(
+        "SELECT job_id FROM discovery_execution_jobs WHERE tenant_id = ?"
+        " AND discover_workflow_id = ? AND discover_run_id = ? AND cohort = 'existing_backlog'",
+        (ref.tenant_id, ref.discover_workflow_id, ref.discover_run_id))
+    backlog |= {row[0] for row in await cursor.fetchall() if row[0] not in observed}
+    sweep = await steps.load_row(conn, ref.tenant_id, ref.discover_run_id,
+                                 "existing_backlog_sweep", decoder.SWEEP_KEY)
+    swept = sweep.counts.get("sweptCount") if sweep and sweep.status == "succeeded" else None
+    if swept is not None and swept != len(backlog):
+        return None
+    return expected | {coverage.member_key(job, "existing_backlog") for job in backlog}
+
+
+async def _publish_unverified(conn, ref, status: str, code: str, *, watermark: int | None = None,
+                              expected_members: int | None = None,
+                              expected_steps: int | None = None) -> coverage.Coverage:
+    """A verdict that proves nothing (``retrying`` / ``incomplete``): never ``ready``. An
+    existing row keeps its mode, watermark and expected counts unless history gave new ones."""
+    stored = await coverage.read_checkpoint(conn, ref)
+    members = await coverage.member_keys(conn, ref)
+    step_keys = await coverage.projected_step_keys(conn, ref)
+    values = {
+        "decoder_version": decoder.DECODER_VERSION if watermark is not None or stored is None
+        else stored.decoder_version,
+        "mode": "reconstructed" if watermark is not None or stored is None else stored.mode,
+        "history_event_watermark": watermark if watermark is not None
+        else (stored.history_event_watermark if stored else 0),
+        "expected_members": expected_members if expected_members is not None
+        else (stored.expected_members if stored else 0),
+        "expected_steps": expected_steps if expected_steps is not None
+        else (stored.expected_steps if stored else 0),
+    }
+    await conn.execute(
+        "INSERT INTO discovery_execution_recoveries (tenant_id, discover_workflow_id,"
+        " discover_run_id, decoder_version, mode, status, history_event_watermark,"
+        " expected_members, persisted_members, expected_steps, persisted_steps, digest,"
+        " error_code, checked_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+        " ON CONFLICT (tenant_id, discover_workflow_id, discover_run_id) DO UPDATE SET"
+        " decoder_version = excluded.decoder_version, mode = excluded.mode,"
+        " status = excluded.status, history_event_watermark = excluded.history_event_watermark,"
+        " expected_members = excluded.expected_members,"
+        " persisted_members = excluded.persisted_members,"
+        " expected_steps = excluded.expected_steps, persisted_steps = excluded.persisted_steps,"
+        " digest = excluded.digest, error_code = excluded.error_code,"
+        " checked_at = excluded.checked_at",
+        (ref.tenant_id, ref.discover_workflow_id, ref.discover_run_id,
+         values["decoder_version"], values["mode"], status,
+         values["history_event_watermark"], values["expected_members"], len(members),
+         values["expected_steps"], len(step_keys),
+         coverage.canonical_digest(members, step_keys), code, utc_now_iso()))
+    return await coverage.read_checkpoint(conn, ref)
+
+
+# --- the pass ----------------------------------------------------------------------------
+
+
+async def repair_histories(db: Database, client: Client, *, older_than: timedelta = MIN_AGE,
+                           limit: int = PASS_LIMIT) -> RepairReport:
+    """One repair pass (the worker runs it before accepting work and on every heartbeat)."""
+    report = RepairReport()
+    for ref in await executions_needing_repair(db, older_than=older_than, limit=limit):
+        result = await repair_execution(db, client, ref)
+        report.repaired[ref.discover_run_id] = result.status
+        if result.error_code == HISTORY_UNAVAILABLE:
+            break  # Temporal is unreachable: the others would wait for the same timeout
+    if report.repaired:
+        log.info("history repair: %s", report.repaired)
+    return report

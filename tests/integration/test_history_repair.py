@@ -1,0 +1,261 @@
+"""History repair of a Discover execution against the real stack (Temporal dev server,
+worker, API): a family's step rows and PipelineStep* events deleted behind the builder's
+back come back exactly once from the exact Temporal history, the checkpoint is published
+``ready`` in ``reconstructed`` mode with the digest of the restored key sets, a deleted
+checkpoint row is rebuilt by the worker's own pass, and an execution whose history Temporal
+cannot serve is never ready."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import uuid
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+
+from backend.config import TemporalSettings
+from backend.projections.pipeline_steps import STEP_EVENT_TYPES
+from backend.runtime import history_decoder, history_repair
+from backend.runtime.supervisor import Supervisor
+from backend.store import coverage
+from backend.store.db import Database
+from backend.temporal.client import connect_temporal
+from backend.temporal.contracts import DiscoveryExecutionRef
+from desktop.client import ApiClient
+from tests.integration.conftest import write_settings
+from tests.integration.test_lineage import discover, preparations_settled, wait_until
+
+pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session"),
+              pytest.mark.timeout(600)]
+
+# Set to a path to save the fixture history the unit tests decode (done once).
+SAVE_HISTORY = os.environ.get("JOBCTRL_SAVE_DISCOVER_HISTORY")
+
+
+def board(path: Path, start: int, count: int) -> None:
+    from backend.sources.board_file import demo_board_text
+
+    postings = json.loads(demo_board_text())["postings"][start:start + count]
+    path.write_text(json.dumps({"postings": postings}), encoding="utf-8")
+
+
+def db_rows(app_dir: Path, sql: str, params=()) -> list[tuple]:
+    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+        return conn.execute(sql, params).fetchall()
+
+
+def db_write(app_dir: Path, sql: str, params=()) -> int:
+    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+        return conn.execute(sql, params).rowcount
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def stack(tmp_path_factory):
+    app_dir = tmp_path_factory.mktemp("history-repair-app")
+    board(app_dir / "alpha.json", 0, 3)
+    board(app_dir / "beta.json", 3, 2)
+    write_settings(app_dir, sources=[
+        {"kind": "json_file", "id": "alpha", "path": str(app_dir / "alpha.json")},
+        {"kind": "json_file", "id": "beta", "path": str(app_dir / "beta.json")},
+    ])
+    supervisor = Supervisor(app_dir, temporal_ui=False)
+    await supervisor.start()
+    api = ApiClient.from_runtime(supervisor.info)
+    db = await Database.open(app_dir / "jobctrl.db")
+    client = await connect_temporal(TemporalSettings(), supervisor.info.temporal_address)
+    ref = await discover(api, app_dir)
+    # No profile: every child preparation settles quickly, so the passes settle too.
+    await wait_until(lambda: preparations_settled(app_dir, 5), timeout=300,
+                     what="the preparations")
+
+    def passes_settled() -> bool:  # the reconciler settles the two execution boundaries
+        return db_rows(app_dir, "SELECT COUNT(*) FROM pipeline_step_projections"
+                                " WHERE discover_run_id = ? AND status = 'succeeded' AND"
+                                " step_kind IN ('enrichment_pass', 'pdf_render')",
+                       (ref.discover_run_id,)) == [(2,)]
+
+    await wait_until(passes_settled, timeout=120, what="the settled passes")
+    yield {"app_dir": app_dir, "api": api, "db": db, "client": client, "ref": ref,
+           "address": supervisor.info.temporal_address}
+    await db.close()
+    await api.close()
+    await supervisor.stop()
+
+
+def step_event_counts(app_dir: Path, ref) -> dict[tuple, int]:
+    """(type, stepKind, itemKey, attempt) → how many events the log holds."""
+    rows = db_rows(
+        app_dir,
+        "SELECT type, json_extract(payload_json, '$.stepKind'),"
+        " json_extract(payload_json, '$.itemKey'), json_extract(payload_json, '$.attempt'),"
+        f" COUNT(*) FROM job_events WHERE run_id = ? AND type IN ({','.join('?' * 4)})"
+        " GROUP BY 1, 2, 3, 4", (ref.discover_run_id, *STEP_EVENT_TYPES))
+    return {tuple(row[:4]): row[4] for row in rows}
+
+
+def step_rows(app_dir: Path, ref) -> dict[tuple[str, str], tuple]:
+    rows = db_rows(app_dir, "SELECT step_kind, item_key, attempt, status, error_code"
+                            " FROM pipeline_step_projections WHERE discover_run_id = ?",
+                   (ref.discover_run_id,))
+    return {(row[0], row[1]): row[2:] for row in rows}
+
+
+def delete_family(app_dir: Path, ref, family: str) -> None:
+    """The family's step rows and PipelineStep* events vanish behind the builder's back."""
+    items = (f"family:{family}", f"fanout:family:{family}")
+    assert db_write(app_dir, "DELETE FROM pipeline_step_projections WHERE discover_run_id = ?"
+                             " AND item_key IN (?, ?)", (ref.discover_run_id, *items)) == 2
+    assert db_write(app_dir, "DELETE FROM job_events WHERE run_id = ?"
+                             f" AND type IN ({','.join('?' * 4)})"
+                             " AND json_extract(payload_json, '$.itemKey') IN (?, ?)",
+                    (ref.discover_run_id, *STEP_EVENT_TYPES, *items)) >= 4
+
+
+async def history(stack) -> list:
+    return await history_repair.fetch_history(stack["client"], stack["ref"])
+
+
+async def test_real_history_decodes_to_the_native_key_sets(stack):
+    app_dir, ref, db = stack["app_dir"], stack["ref"], stack["db"]
+    events = await history(stack)
+    if SAVE_HISTORY:
+        from google.protobuf.json_format import MessageToJson
+        from temporalio.api.history.v1 import History
+
+        Path(SAVE_HISTORY).write_text(MessageToJson(History(events=events)), encoding="utf-8")
+        Path(SAVE_HISTORY).with_suffix(".ref.json").write_text(ref.model_dump_json())
+    decoded = history_decoder.decode_history(ref, events,
+                                             pydantic_data_converter.payload_converter)
+    assert decoded.problems == [] and decoded.workflow_closed
+    assert decoded.watermark == events[-1].event_id
+    assert decoded.step_keys == await coverage.projected_step_keys(db, ref)
+    observed = {key.split("|")[0] for key in await coverage.member_keys(db, ref)
+                if key.endswith("|observed_this_run")}
+    assert decoded.observed_job_ids == observed and len(observed) == 5
+    # The native checkpoint is untouched by decoding.
+    assert (await coverage.read_coverage(db, ref)).mode == "native"
+    assert step_rows(app_dir, ref)[("source_family", "family:beta")][1] == "succeeded"
+
+
+async def test_deleted_family_steps_are_restored_once_and_proven_ready(stack):
+    app_dir, ref, db, client = stack["app_dir"], stack["ref"], stack["db"], stack["client"]
+    before_rows = step_rows(app_dir, ref)
+    before_counts = step_event_counts(app_dir, ref)
+    assert (await coverage.read_coverage(db, ref)).ready
+    delete_family(app_dir, ref, "beta")
+    downgraded = await coverage.read_coverage(db, ref)
+    assert downgraded.status == "recovering" and downgraded.downgraded
+
+    first = await history_repair.repair_execution(db, client, ref)
+    assert (first.status, first.mode, first.error_code) == ("ready", "reconstructed", None)
+    restored = step_rows(app_dir, ref)
+    assert restored.keys() == before_rows.keys()
+    for key in (("source_family", "family:beta"), ("preparation_fanout", "fanout:family:beta")):
+        assert restored[key] == before_rows[key]   # same attempt, status, error code
+    counts = step_event_counts(app_dir, ref)
+    assert set(counts.values()) == {1}              # one event per type / step / attempt
+    # Every deleted (type, step, attempt) fact is back; nothing else was added.
+    assert set(counts) == set(before_counts)
+
+    second = await history_repair.repair_execution(db, client, ref)
+    assert step_event_counts(app_dir, ref) == counts
+    assert second.status == "ready"
+
+    members = await coverage.member_keys(db, ref)
+    step_keys = await coverage.projected_step_keys(db, ref)
+    events = await history(stack)
+    assert second.digest == coverage.canonical_digest(members, step_keys)
+    assert second.decoder_version == history_decoder.DECODER_VERSION
+    assert second.history_event_watermark == events[-1].event_id
+    assert (second.expected_members, second.persisted_members) == (len(members),) * 2
+    assert (second.expected_steps, second.persisted_steps) == (len(step_keys),) * 2
+    # A read revalidates the reconstructed proof and keeps it.
+    assert (await coverage.read_coverage(db, ref)).ready
+
+    snapshot = await stack["api"]._json("GET", "/v1/pipeline/operations")
+    assert snapshot["execution"]["discoverRunId"] == ref.discover_run_id
+    assert snapshot["projectionCoverage"]["status"] == "ready"
+    assert snapshot["projectionCoverage"]["mode"] == "reconstructed"
+
+
+async def test_worker_pass_rebuilds_a_deleted_checkpoint(stack):
+    app_dir, ref, db = stack["app_dir"], stack["ref"], stack["db"]
+    delete_family(app_dir, ref, "alpha")
+    assert db_write(app_dir, "DELETE FROM discovery_execution_recoveries"
+                             " WHERE discover_run_id = ?", (ref.discover_run_id,)) == 1
+    missing = await coverage.read_coverage(db, ref)
+    assert (missing.status, missing.error_code) == ("recovering", "checkpoint_missing")
+
+    def repaired() -> bool:
+        rows = db_rows(app_dir, "SELECT status FROM discovery_execution_recoveries"
+                                " WHERE discover_run_id = ?", (ref.discover_run_id,))
+        return rows == [("ready",)]
+
+    # The worker's reconcile pass (every 15 s, runs at least 30 s old) does the repair.
+    await wait_until(repaired, timeout=120, what="the worker's history repair")
+    read = await coverage.read_coverage(db, ref)
+    assert (read.status, read.mode) == ("ready", "reconstructed")
+    rows = step_rows(app_dir, ref)
+    assert rows[("source_family", "family:alpha")][1] == "succeeded"
+    assert rows[("preparation_fanout", "fanout:family:alpha")][1] == "succeeded"
+    assert set(step_event_counts(app_dir, ref).values()) == {1}
+
+
+async def test_a_closed_run_with_rows_history_does_not_name_is_not_ready(stack):
+    app_dir, ref, db, client = stack["app_dir"], stack["ref"], stack["db"], stack["client"]
+    # A step key history never produced: the immutable history disagrees with the rows.
+    db_write(app_dir, "INSERT INTO pipeline_step_projections (tenant_id, discover_workflow_id,"
+                      " discover_run_id, step_kind, item_key, attempt, status, counts_json,"
+                      " last_event_id) VALUES ('local', ?, ?, 'source_family', 'family:ghost',"
+                      " 1, 'queued', '{}', 0)", (ref.discover_workflow_id, ref.discover_run_id))
+    assert (await coverage.read_coverage(db, ref)).status == "recovering"
+    # The repair rebuilds the rows from the log, so the stray row is gone and it is ready.
+    result = await history_repair.repair_execution(db, client, ref)
+    assert result.status == "ready"
+    assert ("source_family", "family:ghost") not in step_rows(app_dir, ref)
+    # A member the history cannot name is a conflict: retried, never ready.
+    job_id = db_rows(app_dir, "SELECT job_id FROM jobs ORDER BY job_id LIMIT 1")[0][0]
+    outsider = db_rows(app_dir, "SELECT COUNT(*) FROM discovery_execution_jobs"
+                                " WHERE discover_run_id = ? AND job_id = ?",
+                       (ref.discover_run_id, job_id))[0][0]
+    assert outsider == 1   # every job of this app came from this run
+    db_write(app_dir, "UPDATE discovery_execution_jobs SET job_id = 'job-not-observed'"
+                      " WHERE discover_run_id = ? AND job_id = ?", (ref.discover_run_id, job_id))
+    try:
+        conflict = await history_repair.repair_execution(db, client, ref)
+        assert (conflict.status, conflict.error_code) == ("retrying", "key_set_mismatch")
+        assert conflict.expected_members == conflict.persisted_members  # sizes equal, keys not
+    finally:
+        db_write(app_dir, "UPDATE discovery_execution_jobs SET job_id = ?"
+                          " WHERE discover_run_id = ? AND job_id = 'job-not-observed'",
+                 (job_id, ref.discover_run_id))
+    assert (await history_repair.repair_execution(db, client, ref)).status == "ready"
+
+
+async def test_unreachable_history_is_retried_never_ready(stack):
+    db, client = stack["db"], stack["client"]
+    gone = DiscoveryExecutionRef(tenant_id="local", discover_workflow_id="discover-local",
+                                 discover_run_id=str(uuid.uuid4()))
+    not_found = await history_repair.repair_execution(db, client, gone)
+    assert (not_found.status, not_found.error_code) == ("retrying", "history_not_found")
+    assert (await coverage.read_coverage(db, gone)).status == "retrying"
+
+    # A Temporal that does not answer at all (nothing listens on that port).
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        dead_port = probe.getsockname()[1]
+    dead = await Client.connect(f"127.0.0.1:{dead_port}", lazy=True,
+                                data_converter=pydantic_data_converter)
+    unavailable = await history_repair.repair_execution(db, dead, stack["ref"])
+    assert (unavailable.status, unavailable.error_code) == ("retrying", "history_unavailable")
+    assert unavailable.mode == "reconstructed"
+    # Reachable again: the next repair proves it.
+    assert (await history_repair.repair_execution(db, client, stack["ref"])).status == "ready"
+    db_write(stack["app_dir"], "DELETE FROM discovery_execution_recoveries"
+                               " WHERE discover_run_id = ?", (gone.discover_run_id,))
