@@ -12,22 +12,9 @@ import httpx
 
 from backend.runtime.supervisor import Supervisor
 from tests.fakes import jobspy_scraper as fake
+from tests.integration.env_helpers import override_environ
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@contextlib.contextmanager
-def _environ(overrides: dict[str, str]):
-    saved = {key: os.environ.get(key) for key in overrides}
-    os.environ.update(overrides)
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 @contextlib.asynccontextmanager
@@ -39,16 +26,17 @@ async def jobspy_supervisor(app_dir: Path, *, scraper: str, control: Path
     pythonpath = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     overrides = {"JOBCTRL_JOBSPY_SCRAPER": f"tests.fakes.jobspy_scraper:{scraper}",
                  fake.CONTROL_ENV: str(control), "PYTHONPATH": pythonpath}
-    with _environ(overrides):
-        supervisor = Supervisor(app_dir, temporal_ui=False)
+    restore_environ = override_environ(**overrides)
+    supervisor = Supervisor(app_dir, temporal_ui=False)
+    try:
+        await supervisor.start()
+        http = httpx.AsyncClient(
+            base_url=supervisor.info.api_base_url,
+            headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
         try:
-            await supervisor.start()
-            http = httpx.AsyncClient(
-                base_url=supervisor.info.api_base_url,
-                headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
-            try:
-                yield supervisor, http
-            finally:
-                await http.aclose()
+            yield supervisor, http
         finally:
-            await supervisor.stop()
+            await http.aclose()
+    finally:
+        await supervisor.stop()
+        restore_environ()

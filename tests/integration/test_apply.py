@@ -22,6 +22,7 @@ from backend.store.spend import utc_day
 from desktop.client import ApiClient
 from tests.fakes.smtp_server import FakeSmtpServer
 from tests.integration.conftest import write_settings
+from tests.integration.env_helpers import override_environ
 from tests.integration.test_preparation import PROFILE, wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
@@ -96,9 +97,7 @@ async def apply_env(tmp_path_factory):
                                       "path": str(app_dir / "board.json")}],
                    smtp={**smtp.smtp_settings(), "passwordSecret": "smtp"},
                    stageHeartbeatTimeoutS=5)
-    saved = {key: os.environ.get(key) for key in ("JOBCTRL_SECRETS_BACKEND",
-                                                  "JOBCTRL_ENABLE_FAULTS")}
-    os.environ.update(JOBCTRL_SECRETS_BACKEND="file", JOBCTRL_ENABLE_FAULTS="1")
+    restore_environ = override_environ(JOBCTRL_SECRETS_BACKEND="file", JOBCTRL_ENABLE_FAULTS="1")
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
     api = ApiClient.from_runtime(supervisor.info)
@@ -119,11 +118,7 @@ async def apply_env(tmp_path_factory):
     await supervisor.stop()
     smtp.stop()
     pages.stop()
-    for key, value in saved.items():
-        if value is None:
-            os.environ.pop(key, None)
-        else:
-            os.environ[key] = value
+    restore_environ()
 
 
 async def item_for(api: ApiClient, needle: str) -> dict:

@@ -4,7 +4,6 @@ many of them were in flight at once."""
 
 from __future__ import annotations
 
-import os
 import sqlite3
 
 import httpx
@@ -14,6 +13,7 @@ import pytest_asyncio
 from backend.runtime.supervisor import Supervisor
 from tests.fakes.llm_servers import FakeLlmServer
 from tests.integration.conftest import write_settings
+from tests.integration.env_helpers import override_environ
 from tests.integration.test_paid_pipeline import demo_subset, scripted_reply
 from tests.integration.test_preparation import PROFILE, wait_for
 
@@ -63,8 +63,7 @@ async def prepared(tmp_path_factory):
     fake.reply_with(scripted_reply)
     write_settings(app_dir, sources=[{"kind": "json_file", "id": "subset", "path": str(board)}],
                    dailyBudgetUsd=0)
-    saved = os.environ.get("JOBCTRL_SECRETS_BACKEND")
-    os.environ["JOBCTRL_SECRETS_BACKEND"] = "file"
+    restore_environ = override_environ(JOBCTRL_SECRETS_BACKEND="file")
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
     http = httpx.AsyncClient(base_url=supervisor.info.api_base_url,
@@ -87,10 +86,7 @@ async def prepared(tmp_path_factory):
         await http.aclose()
         await supervisor.stop()
         fake.stop()
-        if saved is None:
-            os.environ.pop("JOBCTRL_SECRETS_BACKEND", None)
-        else:
-            os.environ["JOBCTRL_SECRETS_BACKEND"] = saved
+        restore_environ()
 
 
 async def test_steps_enrichment_and_pdf_passes_settle_in_the_operations_snapshot(prepared):

@@ -6,7 +6,6 @@ Enrich condition that resumes exactly the jobs carrying it."""
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 
 import httpx
@@ -21,6 +20,7 @@ from backend.sources.board_file import demo_board_text
 from backend.temporal.client import connect_temporal
 from tests.fakes.posting_pages import PostingPagesServer
 from tests.integration.conftest import write_settings
+from tests.integration.env_helpers import override_environ
 from tests.integration.test_preparation import PROFILE, wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
@@ -90,8 +90,7 @@ async def world(tmp_path_factory):
     board.write_text(json.dumps({"postings": demo + [
         page_posting(key, url, f"Role {key}") for key, url in blocked.items()]}), encoding="utf-8")
     write_settings(app_dir, sources=[{"kind": "json_file", "id": "mixed", "path": str(board)}])
-    saved = os.environ.get("JOBCTRL_ENABLE_FAULTS")
-    os.environ["JOBCTRL_ENABLE_FAULTS"] = "1"
+    restore_environ = override_environ(JOBCTRL_ENABLE_FAULTS="1")
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
     http = httpx.AsyncClient(base_url=supervisor.info.api_base_url, timeout=30,
@@ -117,10 +116,7 @@ async def world(tmp_path_factory):
     await supervisor.stop()
     site_a.stop()
     site_b.stop()
-    if saved is None:
-        os.environ.pop("JOBCTRL_ENABLE_FAULTS", None)
-    else:
-        os.environ["JOBCTRL_ENABLE_FAULTS"] = saved
+    restore_environ()
 
 
 async def test_discover_left_the_conditions_the_continuations_resolve(world):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sqlite3
 from decimal import Decimal
 
@@ -17,6 +16,7 @@ import pytest_asyncio
 from backend.runtime.supervisor import Supervisor
 from tests.fakes.llm_servers import FakeLlmServer
 from tests.integration.conftest import write_settings
+from tests.integration.env_helpers import override_environ
 from tests.integration.test_preparation import PROFILE, wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
@@ -60,9 +60,7 @@ async def paid(tmp_path_factory):
         dailyBudgetUsd=0.15,
         stageHeartbeatTimeoutS=5,
     )
-    saved = {key: os.environ.get(key) for key in ("JOBCTRL_SECRETS_BACKEND",
-                                                  "JOBCTRL_ENABLE_FAULTS")}
-    os.environ.update(JOBCTRL_SECRETS_BACKEND="file", JOBCTRL_ENABLE_FAULTS="1")
+    restore_environ = override_environ(JOBCTRL_SECRETS_BACKEND="file", JOBCTRL_ENABLE_FAULTS="1")
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
     http = httpx.AsyncClient(base_url=supervisor.info.api_base_url,
@@ -73,11 +71,7 @@ async def paid(tmp_path_factory):
     await http.aclose()
     await supervisor.stop()
     fake.stop()
-    for key, value in saved.items():
-        if value is None:
-            os.environ.pop(key, None)
-        else:
-            os.environ[key] = value
+    restore_environ()
 
 
 def prep_terminals(app_dir) -> list[tuple[str, str | None]]:
