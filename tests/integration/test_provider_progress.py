@@ -78,8 +78,10 @@ async def test_provider_progress_is_bound_to_the_exact_running_execution(held):
     run_id = started.json()["firstExecutionRunId"]
 
     def traversing(snapshot) -> bool:
+        # The first observation ("searching", nothing seen yet) is written before the first
+        # page; the crawl is held right after that page, so wait for the page's facts.
         families = snapshot.get("sourceFamilies") or {}
-        return bool(families.get("providerProgress"))
+        return ((families.get("providerProgress") or {}).get("completedUnits") or 0) >= 1
 
     snapshot = await snapshot_when(http, traversing, timeout=90)
     execution = snapshot["execution"]

@@ -88,8 +88,15 @@ async def test_a_run_terminated_outside_jobctrl_gets_its_real_outcome(stuck):
          "--address", stuck["supervisor"].info.temporal_address,
          "--workflow-id", workflow_id, "--run-id", run_id, "--reason", "test"],
         check=True, capture_output=True)
-    # The worker's own reconciler may get there first; either way the outcome is recorded once.
-    await reconcile_runs(stuck["db"], await client_for(stuck), older_than=timedelta(0))
+    # The worker's own reconciler may get there first; either way the outcome is recorded
+    # once. A probe Temporal does not answer in time is simply repeated on the next pass.
+    client = await client_for(stuck)
+
+    async def closed() -> bool:
+        await reconcile_runs(stuck["db"], client, older_than=timedelta(0))
+        return (await get_run(stuck["db"], run_id)).status != "running"
+
+    await wait_for(closed, timeout=60)
     row = await get_run(stuck["db"], run_id)
     assert (row.status, row.error_code) == ("failed", "terminated")
     assert events_of(stuck["app_dir"], run_id).count("WorkflowFailed") == 1
