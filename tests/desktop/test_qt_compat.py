@@ -45,4 +45,6 @@ def test_guarded_loop_wakeup_keeps_true_alive(qtbot, qloop):
     for index in range(500):
         qloop.call_soon_threadsafe(woken.append, index)
     qtbot.waitUntil(lambda: len(woken) == 500, timeout=10_000)
-    assert sys.getrefcount(True) - before > -50  # the callbacks themselves touch True a little
+    # Unguarded, every wakeup drops one reference (-500 here); the waits and callbacks
+    # themselves move the count by a few dozen either way on a busy session.
+    assert sys.getrefcount(True) - before > -250
