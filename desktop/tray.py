@@ -30,6 +30,7 @@ from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from desktop.event_router import PIPELINES, SETTINGS, SPEND
 from desktop.formatting import describe_api_error
+from desktop.presenters.operations import discover_block_reason
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
 
@@ -339,7 +340,12 @@ class SpendTray(QObject):
 
     def _update_actions(self) -> None:
         running = self.controller.client is not None and not self.controller.shutting_down
-        self.discover_action.setEnabled(running)
+        # The same rule as the Pipelines Discover button: no new run while one is in
+        # progress or while a failed run may still have work running.
+        operations = self.status.snapshot.operations
+        blocked = None if operations is None else discover_block_reason(operations)
+        self.discover_action.setEnabled(running and blocked is None)
+        self.discover_action.setToolTip(blocked or "Fetch postings from every enabled source")
         self.cancel_action.setEnabled(
             running and cancelable_run(self.status.snapshot.operations) is not None)
 

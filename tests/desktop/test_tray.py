@@ -168,6 +168,23 @@ def test_tray_shows_a_snapshot_in_icon_tooltip_and_menu(qtbot, tmp_path):
     assert said.args == ["No Discover run is running."]
 
 
+def test_start_discover_follows_the_pipelines_rule(qtbot, tmp_path):
+    controller = ShellController(tmp_path)
+    tray = SpendTray(controller)
+    controller.client = object()  # as if the services were up (no call is made)
+    for phase, status, active, enabled in (
+            ("completed", "completed", None, True),
+            ("discovering", "in_progress", None, False),       # one is running already
+            ("failed", "failed", 3, False),                      # work may still run
+            ("failed", "failed", None, False),                   # inventory unknown
+            ("failed", "failed", 0, True)):                      # proven idle
+        ops = {**operations(phase, status), "activeItemsTotal": active}
+        tray.status.snapshot = TraySnapshot(today(1, 25), ops)
+        tray.show_snapshot(tray.status.snapshot)
+        assert tray.discover_action.isEnabled() is enabled, (phase, active)
+    controller.client = None
+
+
 def test_closing_hides_to_the_tray_only_where_a_tray_exists(qtbot, tmp_path):
     controller = ShellController(tmp_path)
     window = MainWindow(controller)
