@@ -64,24 +64,10 @@ async def stage_counts(db: Database, scope: Scope) -> dict[str, CountBlock]:
         f" WHERE j.tenant_id = ? AND {scope.condition} GROUP BY 1, 2, 3",
         (TENANT_ID, *scope.params),
     )
-    counts: dict[str, dict[str, int]] = {stage: {} for stage in STAGES}
-    for stage, status, owner_alive, number in rows:
-        if stage not in counts:
-            continue
-        bucket = _bucket(status, bool(owner_alive))
-        counts[stage][bucket] = counts[stage].get(bucket, 0) + number
     jobs = (await db.fetchone(
         f"SELECT COUNT(*) FROM jobs j WHERE j.tenant_id = ? AND {scope.condition}",
         (TENANT_ID, *scope.params)))[0]
-    stale = await _stale_scores(db, scope)
-    blocks = {}
-    for stage, buckets in counts.items():
-        known = sum(buckets.values())
-        buckets["unknown"] = buckets.get("unknown", 0) + max(jobs - known, 0)
-        if stage == "score":
-            buckets["stale"] = stale
-        blocks[stage] = CountBlock(eligible=jobs, **buckets)
-    return blocks
+    return _blocks_from(rows, jobs=jobs, stale=await _stale_scores(db, scope))
 
 
 async def _stale_scores(db: Database, scope: Scope) -> int:
