@@ -1,4 +1,5 @@
-"""The main window: service states, the Discover action, the live Activity list.
+"""The main window: service states, the views as tabs (Discover is in Pipelines), the
+live Activity list.
 
 No I/O here: the window calls the controller's plain methods and reacts to its signals.
 Later views (Pipelines, Runs, Jobs, ...) become more tabs and connect to
@@ -35,7 +36,7 @@ from desktop.views.pipelines_view import PipelinesView
 from desktop.views.runs_view import RunsView
 from desktop.views.settings_view import SettingsView
 from desktop.views.spend_view import SpendView
-from desktop.views.status_indicators import COLORS, ServiceIndicator, StreamIndicator
+from desktop.views.status_indicators import ServiceIndicator, StreamIndicator
 
 SERVICE_TITLES = {"temporal": "Temporal", "worker": "Worker", "api": "API"}
 
@@ -43,15 +44,6 @@ BANNER_STYLES = {
     "error": "background: #fdecea; border: 1px solid #f1b0ab; color: #8e1c14;",
     "info": "background: #eef3fb; border: 1px solid #b9cbe8; color: #1d3b66;",
 }
-
-
-PRIMARY_BUTTON = """
-QPushButton { background: #1f6feb; color: white; border: 1px solid #1a5fcc;
-              border-radius: 5px; padding: 6px 16px; font-weight: 600; }
-QPushButton:hover { background: #2a78f0; }
-QPushButton:pressed { background: #1a5fcc; }
-QPushButton:disabled { background: #c9d3df; border-color: #b9c4d1; color: #f4f6f8; }
-"""
 
 
 class Banner(QFrame):
@@ -134,35 +126,20 @@ class MainWindow(QMainWindow):
         for indicator in self.service_indicators.values():
             status_row.addWidget(indicator)
         status_row.addStretch(1)
+        # Discover lives in the Pipelines view (one control, next to the sources it runs).
+        self.jobs_label = QLabel(central)
+        self.jobs_label.setObjectName("jobsDiscovered")
+        font = QFont(self.jobs_label.font())
+        font.setPointSizeF(font.pointSizeF() * 1.15)
+        self.jobs_label.setFont(font)
+        status_row.addWidget(self.jobs_label)
+        status_row.addSpacing(12)
         self.stream_indicator = StreamIndicator(central)
         status_row.addWidget(self.stream_indicator)
         root.addLayout(status_row)
 
         self.banner = Banner(central)
         root.addWidget(self.banner)
-
-        actions = QHBoxLayout()
-        actions.setSpacing(12)
-        self.discover_button = QPushButton("Discover", central)
-        self.discover_button.setObjectName("discoverButton")
-        self.discover_button.setToolTip("Fetch postings from every enabled source")
-        self.discover_button.setMinimumWidth(120)
-        self.discover_button.setStyleSheet(PRIMARY_BUTTON)
-        self.discover_result = QLabel("", central)
-        self.discover_result.setObjectName("discoverResult")
-        self.discover_result.setWordWrap(True)
-        self.discover_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.discover_result.setSizePolicy(QSizePolicy.Policy.Expanding,
-                                           QSizePolicy.Policy.Preferred)
-        self.jobs_label = QLabel(central)
-        self.jobs_label.setObjectName("jobsDiscovered")
-        font = QFont(self.jobs_label.font())
-        font.setPointSizeF(font.pointSizeF() * 1.15)
-        self.jobs_label.setFont(font)
-        actions.addWidget(self.discover_button)
-        actions.addWidget(self.discover_result, 1)
-        actions.addWidget(self.jobs_label)
-        root.addLayout(actions)
 
         self.tabs = QTabWidget(central)
         self.tabs.setDocumentMode(True)
@@ -225,8 +202,6 @@ class MainWindow(QMainWindow):
         c.discover_pending.connect(self.on_discover_pending)
         c.discover_result.connect(self.on_discover_result)
         c.stopping.connect(self.on_stopping)
-        self.discover_button.clicked.connect(c.request_discover)
-        self.views["pipelines"].refreshed.connect(self._update_actions)
         self.banner.retry_clicked.connect(self.on_retry)
 
     # -- controller signals ---------------------------------------------------------------
@@ -282,14 +257,15 @@ class MainWindow(QMainWindow):
             self._update_actions()
 
     def on_discover_pending(self) -> None:
+        """A Discover started outside the Pipelines view (the tray's Start Discover)."""
         self._discover_pending = True
-        self._set_result("Starting Discover…", "idle")
         self._update_actions()
 
     def on_discover_result(self, outcome: DiscoverOutcome) -> None:
         self._discover_pending = False
-        self._set_result(outcome.message, "ok" if outcome.ok else "bad")
         self._update_actions()
+        # Its answer shows where the Pipelines view shows its own launches' answers.
+        self.views["pipelines"].show_discover_outcome(outcome.message, ok=outcome.ok)
 
     def on_stopping(self) -> None:
         self._stopping = True
@@ -309,17 +285,17 @@ class MainWindow(QMainWindow):
             return "Waiting for the event stream"  # so the list misses none of the run
         if self._discover_pending:
             return "Starting Discover…"
-        # The Pipelines recovery gate (no new run while work may remain) applies here too.
-        return self.views["pipelines"].recovery_block_reason
+        return None
+
+    @property
+    def discover_button(self) -> QPushButton:
+        """The one Discover control: the Pipelines view's (the tray has Start Discover)."""
+        return self.views["pipelines"].discover_button
 
     def _update_actions(self) -> None:
-        reason = self.discover_enabled_reason
-        self.discover_button.setEnabled(reason is None)
-        self.discover_button.setToolTip(reason or "Fetch postings from every enabled source")
-
-    def _set_result(self, text: str, tone: str) -> None:
-        self.discover_result.setText(text)
-        self.discover_result.setStyleSheet(f"color: {COLORS[tone]};")
+        # The window knows the service and stream states; the Pipelines view adds its own
+        # rules (the run in progress, the recovery gate, the ticked sources).
+        self.views["pipelines"].set_shell_block_reason(self.discover_enabled_reason)
 
     def _show_jobs_count(self) -> None:
         self.jobs_label.setText(f"Jobs discovered: <b>{self.jobs_discovered:,}</b>")

@@ -85,6 +85,7 @@ class PipelinesView(LiveView):
         self.progress_seen: list[tuple[int, int]] = []  # (value, maximum) as shown, for tests
         self.cancel_requested_run: str | None = None
         self._discover_pending = False
+        self._shell_block_reason: str | None = None  # the window's: services, stream, tray
         self._note_is_reason = False  # the note shows why Discover is disabled
         self._build()
 
@@ -409,6 +410,8 @@ class PipelinesView(LiveView):
 
     @property
     def discover_block_reason(self) -> str | None:
+        if self._shell_block_reason is not None:
+            return self._shell_block_reason
         if self.controller.client is None:
             return "Waiting for the API"
         if self._discover_pending:
@@ -418,14 +421,18 @@ class PipelinesView(LiveView):
             reason = "Tick at least one source"
         return reason
 
-    @property
-    def recovery_block_reason(self) -> str | None:
-        """Why no new Discover may start after an unsafe ending (None: nothing known
-        against it). The window's own Discover button honours it too."""
-        if self.snapshot is None:
-            return None
-        gate = ops.recovery_gate(self.snapshot)
-        return None if gate.allows_new_run else gate.text
+    def set_shell_block_reason(self, reason: str | None) -> None:
+        """What the window knows against a Discover (services, event stream, a launch
+        from the tray in flight); it comes before this view's own rules."""
+        self._shell_block_reason = reason
+        self._update_discover()
+
+    def show_discover_outcome(self, text: str, *, ok: bool) -> None:
+        """The answer to a Discover started elsewhere (the tray), shown like our own."""
+        self._note_is_reason = False
+        self._set_note(text, "ok" if ok else "bad")
+        if ok:
+            self._invalidate_everywhere()
 
     def _update_discover(self) -> None:
         reason = self.discover_block_reason

@@ -15,7 +15,7 @@ import psutil
 import pytest
 from filelock import FileLock
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QPushButton
 
 from backend.config import RuntimeInfo
 from backend.runtime.services import ServiceStatus
@@ -24,6 +24,7 @@ from desktop.client import ApiRequestError, StreamedEvent
 from desktop.models.event_list_model import EventListModel
 from desktop.shell import DiscoverOutcome, ShellController
 from desktop.views.main_window import MainWindow
+from tests.unit.test_operations_presenter import snapshot
 
 pytestmark = pytest.mark.desktop
 
@@ -73,7 +74,11 @@ def test_window_shows_statuses_rows_and_counters(qtbot, tmp_path):
     qtbot.addWidget(window)
     window.show()
     button = window.discover_button
+    pipelines = window.views["pipelines"]
+    assert button is pipelines.discover_button  # the one Discover control
+    assert window.findChildren(QPushButton, "discoverButton") == []  # no header duplicate
     assert not button.isEnabled()
+    assert button.toolTip() == "Waiting for the API"
     assert window.service_indicators["api"].text() == "API: waiting"
 
     controller.service_status.emit(ServiceStatus("temporal", "starting", pid=7))
@@ -82,11 +87,13 @@ def test_window_shows_statuses_rows_and_counters(qtbot, tmp_path):
     assert window.service_indicators["worker"].text() == "Worker: ready (pid 101)"
     assert not button.isEnabled(), "no runtime info yet"
     controller.runtime_ready.emit(runtime_info(tmp_path))
-    assert not button.isEnabled(), "the event stream is not live yet"
+    assert not button.isEnabled()
+    assert button.toolTip() == "Waiting for the event stream"
     assert "http://127.0.0.1:8233" in window.temporal_ui_label.text()
     assert str(tmp_path) in window.app_dir_label.text()
     controller.stream_state.emit("live")
-    assert button.isEnabled()
+    assert window.discover_enabled_reason is None
+    assert button.toolTip() != "Waiting for the event stream"  # the view's own rules now
     assert window.stream_indicator.text() == "Events: live"
 
     with qtbot.waitSignal(controller.views_invalidated) as invalidated:
@@ -112,23 +119,25 @@ def test_window_shows_statuses_rows_and_counters(qtbot, tmp_path):
     # The API restarting disables Discover; a reconnecting stream alone does not.
     controller.stream_state.emit("reconnecting")
     assert window.stream_indicator.text() == "Events: reconnecting…"
-    assert button.isEnabled()
+    assert window.discover_enabled_reason is None
     controller.service_status.emit(ServiceStatus("api", "restarting", "exited with code 1"))
     assert not button.isEnabled()
+    assert button.toolTip() == "Waiting for the API"
     assert window.service_indicators["api"].text() == "API: restarting… (exited with code 1)"
     controller.service_status.emit(ServiceStatus("api", "ready", pid=200))
-    assert button.isEnabled()
+    assert window.discover_enabled_reason is None
 
-    # A typed error and an accepted run, as the controller reports them.
+    # A Discover from the tray: the Pipelines button waits, and its note gives the answer.
     controller.discover_pending.emit()
     assert not button.isEnabled()
+    assert button.toolTip() == "Starting Discover…"
     controller.discover_result.emit(DiscoverOutcome(
         False, "Worker not running: The worker is not running (no_heartbeat); nothing was"
         " started.", error_code="worker_runtime_unavailable"))
-    assert window.discover_result.text().startswith("Worker not running: ")
-    assert button.isEnabled()
+    assert pipelines.discover_note.text().startswith("Worker not running: ")
+    assert window.discover_enabled_reason is None
     controller.discover_result.emit(DiscoverOutcome(True, "Discover started — run r-2", "r-2"))
-    assert window.discover_result.text() == "Discover started — run r-2"
+    assert pipelines.discover_note.text() == "Discover started — run r-2"
 
 
 def test_event_list_is_capped_by_dropping_the_oldest_rows(qtmodeltester):
@@ -189,6 +198,17 @@ class FakeClient:
         self.closed = False
         self.refusals = list(refusals or [])
         self.subscriptions: list[int | None] = []
+        # What the Pipelines view reads: a finished run, one enabled source.
+        self.operations = snapshot(execution={"workflowStatus": "completed",
+                                              "phase": "completed"})
+        self.sources = [{"id": "demo_board", "kind": "demo_board", "enabled": True}]
+        self.run_stage_calls: list[tuple[str, dict]] = []
+
+    async def pipeline_operations(self) -> dict:
+        return self.operations
+
+    async def settings(self) -> dict:
+        return {"sources": self.sources}
 
     async def events(self, last_event_id=None, *, on_state=None):
         self.subscriptions.append(last_event_id)
@@ -198,8 +218,9 @@ class FakeClient:
         while True:
             yield await self.feed.get()
 
-    async def run_stage(self, stage: str) -> dict:
+    async def run_stage(self, stage: str, **extra) -> dict:
         assert stage == "discover"
+        self.run_stage_calls.append((stage, extra))
         if isinstance(self.answer, Exception):
             raise self.answer
         return self.answer
@@ -227,19 +248,26 @@ def test_controller_drives_the_window_and_quits_in_order(qtbot, qloop, tmp_path)
     qtbot.waitUntil(lambda: window.activity.model.rowCount() == 3, timeout=10_000)
     assert window.jobs_discovered == 1
 
+    note = window.views["pipelines"].discover_note
     client.answer = ApiRequestError(503, "worker_runtime_unavailable",
                                     "The worker is not running (no_heartbeat); nothing was started.")
     qtbot.mouseClick(window.discover_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: window.discover_result.text().startswith("Worker not running"),
-                    timeout=10_000)
-    assert "nothing was started" in window.discover_result.text()
+    qtbot.waitUntil(lambda: note.text().startswith("Worker not running"), timeout=10_000)
+    assert "nothing was started" in note.text()
     assert window.discover_button.isEnabled()
 
     client.answer = {"workflowId": "discover-local", "firstExecutionRunId": "run-0002",
                      "alreadyRunning": False}
     qtbot.mouseClick(window.discover_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: window.discover_result.text() == "Discover started — run run-0002",
-                    timeout=10_000)
+    qtbot.waitUntil(lambda: note.text() == "Discover started — run run-0002", timeout=10_000)
+    # The Pipelines button ran the default selection (every enabled source).
+    assert client.run_stage_calls == [("discover", {}), ("discover", {})]
+
+    # The tray's Start Discover goes through the controller; its answer lands in the same note.
+    client.answer = {"workflowId": "discover-local", "firstExecutionRunId": "run-0003",
+                     "alreadyRunning": False}
+    controller.request_discover()
+    qtbot.waitUntil(lambda: note.text() == "Discover started — run run-0003", timeout=10_000)
 
     window.close()  # the close button: stop the services first, then close
     qtbot.waitUntil(run.done, timeout=10_000)
@@ -285,6 +313,7 @@ def test_a_refused_stream_is_retried_and_resumes_after_the_last_event(qtbot, qlo
     controller.stream_state.connect(states.append)
     window = MainWindow(controller)
     qtbot.addWidget(window)
+    window.show()  # the Pipelines view reads its status only while shown
     controller.start()
     qtbot.waitUntil(window.discover_button.isEnabled, timeout=10_000)
     assert states[:3] == ["connecting", "reconnecting", "live"]
@@ -364,14 +393,14 @@ def test_discover_end_to_end(qtbot, qloop, shell_app_dir):
         drift, rows = sys.getrefcount(True) - true_refs, model.rowCount()
         # Unguarded, each row costs at least two references (two emits); guarded, about none.
         assert drift > -(100 + rows // 5), f"the shell dropped {-drift} references to True ({rows} rows)"
-        qtbot.waitUntil(lambda: window.discover_result.text().startswith("Discover started"),
-                        timeout=10_000)
+        note = window.views["pipelines"].discover_note
+        qtbot.waitUntil(lambda: note.text().startswith("Discover started"), timeout=10_000)
         assert window.jobs_discovered == DEMO_DISTINCT_JOBS
         assert window.jobs_label.text() == f"Jobs discovered: <b>{DEMO_DISTINCT_JOBS}</b>"
         assert f"{DEMO_DISTINCT_JOBS} new of {DEMO_DISTINCT_JOBS} seen" in next(
             text for text in model.texts() if " DiscoveryRunCompleted — " in text
         )
-        run_id = window.discover_result.text().rsplit(" ", 1)[-1]
+        run_id = note.text().rsplit(" ", 1)[-1]
         assert any(text.endswith("started with 1 source: demo_board") and
                    run_id[:8] in text for text in model.texts())
 

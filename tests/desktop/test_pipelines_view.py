@@ -15,7 +15,7 @@ from desktop.shell import ShellController
 from desktop.views.main_window import MainWindow
 from desktop.views.pipelines_view import PipelinesView
 from tests.desktop.discover_helpers import extra_source
-from tests.desktop.test_main_window import runtime_info
+from tests.desktop.test_main_window import FakeClient, FakeSupervisor
 from tests.unit.test_operations_presenter import snapshot
 
 pytestmark = pytest.mark.desktop
@@ -67,25 +67,36 @@ def test_after_a_failure_setup_is_offered_only_when_no_work_is_running(qtbot, ql
 
 
 def test_the_window_discover_button_honours_the_recovery_gate(qtbot, qloop, tmp_path):
-    controller = ShellController(tmp_path)
+    """The window's one Discover control is the Pipelines button: the window's rules
+    (services, stream) and the view's (run in progress, recovery gate) both apply."""
+    client = FakeClient()
+    controller = ShellController(tmp_path, supervisor_factory=FakeSupervisor,
+                                 client_factory=lambda _info: client)
     window = MainWindow(controller)
     qtbot.addWidget(window)
     window.show()
-    for pid, name in enumerate(("temporal", "worker", "api"), start=100):
-        controller.service_status.emit(ServiceStatus(name, "ready", pid=pid))
-    window.on_runtime_ready(runtime_info(tmp_path))
-    window.on_stream_state("live")
-    assert window.discover_button.isEnabled()
     pipelines = window.views["pipelines"]
+    assert window.discover_button is pipelines.discover_button
     assert window.tabs.tabText(0) == "Pipelines" and window.tabs.tabText(1) == "Runs"
+    controller.start()
+    qtbot.waitUntil(window.discover_button.isEnabled, timeout=10_000)
+    assert window.discover_button.toolTip() == "Fetch postings from the ticked sources"
 
-    pipelines.show_snapshot(failed(2))
-    pipelines.refreshed.emit()
+    client.operations = failed(2)
+    with qtbot.waitSignal(pipelines.refreshed, timeout=10_000):
+        pipelines.invalidate()
     assert not window.discover_button.isEnabled()
     assert "still running" in window.discover_button.toolTip()
-    pipelines.show_snapshot(failed(0))
-    pipelines.refreshed.emit()
+    client.operations = failed(0)
+    with qtbot.waitSignal(pipelines.refreshed, timeout=10_000):
+        pipelines.invalidate()
     assert window.discover_button.isEnabled()
+
+    controller.service_status.emit(ServiceStatus("api", "restarting", "exited with code 1"))
+    assert not window.discover_button.isEnabled()
+    assert window.discover_button.toolTip() == "Waiting for the API"
+    with qtbot.waitSignal(controller.stopped, timeout=10_000):
+        controller.shutdown()
 
 
 def test_restoring_history_hides_selected_run_numbers(qtbot, qloop, tmp_path):
