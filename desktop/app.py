@@ -155,7 +155,7 @@ async def _main(paths, args, instance: InstanceServer | None = None) -> int:
 
 
 def run_desktop(paths, args) -> None:
-    configure_logging(paths.logs, "desktop", verbose=getattr(args, "verbose", False))
+    configure_logging(paths.logs, "desktop", console=True, verbose=getattr(args, "verbose", False))
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("JobCtrl")
     # The installed launcher's name (Wayland app id) and the app icon, from the package's

@@ -14,6 +14,7 @@ from backend.runtime.process import (
     hard_exit,
     stop_on_signals,
     stop_when_parent_dies,
+    supervised,
 )
 
 log = logging.getLogger(__name__)
@@ -39,7 +40,7 @@ def _run_to_exit(main, name: str) -> int:
 def run_worker_process(paths: AppPaths, *, verbose: bool = False) -> None:
     from backend.temporal.worker import run_worker
 
-    configure_logging(paths.logs, "worker", verbose=verbose)
+    configure_logging(paths.logs, "worker", console=not supervised(), verbose=verbose)
     address = _temporal_address()
 
     async def main() -> None:
@@ -59,7 +60,7 @@ def run_api_process(paths: AppPaths, *, port: int, verbose: bool = False) -> Non
 
     from backend.api.app import create_app
 
-    configure_logging(paths.logs, "api", verbose=verbose)
+    configure_logging(paths.logs, "api", console=not supervised(), verbose=verbose)
     token = os.environ.get("JOBCTRL_API_TOKEN")
     if not token:
         sys.exit("JOBCTRL_API_TOKEN is not set: start the API through `jobctrl serve`.")

@@ -13,17 +13,81 @@ from pathlib import Path
 
 PARENT_POLL_S = 1.0
 
+# Where every process's log goes, decided here and nowhere else:
+# - ``<name>.log``: the process's own log records, through a RotatingFileHandler, so its
+#   size is bounded by LOG_MAX_BYTES * (1 + LOG_BACKUPS).
+# - ``<name>.console.log``: a supervised child's raw stdout/stderr (tracebacks before
+#   logging is up, Rust-core panics, the Temporal dev server's own output). The supervisor
+#   opens it for the child and rotates it when the child (re)starts, keeping one previous
+#   copy, so a crash's output survives the restart that follows it.
+# A supervised child never logs to stderr as well: that stderr IS its console log, and
+# every line would be written twice.
+LOG_MAX_BYTES = 5_000_000
+LOG_BACKUPS = 3
+CONSOLE_LOG_BACKUPS = 1
+LOG_MAX_BYTES_ENV = "JOBCTRL_LOG_MAX_BYTES"  # a smaller bound, for tests
+PARENT_PID_ENV = "JOBCTRL_PARENT_PID"
 
-def configure_logging(log_dir: Path | None, name: str, *, verbose: bool = False) -> None:
+
+def supervised() -> bool:
+    """True in a child started by the supervisor (it passes its pid in the environment)."""
+    return bool(os.environ.get(PARENT_PID_ENV))
+
+
+def log_max_bytes() -> int:
+    raw = os.environ.get(LOG_MAX_BYTES_ENV)
+    if not raw:
+        return LOG_MAX_BYTES
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise ValueError(f"{LOG_MAX_BYTES_ENV} must be a positive number of bytes, not {raw!r}")
+    return value
+
+
+def log_file(log_dir: Path, name: str) -> Path:
+    return log_dir / f"{name}.log"
+
+
+def console_log_file(log_dir: Path, name: str) -> Path:
+    return log_dir / f"{name}.console.log"
+
+
+def open_console_log(path: Path, max_bytes: int):
+    """The console log a child's stdout/stderr go to, opened for append; first rotated
+    (one previous copy kept) if an earlier run left it over ``max_bytes``. The caller
+    closes the handle once the child has inherited it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists() and path.stat().st_size > max_bytes:
+        # delay=True: the handler never opens the file; it only renames it to ``.1``.
+        rotator = logging.handlers.RotatingFileHandler(
+            path, maxBytes=max_bytes, backupCount=CONSOLE_LOG_BACKUPS, delay=True
+        )
+        try:
+            rotator.doRollover()
+        finally:
+            rotator.close()
+    return open(path, "ab")  # noqa: SIM115 - the caller closes it after Popen
+
+
+def configure_logging(
+    log_dir: Path | None, name: str, *, console: bool, verbose: bool = False
+) -> None:
+    """``console``: also log to stderr. True for what a user runs in a terminal
+    (``jobctrl serve``, the shell); False for a supervised child (see the top of this
+    module)."""
     handlers: list[logging.Handler] = []
     if log_dir is not None:
         log_dir.mkdir(parents=True, exist_ok=True)
         handlers.append(
             logging.handlers.RotatingFileHandler(
-                log_dir / f"{name}.log", maxBytes=5_000_000, backupCount=3, encoding="utf-8"
+                log_file(log_dir, name), maxBytes=log_max_bytes(), backupCount=LOG_BACKUPS,
+                encoding="utf-8",
             )
         )
-    if sys.stderr is not None:  # windowed frozen builds have no stderr
+    if console and sys.stderr is not None:  # windowed frozen builds have no stderr
         handlers.append(logging.StreamHandler())
     logging.basicConfig(
         level=logging.DEBUG if verbose else logging.INFO,
@@ -44,7 +108,7 @@ def stop_on_signals(stop: asyncio.Event) -> None:
 
 async def stop_when_parent_dies(stop: asyncio.Event) -> None:
     """Portable backstop to the kernel's parent-death signal (macOS has none)."""
-    parent = os.environ.get("JOBCTRL_PARENT_PID")
+    parent = os.environ.get(PARENT_PID_ENV)
     if not parent:
         return
     while not stop.is_set():

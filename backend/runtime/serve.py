@@ -54,7 +54,7 @@ async def serve(paths: AppPaths, args) -> None:
 
 
 def run_serve(paths: AppPaths, args) -> None:
-    configure_logging(paths.logs, "serve", verbose=args.verbose)
+    configure_logging(paths.logs, "serve", console=True, verbose=args.verbose)  # a terminal
     code = 0
     try:
         asyncio.run(serve(paths, args))

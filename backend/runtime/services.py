@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 from backend.runtime.children import ChildRegistry
+from backend.runtime.process import log_max_bytes, open_console_log
 
 log = logging.getLogger(__name__)
 
@@ -44,8 +45,17 @@ class ServiceSpec:
     env: dict[str, str]
     ready: Callable[[int], Awaitable[bool]]  # given the child's pid
     ready_timeout: float
-    log_file: Path
+    # The child's raw stdout/stderr (see backend/runtime/process.py), rotated at each
+    # (re)start once over console_max_bytes (None: the JOBCTRL_LOG_MAX_BYTES bound).
+    console_log: Path
+    log_file: Path | None = None  # the child's own rotating log, if it keeps one
     restart_on_crash: bool = True
+    console_max_bytes: int | None = None
+
+    def where_to_look(self) -> str:
+        """The files a user reads to learn why the child failed: crash output first."""
+        files = [self.console_log] + ([self.log_file] if self.log_file else [])
+        return "see " + " and ".join(str(path) for path in files)
 
 
 class ManagedService:
@@ -66,13 +76,13 @@ class ManagedService:
         self._on_status(ServiceStatus(self.spec.name, state, detail, self.pid))
 
     def _spawn(self) -> None:
-        self.spec.log_file.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.spec.log_file, "ab") as log_handle:
+        max_bytes = self.spec.console_max_bytes or log_max_bytes()
+        with open_console_log(self.spec.console_log, max_bytes) as console:
             self._process = subprocess.Popen(
                 self.spec.argv(),
                 env=self.spec.env,
                 stdin=subprocess.DEVNULL,
-                stdout=log_handle,
+                stdout=console,
                 stderr=subprocess.STDOUT,
                 **self._children.popen_options(),
             )
@@ -93,7 +103,7 @@ class ManagedService:
             if self._process.poll() is not None:
                 raise ServiceFailed(
                     f"{self.spec.name} exited with code {self._process.returncode} while starting;"
-                    f" see {self.spec.log_file}"
+                    f" {self.spec.where_to_look()}"
                 )
             with contextlib.suppress(Exception):
                 if await self.spec.ready(self._process.pid):
@@ -102,7 +112,7 @@ class ManagedService:
         await self._terminate()
         raise ServiceFailed(
             f"{self.spec.name} was not ready within {self.spec.ready_timeout:.0f}s;"
-            f" see {self.spec.log_file}"
+            f" {self.spec.where_to_look()}"
         )
 
     async def _watch(self) -> None:
@@ -122,7 +132,8 @@ class ManagedService:
             if time.monotonic() - started > HEALTHY_RESETS_BACKOFF_S:
                 backoff = BACKOFF_START_S
             self._report("restarting", f"exited with code {code}; restarting in {backoff:.1f}s")
-            log.warning("%s exited with %s; restarting in %.1fs", self.spec.name, code, backoff)
+            log.warning("%s exited with %s; restarting in %.1fs; %s",
+                        self.spec.name, code, backoff, self.spec.where_to_look())
             await asyncio.sleep(backoff)
             backoff = min(backoff * 2, BACKOFF_MAX_S)
             if self._stopping:

@@ -28,6 +28,7 @@ from backend.config import (
 from backend.runtime.children import ChildRegistry
 from backend.runtime.embedded_temporal import dev_server_argv, temporal_binary
 from backend.runtime.ports import LOOPBACK, port_or_free
+from backend.runtime.process import console_log_file, log_file
 from backend.runtime.readiness import READY_WITHIN
 from backend.runtime.services import ManagedService, ServiceSpec, ServiceStatus, StatusCallback
 from backend.store.db import Database, migrate
@@ -151,7 +152,7 @@ class Supervisor:
             env=dict(os.environ),
             ready=lambda _pid: self._temporal_answers(address),
             ready_timeout=TEMPORAL_READY_TIMEOUT_S,
-            log_file=self.paths.logs / "temporal.log",
+            console_log=console_log_file(self.paths.logs, "temporal"),
         )
         await self._start_service(spec)
         return address, (f"http://{LOOPBACK}:{ui_port}" if ui_port else None)
@@ -177,7 +178,8 @@ class Supervisor:
             env=env,
             ready=worker_ready,
             ready_timeout=WORKER_READY_TIMEOUT_S,
-            log_file=self.paths.logs / "worker.log",
+            console_log=console_log_file(self.paths.logs, "worker"),
+            log_file=log_file(self.paths.logs, "worker"),
         )
 
     def _api_spec(self, env: dict[str, str], port: int) -> ServiceSpec:
@@ -196,7 +198,8 @@ class Supervisor:
             env={**env, "JOBCTRL_API_TOKEN": self.token},
             ready=api_ready,
             ready_timeout=API_READY_TIMEOUT_S,
-            log_file=self.paths.logs / "api.log",
+            console_log=console_log_file(self.paths.logs, "api"),
+            log_file=log_file(self.paths.logs, "api"),
         )
 
     async def _start_service(self, spec: ServiceSpec) -> None:

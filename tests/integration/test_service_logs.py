@@ -1,0 +1,164 @@
+"""Where supervised children's logs go: each record once, crash output in the console log
+the error names, every file bounded (a week of unattended running cannot fill the disk).
+
+Real child processes started by the real ManagedService; ``log_probe.py`` logs the way
+``jobctrl worker`` does."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from backend.runtime.children import ChildRegistry
+from backend.runtime.process import (
+    LOG_BACKUPS,
+    LOG_MAX_BYTES_ENV,
+    PARENT_PID_ENV,
+    console_log_file,
+    log_file,
+)
+from backend.runtime.services import ManagedService, ServiceFailed, ServiceSpec
+from tests.integration.log_probe import ready_marker, record_text
+
+pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
+
+PROBE = Path(__file__).with_name("log_probe.py")
+NAME = "probe"
+STARTUP_TIMEOUT_S = 60.0  # a hang guard, not an assertion
+
+
+def probe_spec(log_dir: Path, mode: str, arg: str, *, env: dict[str, str] | None = None,
+               console_max_bytes: int | None = None) -> ServiceSpec:
+    marker = ready_marker(log_dir, NAME)
+
+    async def ready(_pid: int) -> bool:
+        return marker.exists()
+
+    def argv() -> list[str]:
+        marker.unlink(missing_ok=True)  # every (re)start must mark itself ready again
+        return [sys.executable, str(PROBE), str(log_dir), NAME, mode, arg]
+
+    return ServiceSpec(
+        name=NAME,
+        argv=argv,
+        env={**os.environ, PARENT_PID_ENV: str(os.getpid()), **(env or {})},
+        ready=ready,
+        ready_timeout=STARTUP_TIMEOUT_S,
+        console_log=console_log_file(log_dir, NAME),
+        log_file=log_file(log_dir, NAME),
+        restart_on_crash=False,
+        console_max_bytes=console_max_bytes,
+    )
+
+
+async def run_once(tmp_path: Path, spec: ServiceSpec) -> None:
+    """Start the probe under the real ManagedService, then stop it."""
+    service = ManagedService(spec, ChildRegistry(tmp_path / "children.json"), lambda s: None)
+    try:
+        await service.start()
+    finally:
+        await service.stop()
+
+
+def all_log_text(log_dir: Path) -> dict[str, str]:
+    return {path.name: path.read_text(encoding="utf-8", errors="replace")
+            for path in sorted(log_dir.iterdir()) if ".log" in path.name}
+
+
+async def test_a_supervised_child_writes_each_record_exactly_once(tmp_path):
+    log_dir = tmp_path / "logs"
+    count = 300
+    await run_once(tmp_path, probe_spec(log_dir, "log", str(count)))
+
+    files = all_log_text(log_dir)
+    assert set(files) == {"probe.log", "probe.console.log"}
+    everything = "".join(files.values())
+    for index in range(count):
+        assert everything.count(record_text(index)) == 1, f"record {index}"
+    assert record_text(0) not in files["probe.console.log"]
+
+
+async def test_an_unsupervised_child_also_logs_to_its_terminal(tmp_path):
+    """``jobctrl worker`` run by hand (no supervisor) still shows its log on stderr."""
+    log_dir = tmp_path / "logs"
+    log_dir.mkdir()
+    env = {key: value for key, value in os.environ.items() if key != PARENT_PID_ENV}
+    with open(tmp_path / "terminal.txt", "wb") as terminal:
+        process = subprocess.Popen(
+            [sys.executable, str(PROBE), str(log_dir), NAME, "log", "5"],
+            env=env, stdin=subprocess.DEVNULL, stdout=terminal, stderr=subprocess.STDOUT)
+        try:
+            for _ in range(int(STARTUP_TIMEOUT_S * 10)):
+                if ready_marker(log_dir, NAME).exists() or process.poll() is not None:
+                    break
+                await asyncio.sleep(0.1)
+        finally:
+            process.terminate()
+            process.wait(30)
+    shown = (tmp_path / "terminal.txt").read_text(encoding="utf-8")
+    assert record_text(4) in shown
+    assert record_text(4) in log_file(log_dir, NAME).read_text(encoding="utf-8")
+
+
+async def test_a_crash_before_logging_is_in_the_console_log_the_error_names(tmp_path):
+    log_dir = tmp_path / "logs"
+    text = "probe: an import failed before logging was configured"
+    with pytest.raises(ServiceFailed) as failure:
+        await run_once(tmp_path, probe_spec(log_dir, "crash", text))
+
+    message = str(failure.value)
+    assert "exited with code 3 while starting" in message
+    assert f"see {console_log_file(log_dir, NAME)}" in message
+    assert text in console_log_file(log_dir, NAME).read_text(encoding="utf-8")
+
+    # The restart after the crash rotates the (over-bound) console log and keeps the
+    # crash output in the one previous copy, for the user to read.
+    await run_once(tmp_path, probe_spec(log_dir, "raw", "10", console_max_bytes=1))
+    previous = console_log_file(log_dir, NAME).with_name("probe.console.log.1")
+    assert text in previous.read_text(encoding="utf-8")
+    assert console_log_file(log_dir, NAME).read_text(encoding="utf-8") == "r" * 10
+
+
+async def test_a_child_writing_far_more_than_the_bound_keeps_its_log_bounded(tmp_path):
+    log_dir = tmp_path / "logs"
+    bound = 4_000
+    count = 2_000  # ~200 KB of records: fifty times the bound
+    await run_once(tmp_path, probe_spec(log_dir, "log", str(count),
+                                        env={LOG_MAX_BYTES_ENV: str(bound)}))
+
+    rotated = sorted(log_dir.glob("probe.log*"))
+    assert [p.name for p in rotated] == ["probe.log", *[f"probe.log.{i}" for i in
+                                                        range(1, LOG_BACKUPS + 1)]]
+    assert all(path.stat().st_size <= bound for path in rotated)
+    newest = log_file(log_dir, NAME).read_text(encoding="utf-8")
+    assert record_text(count - 1) in newest  # the newest records are the ones kept
+
+
+async def test_console_output_over_many_restarts_keeps_two_files(tmp_path):
+    log_dir = tmp_path / "logs"
+    per_run = 20_000
+    for _ in range(5):
+        await run_once(tmp_path, probe_spec(log_dir, "raw", str(per_run),
+                                            console_max_bytes=4_000))
+    console = sorted(p.name for p in log_dir.glob("probe.console.log*"))
+    assert console == ["probe.console.log", "probe.console.log.1"]
+    assert [(log_dir / n).stat().st_size for n in console] == [per_run, per_run]
+
+
+async def test_the_real_services_keep_their_records_out_of_their_console_logs(running):
+    """worker and api log through their rotating files only; their console logs (and the
+    dev server's) hold raw output, never a second copy of a formatted record."""
+    logs = running.paths.logs
+    for name in ("worker", "api"):
+        assert re.search(rf"^\S+ \S+ {name}\[\d+\] INFO ", log_file(logs, name).read_text(
+            encoding="utf-8"), re.MULTILINE), f"{name}.log has no records"
+        console = console_log_file(logs, name).read_text(encoding="utf-8", errors="replace")
+        assert f" {name}[" not in console, f"{name}.console.log repeats records:\n{console}"
+    assert console_log_file(logs, "temporal").exists()
+    assert not (logs / "temporal.log").exists()
