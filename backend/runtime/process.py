@@ -7,6 +7,7 @@ import contextlib
 import logging
 import logging.handlers
 import os
+import shutil
 import signal
 import sys
 from pathlib import Path
@@ -19,7 +20,8 @@ PARENT_POLL_S = 1.0
 # - ``<name>.console.log``: a supervised child's raw stdout/stderr (tracebacks before
 #   logging is up, Rust-core panics, the Temporal dev server's own output). The supervisor
 #   opens it for the child and rotates it when the child (re)starts, keeping one previous
-#   copy, so a crash's output survives the restart that follows it.
+#   copy, so a crash's output survives the restart that follows it; while the child runs,
+#   the supervisor also trims it once over the bound (trim_console_log).
 # A supervised child never logs to stderr as well: that stderr IS its console log, and
 # every line would be written twice.
 LOG_MAX_BYTES = 5_000_000
@@ -70,6 +72,27 @@ def open_console_log(path: Path, max_bytes: int):
         finally:
             rotator.close()
     return open(path, "ab")  # noqa: SIM115 - the caller closes it after Popen
+
+
+def trim_console_log(path: Path, max_bytes: int) -> bool:
+    """Bound a console log while its child still writes to it (the Temporal dev server may
+    run for a week without a restart): copy it to ``.1``, then truncate it in place.
+
+    Renaming is no use here: the child's handle would follow the renamed file. Truncating
+    works because the handle was opened for append (O_APPEND), so the child's next write
+    lands at the new end. A line written between the copy and the truncate is lost.
+    POSIX only: a Windows child's inherited handle does not append, it would write at its
+    old offset; there the rotation at each (re)start is the bound."""
+    if sys.platform == "win32":
+        return False
+    try:
+        if path.stat().st_size <= max_bytes:
+            return False
+    except FileNotFoundError:
+        return False
+    shutil.copyfile(path, path.with_name(f"{path.name}.{CONSOLE_LOG_BACKUPS}"))
+    os.truncate(path, 0)
+    return True
 
 
 def configure_logging(

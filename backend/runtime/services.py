@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 from backend.runtime.children import ChildRegistry
-from backend.runtime.process import log_max_bytes, open_console_log
+from backend.runtime.process import log_max_bytes, open_console_log, trim_console_log
 
 log = logging.getLogger(__name__)
 
@@ -24,6 +24,7 @@ StatusCallback = Callable[["ServiceStatus"], None]
 BACKOFF_START_S = 0.5
 BACKOFF_MAX_S = 30.0
 HEALTHY_RESETS_BACKOFF_S = 60.0
+CONSOLE_CHECK_EVERY_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ class ServiceSpec:
     log_file: Path | None = None  # the child's own rotating log, if it keeps one
     restart_on_crash: bool = True
     console_max_bytes: int | None = None
+    console_check_every_s: float = CONSOLE_CHECK_EVERY_S  # while it runs: trim_console_log
 
     def where_to_look(self) -> str:
         """The files a user reads to learn why the child failed: crash output first."""
@@ -75,9 +77,11 @@ class ManagedService:
     def _report(self, state: ServiceState, detail: str | None = None) -> None:
         self._on_status(ServiceStatus(self.spec.name, state, detail, self.pid))
 
+    def _console_max_bytes(self) -> int:
+        return self.spec.console_max_bytes or log_max_bytes()
+
     def _spawn(self) -> None:
-        max_bytes = self.spec.console_max_bytes or log_max_bytes()
-        with open_console_log(self.spec.console_log, max_bytes) as console:
+        with open_console_log(self.spec.console_log, self._console_max_bytes()) as console:
             self._process = subprocess.Popen(
                 self.spec.argv(),
                 env=self.spec.env,
@@ -120,8 +124,7 @@ class ManagedService:
         backoff = BACKOFF_START_S
         while not self._stopping:
             started = time.monotonic()
-            while self._process.poll() is None:
-                await asyncio.sleep(0.2)
+            await self._until_exit()
             if self._stopping:
                 return
             code = self._process.returncode
@@ -146,6 +149,18 @@ class ManagedService:
                 continue
             self.restarts += 1
             self._report("ready")
+
+    async def _until_exit(self) -> None:
+        """Wait for the child to exit, keeping its console log bounded meanwhile."""
+        checked = time.monotonic()
+        while self._process.poll() is None:
+            await asyncio.sleep(0.2)
+            if time.monotonic() - checked >= self.spec.console_check_every_s:
+                checked = time.monotonic()
+                try:
+                    trim_console_log(self.spec.console_log, self._console_max_bytes())
+                except OSError:  # a full disk must not stop the watch; retried next time
+                    log.warning("could not trim %s", self.spec.console_log, exc_info=True)
 
     async def stop(self, timeout: float = 10.0) -> None:
         self._stopping = True

@@ -24,7 +24,7 @@ from backend.runtime.process import (
     log_file,
 )
 from backend.runtime.services import ManagedService, ServiceFailed, ServiceSpec
-from tests.integration.log_probe import ready_marker, record_text
+from tests.integration.log_probe import chunk_text, done_marker, ready_marker, record_text
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
 
@@ -34,7 +34,7 @@ STARTUP_TIMEOUT_S = 60.0  # a hang guard, not an assertion
 
 
 def probe_spec(log_dir: Path, mode: str, arg: str, *, env: dict[str, str] | None = None,
-               console_max_bytes: int | None = None) -> ServiceSpec:
+               console_max_bytes: int | None = None, **spec_fields) -> ServiceSpec:
     marker = ready_marker(log_dir, NAME)
 
     async def ready(_pid: int) -> bool:
@@ -54,14 +54,20 @@ def probe_spec(log_dir: Path, mode: str, arg: str, *, env: dict[str, str] | None
         log_file=log_file(log_dir, NAME),
         restart_on_crash=False,
         console_max_bytes=console_max_bytes,
+        **spec_fields,
     )
 
 
-async def run_once(tmp_path: Path, spec: ServiceSpec) -> None:
-    """Start the probe under the real ManagedService, then stop it."""
+async def run_once(tmp_path: Path, spec: ServiceSpec, *, until: Path | None = None) -> None:
+    """Start the probe under the real ManagedService, wait for ``until`` to exist if
+    given (the monitor runs meanwhile), then stop it."""
     service = ManagedService(spec, ChildRegistry(tmp_path / "children.json"), lambda s: None)
     try:
         await service.start()
+        for _ in range(int(STARTUP_TIMEOUT_S * 20)):
+            if until is None or until.exists():
+                break
+            await asyncio.sleep(0.1)
     finally:
         await service.stop()
 
@@ -149,6 +155,22 @@ async def test_console_output_over_many_restarts_keeps_two_files(tmp_path):
     console = sorted(p.name for p in log_dir.glob("probe.console.log*"))
     assert console == ["probe.console.log", "probe.console.log.1"]
     assert [(log_dir / n).stat().st_size for n in console] == [per_run, per_run]
+
+
+async def test_a_long_running_child_console_log_is_trimmed_while_it_runs(tmp_path):
+    """No restart for a week (the dev server): the monitor copies the console log to
+    ``.1`` and truncates it in place, and the child's next output lands at the start."""
+    log_dir = tmp_path / "logs"
+    chunks = 5
+    await run_once(tmp_path, probe_spec(log_dir, "stream", str(chunks), console_max_bytes=4_000,
+                                        console_check_every_s=0.2),
+                   until=done_marker(log_dir, NAME))
+
+    console = sorted(p.name for p in log_dir.glob("probe.console.log*"))
+    assert console == ["probe.console.log", "probe.console.log.1"]
+    assert console_log_file(log_dir, NAME).stat().st_size == 0
+    previous = log_dir / "probe.console.log.1"
+    assert previous.read_text(encoding="utf-8") == chunk_text(chunks - 1)
 
 
 async def test_the_real_services_keep_their_records_out_of_their_console_logs(running):
