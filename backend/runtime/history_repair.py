@@ -15,10 +15,11 @@ transaction:
 2. merges the decoded PipelineStep* events through ``append_step_event`` — the native
    dedupe keys make every repeat a no-op, so a process killed during repair resumes
    without duplicates (and the transaction is all-or-nothing anyway);
-3. when Temporal proves the workflow closed, appends the missing terminal of every step
+3. restores the membership rows history proves but the database lost (see Membership);
+4. when Temporal proves the workflow closed, appends the missing terminal of every step
    row still queued / running (``workflow_closed``, not retryable) and settles the
    ``enrichment_pass`` / ``pdf_render`` boundaries from the database;
-4. publishes the verdict with ``coverage.prove_checkpoint`` in mode ``reconstructed``:
+5. publishes the verdict with ``coverage.prove_checkpoint`` in mode ``reconstructed``:
    ``ready`` only when the expected key sets from history equal the persisted ones.
 
 Verdicts: ``ready``; ``recovering`` while the workflow still runs and the sets differ
@@ -29,9 +30,17 @@ sets differ, an ambiguous or conflicting input, or a history Temporal cannot ser
 read, so the missing lineage is not invented and not retried.
 
 Membership. History proves the observed cohort (each family's returned job ids) and the
-swept jobs the sweep fan-out planned. Swept jobs planned ``not_eligible`` are not in the
-history; those ``existing_backlog`` rows are accepted as recorded, but their count must
-equal the sweep step's own ``sweptCount`` when it recorded one.
+swept jobs the sweep fan-out planned. A proven member whose ``discovery_execution_jobs``
+row is missing (the process died between the job upsert and the link, or the row was lost)
+is linked again through the native writer, ``lineage.link_jobs``, with its proven cohort —
+so the row holds what the native path writes (plan state ``pending``: the plan history
+does not restore yet) and migration 0013's triggers count it in the execution's cohort
+totals. Only missing rows are inserted; an existing row is never changed, so a repeat is a
+no-op. A proven member whose job row does not exist in ``jobs`` is not invented: it stays
+a mismatch and the verdict is ``retrying`` with ``member_job_missing``. Swept jobs planned
+``not_eligible`` are not in the history; those ``existing_backlog`` rows are accepted as
+recorded (a lost one cannot be restored), but their count must equal the sweep step's own
+``sweptCount`` when it recorded one.
 """
 
 from __future__ import annotations
@@ -48,7 +57,7 @@ from backend.domain import events as ev
 from backend.domain.clock import utc_now, utc_now_iso
 from backend.projections import pipeline_steps as steps
 from backend.runtime import history_decoder as decoder
-from backend.store import coverage, passes
+from backend.store import coverage, lineage, passes
 from backend.store.db import Database
 from backend.temporal.contracts import DiscoveryExecutionRef
 
@@ -64,6 +73,7 @@ HISTORY_EMPTY = "history_empty"
 HISTORY_IN_PROGRESS = "history_in_progress"
 KEY_SET_MISMATCH = "key_set_mismatch"
 BACKLOG_COUNT_MISMATCH = "backlog_count_mismatch"
+MEMBER_JOB_MISSING = "member_job_missing"
 
 
 class HistoryUnreadable(Exception):
@@ -143,6 +153,8 @@ async def _merge_and_prove(conn, ref, decoded: decoder.DecodedHistory) -> covera
     problems = list(decoded.problems)
     if decoded.unproven_terminals and await _terminals_persisted(conn, ref, decoded):
         problems.remove(decoder.AMBIGUOUS_SWEEP_FAILURE)
+    if await _restore_members(conn, ref, decoded):
+        problems.append(MEMBER_JOB_MISSING)
     if decoded.workflow_closed:
         ambiguous = {(kind, item) for kind, item, _ in decoded.unproven_terminals}
         await _close_open_steps(conn, ref, decoded.workflow_closed_at, skip=ambiguous)
@@ -190,6 +202,38 @@ async def _close_open_steps(conn, ref, closed_at: str, *, skip: set) -> None:
             step_kind=row.step_kind, item_key=row.item_key, attempt=row.attempt,
             error_code=decoder.WORKFLOW_CLOSED_CODE, retryable=False, occurred_at=closed_at,
         ), tenant_id=ref.tenant_id)
+
+
+async def _restore_members(conn, ref, decoded: decoder.DecodedHistory) -> set[str]:
+    """Link every member history proves whose membership row is missing and whose job row
+    exists. Returns the proven JobIds left unlinked because their job row is gone."""
+    # An observation outranks a sweep plan, as the native link promotes backlog rows.
+    proven = dict.fromkeys(decoded.backlog_planned_job_ids, "existing_backlog")
+    proven.update(dict.fromkeys(decoded.observed_job_ids, "observed_this_run"))
+    present = await lineage.read_members(conn, ref, proven)
+    missing = sorted(job for job in proven if job not in present)
+    if not missing:
+        return set()
+    existing = await _existing_jobs(conn, ref.tenant_id, missing)
+    for cohort in lineage.COHORTS:
+        restore = [job for job in missing if job in existing and proven[job] == cohort]
+        if restore:
+            await lineage.link_jobs(conn, ref, restore, cohort)
+            log.info("history repair of %s restored %d %s member(s)",
+                     ref.discover_run_id, len(restore), cohort)
+    return set(missing) - existing
+
+
+async def _existing_jobs(conn, tenant_id: str, job_ids: list[str]) -> set[str]:
+    """Which of ``job_ids`` have a row in the canonical jobs table."""
+    found: set[str] = set()
+    for start in range(0, len(job_ids), 500):
+        chunk = job_ids[start : start + 500]
+        cursor = await conn.execute(
+            f"SELECT job_id FROM jobs WHERE tenant_id = ? AND job_id IN ({','.join('?' * len(chunk))})",
+            (tenant_id, *chunk))
+        found.update(row[0] for row in await cursor.fetchall())
+    return found
 
 
 async def _expected_members(conn, ref, decoded: decoder.DecodedHistory) -> set[str] | None:

@@ -117,6 +117,42 @@ def delete_family(app_dir: Path, ref, family: str) -> None:
                     (ref.discover_run_id, *STEP_EVENT_TYPES, *items)) >= 4
 
 
+def member_row(app_dir: Path, ref, job_id: str) -> tuple | None:
+    """(cohort, plan_state) of the job's membership row in the run (None: no row); a
+    second row for the same job would fail the unpacking."""
+    rows = db_rows(app_dir, "SELECT cohort, plan_state FROM discovery_execution_jobs"
+                            " WHERE discover_run_id = ? AND job_id = ?",
+                   (ref.discover_run_id, job_id))
+    assert len(rows) <= 1
+    return rows[0] if rows else None
+
+
+def cohort_counts(app_dir: Path, ref) -> dict[str, list[tuple]]:
+    """The execution's maintained totals (migration 0013), zero rows dropped."""
+    key = (ref.discover_workflow_id, ref.discover_run_id)
+    return {
+        "jobs": db_rows(app_dir, "SELECT cohort, n FROM execution_cohort_job_counts"
+                                 " WHERE discover_workflow_id = ? AND discover_run_id = ?"
+                                 " AND n <> 0 ORDER BY 1", key),
+        "stages": db_rows(app_dir, "SELECT cohort, stage, status, n"
+                                   " FROM execution_cohort_stage_counts"
+                                   " WHERE discover_workflow_id = ? AND discover_run_id = ?"
+                                   " AND n <> 0 ORDER BY 1, 2, 3", key),
+    }
+
+
+def run_event_count(app_dir: Path, ref) -> int:
+    return db_rows(app_dir, "SELECT COUNT(*) FROM job_events WHERE run_id = ?",
+                   (ref.discover_run_id,))[0][0]
+
+
+def observed_job(app_dir: Path, ref, position: int) -> str:
+    return db_rows(app_dir, "SELECT job_id FROM discovery_execution_jobs"
+                            " WHERE discover_run_id = ? AND cohort = 'observed_this_run'"
+                            " ORDER BY job_id LIMIT 1 OFFSET ?",
+                   (ref.discover_run_id, position))[0][0]
+
+
 async def history(stack) -> list:
     return await history_repair.fetch_history(stack["client"], stack["ref"])
 
@@ -219,7 +255,8 @@ async def test_a_closed_run_with_rows_history_does_not_name_is_not_ready(stack):
     result = await history_repair.repair_execution(db, client, ref)
     assert result.status == "ready"
     assert ("source_family", "family:ghost") not in step_rows(app_dir, ref)
-    # A member the history cannot name is a conflict: retried, never ready.
+    # A member the history cannot name is a conflict: retried, never ready. Here it
+    # replaced a proven member's row: the proven one is linked again, the outsider stays.
     job_id = db_rows(app_dir, "SELECT job_id FROM jobs ORDER BY job_id LIMIT 1")[0][0]
     outsider = db_rows(app_dir, "SELECT COUNT(*) FROM discovery_execution_jobs"
                                 " WHERE discover_run_id = ? AND job_id = ?",
@@ -230,11 +267,12 @@ async def test_a_closed_run_with_rows_history_does_not_name_is_not_ready(stack):
     try:
         conflict = await history_repair.repair_execution(db, client, ref)
         assert (conflict.status, conflict.error_code) == ("retrying", "key_set_mismatch")
-        assert conflict.expected_members == conflict.persisted_members  # sizes equal, keys not
+        assert conflict.persisted_members == conflict.expected_members + 1
+        assert member_row(app_dir, ref, job_id)[0] == "observed_this_run"
     finally:
-        db_write(app_dir, "UPDATE discovery_execution_jobs SET job_id = ?"
+        db_write(app_dir, "DELETE FROM discovery_execution_jobs"
                           " WHERE discover_run_id = ? AND job_id = 'job-not-observed'",
-                 (job_id, ref.discover_run_id))
+                 (ref.discover_run_id,))
     assert (await history_repair.repair_execution(db, client, ref)).status == "ready"
 
 
@@ -259,3 +297,109 @@ async def test_unreachable_history_is_retried_never_ready(stack):
     assert (await history_repair.repair_execution(db, client, stack["ref"])).status == "ready"
     db_write(stack["app_dir"], "DELETE FROM discovery_execution_recoveries"
                                " WHERE discover_run_id = ?", (gone.discover_run_id,))
+
+
+# --- membership restored from the exact history ---------------------------------------
+
+
+async def test_a_lost_membership_row_is_restored_once_and_proven_ready(stack):
+    app_dir, ref, db, client = stack["app_dir"], stack["ref"], stack["db"], stack["client"]
+    assert (await history_repair.repair_execution(db, client, ref)).status == "ready"
+    job_id = observed_job(app_dir, ref, 1)
+    counts_before, events_before = cohort_counts(app_dir, ref), run_event_count(app_dir, ref)
+    members_before = await coverage.member_keys(db, ref)
+    # The process died between the job upsert and the link (or the row was lost).
+    assert db_write(app_dir, "DELETE FROM discovery_execution_jobs"
+                             " WHERE discover_run_id = ? AND job_id = ?",
+                    (ref.discover_run_id, job_id)) == 1
+    assert cohort_counts(app_dir, ref) != counts_before
+    assert (await coverage.read_coverage(db, ref)).status == "recovering"
+
+    first = await history_repair.repair_execution(db, client, ref)
+    assert (first.status, first.mode, first.error_code) == ("ready", "reconstructed", None)
+    # Back exactly once, as the native link writes it (the plan is not restored yet).
+    assert member_row(app_dir, ref, job_id) == ("observed_this_run", "pending")
+    assert await coverage.member_keys(db, ref) == members_before
+    assert (first.expected_members, first.persisted_members) == (len(members_before),) * 2
+    # The execution's cohort totals count it again (the 0013 triggers fired).
+    assert cohort_counts(app_dir, ref) == counts_before
+    rows_after_first = db_rows(app_dir, "SELECT * FROM discovery_execution_jobs"
+                                        " WHERE discover_run_id = ? ORDER BY job_id",
+                               (ref.discover_run_id,))
+
+    second = await history_repair.repair_execution(db, client, ref)
+    assert (second.status, second.digest) == ("ready", first.digest)
+    assert db_rows(app_dir, "SELECT * FROM discovery_execution_jobs WHERE discover_run_id = ?"
+                            " ORDER BY job_id", (ref.discover_run_id,)) == rows_after_first
+    assert cohort_counts(app_dir, ref) == counts_before
+    assert run_event_count(app_dir, ref) == events_before   # no event added, none repeated
+    assert (await coverage.read_coverage(db, ref)).ready
+
+
+async def test_a_member_whose_job_row_is_gone_is_not_invented(stack):
+    app_dir, ref, db, client = stack["app_dir"], stack["ref"], stack["db"], stack["client"]
+    assert (await history_repair.repair_execution(db, client, ref)).status == "ready"
+    job_id = observed_job(app_dir, ref, 2)
+    counts_before = cohort_counts(app_dir, ref)
+    members_before = await coverage.member_keys(db, ref)
+    job_row = db_rows(app_dir, "SELECT * FROM jobs WHERE job_id = ?", (job_id,))
+    assert len(job_row) == 1
+    assert db_write(app_dir, "DELETE FROM discovery_execution_jobs"
+                             " WHERE discover_run_id = ? AND job_id = ?",
+                    (ref.discover_run_id, job_id)) == 1
+    # Foreign keys are off on this raw connection: only the job row goes.
+    assert db_write(app_dir, "DELETE FROM jobs WHERE job_id = ?", (job_id,)) == 1
+    try:
+        for _ in range(2):   # refused again on every pass, never guessed
+            refused = await history_repair.repair_execution(db, client, ref)
+            assert (refused.status, refused.error_code) == ("retrying", "member_job_missing")
+            assert refused.mode == "reconstructed"
+            assert member_row(app_dir, ref, job_id) is None
+            assert refused.expected_members == len(members_before)
+            assert refused.persisted_members == len(members_before) - 1
+        assert (await coverage.read_coverage(db, ref)).status == "retrying"
+    finally:
+        db_write(app_dir, f"INSERT INTO jobs VALUES ({','.join('?' * len(job_row[0]))})",
+                 job_row[0])
+    # The job row is back, so history's proof holds again: the member is linked.
+    restored = await history_repair.repair_execution(db, client, ref)
+    assert (restored.status, restored.error_code) == ("ready", None)
+    assert member_row(app_dir, ref, job_id) == ("observed_this_run", "pending")
+    assert await coverage.member_keys(db, ref) == members_before
+    assert cohort_counts(app_dir, ref) == counts_before
+
+
+def stage_totals(scope: dict) -> dict[str, int]:
+    """How many jobs each stage block of a snapshot scope counts (its ``eligible``)."""
+    return {stage: block["eligible"] for stage, block in scope.items()
+            if isinstance(block, dict)}
+
+
+async def test_the_operations_snapshot_counts_the_restored_member(stack):
+    app_dir, ref, db, client, api = (stack["app_dir"], stack["ref"], stack["db"],
+                                     stack["client"], stack["api"])
+    assert (await history_repair.repair_execution(db, client, ref)).status == "ready"
+    before = await api._json("GET", "/v1/pipeline/operations")
+    assert before["execution"]["discoverRunId"] == ref.discover_run_id
+    current = stage_totals(before["scopes"]["current_execution"])
+    assert current and set(current.values()) == {5}
+    job_id = observed_job(app_dir, ref, 3)
+    assert db_write(app_dir, "DELETE FROM discovery_execution_jobs"
+                             " WHERE discover_run_id = ? AND job_id = ?",
+                    (ref.discover_run_id, job_id)) == 1
+
+    damaged = await api._json("GET", "/v1/pipeline/operations")
+    assert damaged["projectionCoverage"]["status"] == "recovering"
+    assert set(stage_totals(damaged["scopes"]["current_execution"]).values()) == {4}
+    # The unlinked job falls outside the execution until the repair links it again.
+    outside = stage_totals(before["scopes"]["global_outside_execution"])
+    assert stage_totals(damaged["scopes"]["global_outside_execution"]) == {
+        stage: n + 1 for stage, n in outside.items()}
+
+    assert (await history_repair.repair_execution(db, client, ref)).status == "ready"
+    after = await api._json("GET", "/v1/pipeline/operations")
+    assert after["projectionCoverage"]["status"] == "ready"
+    assert after["projectionCoverage"]["mode"] == "reconstructed"
+    assert after["scopes"]["current_execution"] == before["scopes"]["current_execution"]
+    assert (after["scopes"]["global_outside_execution"]
+            == before["scopes"]["global_outside_execution"])
