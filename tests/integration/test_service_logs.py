@@ -9,8 +9,10 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,7 @@ from backend.runtime.process import (
 )
 from backend.runtime.services import ManagedService, ServiceFailed, ServiceSpec
 from tests.integration.log_probe import chunk_text, done_marker, ready_marker, record_text
+from tests.integration.serve_process import ServeProcess
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
 
@@ -184,3 +187,26 @@ async def test_the_real_services_keep_their_records_out_of_their_console_logs(ru
         assert f" {name}[" not in console, f"{name}.console.log repeats records:\n{console}"
     assert console_log_file(logs, "temporal").exists()
     assert not (logs / "temporal.log").exists()
+
+
+async def test_serve_in_a_terminal_prints_its_log_and_names_the_crash_files(tmp_path):
+    """`jobctrl serve` logs to the terminal as well as serve.log; a crashed worker's
+    restart warning names the console log that holds its raw output."""
+    app_dir = tmp_path / "app"
+    serve = ServeProcess(app_dir)
+    info = serve.wait_healthy()
+    try:
+        os.kill(info.pids["worker"], signal.SIGKILL)
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S  # a hang guard
+        while time.monotonic() < deadline:
+            if serve.wait_healthy().pids["worker"] != info.pids["worker"]:
+                break
+            await asyncio.sleep(0.2)
+    finally:
+        assert serve.interrupt() == 0
+    logs = app_dir / "logs"
+    warning = (rf"serve\[{serve.process.pid}\] WARNING backend\.runtime\.services: worker exited"
+               rf" with -9; restarting in \S+; see {re.escape(str(console_log_file(logs, 'worker')))}"
+               rf" and {re.escape(str(log_file(logs, 'worker')))}")
+    assert re.search(warning, serve.output), serve.output
+    assert re.search(warning, log_file(logs, "serve").read_text(encoding="utf-8"))
