@@ -135,12 +135,32 @@ def _stage_reset(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
                              f" {p.get('previousStatus', '?')})"), "info"
 
 
+# Why a stage did not run (backend/domain/stages.py's bounded reasons), in plain words.
+STAGE_REASON_WORDS = {
+    "blocked_by_enrich": "the job's details could not be read",
+    "ENRICH_LOW_CONFIDENCE": "the posting's text is too thin to write from",
+    "ENRICH_ROBOTS_DISALLOWED": "the site asks tools not to read it",
+    "upstream_not_succeeded": "an earlier stage did not finish",
+    "upstream_active": "an earlier stage is still running",
+    "below_min_fit_score": "fit score below your minimum",
+    "profile_missing": "no profile saved yet (Settings)",
+    "user_skipped": "you skipped this job",
+}
+
+
+def stage_reason_words(reason: str | None) -> str:
+    """A stage's skip or block reason for the user; an unknown code stays as it is."""
+    if not reason:
+        return "no reason given"
+    return STAGE_REASON_WORDS.get(reason, reason)
+
+
 def _stage_blocked(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
-    return _stage(p, labels, f": {p.get('reason', '?')}"), "warning"
+    return _stage(p, labels, f": {stage_reason_words(p.get('reason'))}"), "warning"
 
 
 def _stage_skipped(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
-    return _stage(p, labels, f": {p.get('reason', '?')}"), "info"
+    return _stage(p, labels, f": {stage_reason_words(p.get('reason'))}"), "info"
 
 
 def _stage_canceled(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
@@ -181,7 +201,9 @@ def _pdf_rendered(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
     kind = {"resume_pdf": "résumé", "cover_letter_pdf": "cover letter"}.get(
         p.get("kind"), p.get("kind", "?"))
     size = p.get("bytes") or 0
-    return (f"{kind} PDF for {_job(p, labels)}: {p.get('pages', '?')} pages,"
+    pages = p.get("pages")
+    pages_text = "? pages" if pages is None else f"{pages} page{'' if pages == 1 else 's'}"
+    return (f"{kind} PDF for {_job(p, labels)}: {pages_text},"
             f" {size / 1024:.0f} KB"), "success"
 
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any, Literal
 
+from desktop.formatting import stage_reason_words
+
 Run = Mapping[str, Any]
 
 STATUS_LABELS = {"running": "Running", "completed": "Completed", "failed": "Failed",
@@ -208,7 +210,8 @@ def timeline_text(entry: Mapping[str, Any]) -> str:
         text = TIMELINE_TEXT.get(kind, kind)
     reason = entry.get("reason")
     if reason and kind != "WorkflowCancellationRequested":
-        text += f" — {reason.replace('_', ' ')}"
+        words = stage_reason_words(reason)
+        text += f" — {words if words != reason else reason.replace('_', ' ')}"
     if entry.get("errorCode"):
         text += f" ({entry['errorCode']})"
     return text

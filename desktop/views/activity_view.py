@@ -50,8 +50,10 @@ class ActivityView(QWidget):
         self._follow = bar.value() >= bar.maximum() - 4  # at the bottom: keep following
 
     def _after_insert(self, _parent: QModelIndex, _first: int, _last: int) -> None:
-        if self.empty_label.isVisible():
-            self.empty_label.setVisible(False)
+        # isHidden, not isVisible: rows also arrive while the tab is not shown, and the
+        # hint must be gone when the user opens it.
+        if not self.empty_label.isHidden():
+            self.empty_label.hide()
 
     def _range_changed(self, _minimum: int, maximum: int) -> None:
         if self._follow:

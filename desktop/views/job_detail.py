@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.client import ApiClient, StreamedEvent
-from desktop.formatting import describe_api_error
+from desktop.formatting import describe_api_error, stage_reason_words
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
 from desktop.views.live_view import LiveView
@@ -62,7 +62,7 @@ def reason_words(stage: str, reason: str, enrich_status: str | None = None) -> s
     Enrich (the notice above the stages explains the block itself); once Enrich is done,
     one the resumed work did not reach is left for the user's Run."""
     if reason != ROBOTS_CODE:
-        return reason
+        return stage_reason_words(reason)
     if stage == "enrich":
         return "the site asks tools not to read it"
     if enrich_status == "succeeded":

@@ -92,3 +92,23 @@ def test_discover_rows_read_like_sentences():
     assert describe_event(stage, labels).text == (
         "#125 StageStarted — score for Senior Backend Engineer at Acme Robotics (attempt 1)"
     )
+
+
+def test_skip_and_block_reasons_and_pdf_pages_read_as_words():
+    labels = {"job_1": "Data Engineer at Northwind"}.get
+    skipped = StreamedEvent(7, "StageSkipped", {"jobId": "job_1", "stage": "tailor",
+                                                "reason": "below_min_fit_score"})
+    assert describe_event(skipped, labels).text == (
+        "#7 StageSkipped — tailor for Data Engineer at Northwind: fit score below your minimum")
+    blocked = StreamedEvent(8, "StageBlocked", {"jobId": "job_1", "stage": "cover",
+                                                "reason": "upstream_not_succeeded"})
+    assert describe_event(blocked, labels).text.endswith(": an earlier stage did not finish")
+    odd = StreamedEvent(9, "StageBlocked", {"jobId": "job_1", "stage": "cover",
+                                            "reason": "from_a_newer_backend"})
+    assert describe_event(odd, labels).text.endswith(": from_a_newer_backend")
+    one_page = StreamedEvent(10, "PdfRendered", {"jobId": "job_1", "kind": "resume_pdf",
+                                                 "pages": 1, "bytes": 2048})
+    assert describe_event(one_page, labels).text.endswith(": 1 page, 2 KB")
+    two_pages = StreamedEvent(11, "PdfRendered", {"jobId": "job_1", "kind": "cover_letter_pdf",
+                                                  "pages": 2, "bytes": 4096})
+    assert describe_event(two_pages, labels).text.endswith(": 2 pages, 4 KB")

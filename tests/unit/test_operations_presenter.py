@@ -342,7 +342,13 @@ def test_durations_times_and_related_jobs():
 
 def test_timeline_text_and_diagnostics():
     assert runs.timeline_text({"type": "StageBlocked", "stage": "score",
-                               "reason": "profile_missing"}) == "Score: blocked — profile missing"
+                               "reason": "profile_missing"}) == (
+        "Score: blocked — no profile saved yet (Settings)")
+    assert runs.timeline_text({"type": "StageSkipped", "stage": "tailor",
+                               "reason": "below_min_fit_score"}) == (
+        "Tailor: skipped — fit score below your minimum")
+    assert runs.timeline_text({"type": "StageBlocked", "stage": "cover",
+                               "reason": "something_new"}) == "Cover letter: blocked — something new"
     assert runs.timeline_text({"type": "WorkflowFailed", "errorCode": "budget_exceeded"}) == (
         "Run failed (budget_exceeded)")
     assert runs.timeline_text({"type": "WorkflowCancellationRequested", "requester":
