@@ -153,7 +153,7 @@ async def _merge_and_prove(conn, ref, decoded: decoder.DecodedHistory) -> covera
     problems = list(decoded.problems)
     if decoded.unproven_terminals and await _terminals_persisted(conn, ref, decoded):
         problems.remove(decoder.AMBIGUOUS_SWEEP_FAILURE)
-    if await _restore_members(conn, ref, decoded):
+    if await restore_members(conn, ref, decoded):
         problems.append(MEMBER_JOB_MISSING)
     if decoded.workflow_closed:
         ambiguous = {(kind, item) for kind, item, _ in decoded.unproven_terminals}
@@ -204,7 +204,7 @@ async def _close_open_steps(conn, ref, closed_at: str, *, skip: set) -> None:
         ), tenant_id=ref.tenant_id)
 
 
-async def _restore_members(conn, ref, decoded: decoder.DecodedHistory) -> set[str]:
+async def restore_members(conn, ref, decoded: decoder.DecodedHistory) -> set[str]:
     """Link every member history proves whose membership row is missing and whose job row
     exists. Returns the proven JobIds left unlinked because their job row is gone."""
     # An observation outranks a sweep plan, as the native link promotes backlog rows.

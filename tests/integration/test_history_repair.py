@@ -3,7 +3,9 @@ worker, API): a family's step rows and PipelineStep* events deleted behind the b
 back come back exactly once from the exact Temporal history, the checkpoint is published
 ``ready`` in ``reconstructed`` mode with the digest of the restored key sets, a deleted
 checkpoint row is rebuilt by the worker's own pass, and an execution whose history Temporal
-cannot serve is never ready."""
+cannot serve is never ready. A lost membership row whose job exists is linked again exactly
+once (cohort totals and the operations snapshot count it again); one whose job row is gone
+is not invented (``retrying`` / ``member_job_missing``)."""
 
 from __future__ import annotations
 
@@ -403,3 +405,23 @@ async def test_the_operations_snapshot_counts_the_restored_member(stack):
     assert after["scopes"]["current_execution"] == before["scopes"]["current_execution"]
     assert (after["scopes"]["global_outside_execution"]
             == before["scopes"]["global_outside_execution"])
+
+
+async def test_the_worker_pass_restores_a_lost_member(stack):
+    app_dir, ref, db, client = stack["app_dir"], stack["ref"], stack["db"], stack["client"]
+    assert (await history_repair.repair_execution(db, client, ref)).status == "ready"
+    job_id = observed_job(app_dir, ref, 4)
+    assert db_write(app_dir, "DELETE FROM discovery_execution_jobs"
+                             " WHERE discover_run_id = ? AND job_id = ?",
+                    (ref.discover_run_id, job_id)) == 1
+    assert (await coverage.read_coverage(db, ref)).status == "recovering"   # selects it
+
+    def restored() -> bool:
+        rows = db_rows(app_dir, "SELECT status FROM discovery_execution_recoveries"
+                                " WHERE discover_run_id = ?", (ref.discover_run_id,))
+        return rows == [("ready",)] and member_row(app_dir, ref, job_id) is not None
+
+    # The worker's reconcile pass (every 15 s) links the member again and proves it.
+    await wait_until(restored, timeout=120, what="the worker's membership repair")
+    assert member_row(app_dir, ref, job_id) == ("observed_this_run", "pending")
+    assert (await coverage.read_coverage(db, ref)).ready

@@ -356,15 +356,40 @@ async def test_merge_resumes_after_a_partial_repair_without_duplicates_and_prove
     assert (await coverage.read_coverage(db, REAL_REF)).ready
 
 
+async def add_jobs(db, job_ids) -> None:
+    async with db.transaction() as conn:
+        await conn.executemany(
+            "INSERT INTO jobs (job_id, tenant_id, canonical_url, url, title, company,"
+            " first_source, first_seen_at, last_seen_at) VALUES (?, 'local', ?, ?, 'Engineer',"
+            " 'Example', 'alpha', '2026-03-01T10:00:00.000Z', '2026-03-01T10:00:00.000Z')",
+            [(job, f"https://jobs.example.org/{job}", f"https://jobs.example.org/{job}")
+             for job in job_ids])
+
+
 @pytest.mark.asyncio
-async def test_merge_without_the_observed_members_is_retrying_never_ready(db):
+async def test_merge_without_an_observed_member_or_its_job_is_retrying_never_ready(db):
     decoded = decode(real_history(), REAL_REF)
     await link_observed(db, REAL_REF, sorted(decoded.observed_job_ids)[1:])
     async with db.transaction() as conn:
         result = await history_repair._merge_and_prove(conn, REAL_REF, decoded)
-    assert (result.status, result.error_code) == ("retrying", "key_set_mismatch")
+    # No job row to link: the missing member is not invented.
+    assert (result.status, result.error_code) == ("retrying", "member_job_missing")
     assert (result.expected_members, result.persisted_members) == (5, 4)
     assert (result.expected_steps, result.persisted_steps) == (9, 9)
+
+
+@pytest.mark.asyncio
+async def test_merge_relinks_an_observed_member_whose_job_exists_and_proves_ready(db):
+    decoded = decode(real_history(), REAL_REF)
+    observed = sorted(decoded.observed_job_ids)
+    await add_jobs(db, observed)
+    await link_observed(db, REAL_REF, observed[1:])
+    async with db.transaction() as conn:
+        result = await history_repair._merge_and_prove(conn, REAL_REF, decoded)
+    assert (result.status, result.mode, result.error_code) == ("ready", "reconstructed", None)
+    assert (result.expected_members, result.persisted_members) == (5, 5)
+    assert await coverage.member_keys(db, REAL_REF) == {
+        coverage.member_key(job, "observed_this_run") for job in observed}
 
 
 @pytest.mark.asyncio
