@@ -47,6 +47,7 @@ from desktop.presenters import operations as ops
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
 from desktop.views.live_view import LiveView
+from desktop.views.partials.settings_sources import KIND_LABELS
 from desktop.views.partials.stage_count_grid import StageCountGrid
 from desktop.views.partials.technical_disclosure import TechnicalDisclosure
 from desktop.views.status_indicators import COLORS
@@ -71,6 +72,14 @@ def _label(parent: QWidget, name: str, *, wrap: bool = True, muted: bool = False
     if muted:
         label.setStyleSheet(MUTED)
     return label
+
+
+def source_choice_label(source: dict[str, Any]) -> str:
+    """``gh-acme (Greenhouse board)``; the bundled demo board is just "Demo board"."""
+    kind = source.get("kind") or "?"
+    kind_label = KIND_LABELS.get(kind, kind)
+    source_id = source.get("id") or "?"
+    return kind_label if source_id == kind else f"{source_id} ({kind_label})"
 
 
 class PipelinesView(LiveView):
@@ -380,7 +389,7 @@ class PipelinesView(LiveView):
         self.source_list.blockSignals(True)
         self.source_list.clear()
         for source in sources:
-            label = f"{source.get('id')} ({source.get('kind')})"
+            label = source_choice_label(source)
             if not source.get("enabled", True):
                 label += " — turned off in Settings"
             item = QListWidgetItem(label, self.source_list)

@@ -18,6 +18,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from PySide6.QtCore import QDate, QItemSelectionModel, Qt, Signal
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -71,6 +72,23 @@ def _label(parent: QWidget, name: str, *, muted: bool = False) -> QLabel:
     if muted:
         label.setStyleSheet("color: #6a6a6a;")
     return label
+
+
+# The longest text each fixed column shows; Related job (the last) takes the rest.
+WIDEST_TEXTS = (
+    ("Cancellation requested", *present.STATUS_LABELS.values()),
+    ("Standing apply loop", *present.WORKFLOW_TYPES.values()),
+    ("28 Nov 14:03", "14:03:07"),
+    ("59 min 59 s", "Duration"),
+)
+CELL_PADDING = 22  # margins plus the sort indicator
+
+
+def fixed_column_widths(metrics: QFontMetrics) -> list[int]:
+    """Status, Run, Started and Duration as wide as their longest text, no wider, so the
+    related job's title is not cut short."""
+    return [max(metrics.horizontalAdvance(text) for text in texts) + CELL_PADDING
+            for texts in WIDEST_TEXTS]
 
 
 class RunsView(LiveView):
@@ -163,7 +181,7 @@ class RunsView(LiveView):
         header.sectionClicked.connect(self.sort_by_column)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
-        for column, width in enumerate((150, 140, 110, 90)):
+        for column, width in enumerate(fixed_column_widths(self.table.fontMetrics())):
             self.table.setColumnWidth(column, width)
         # Selection, not the current index: when a refetch removes the selected row, Qt
         # moves the current index to a neighbour, but the user chose nothing new.

@@ -99,6 +99,19 @@ def test_the_window_discover_button_honours_the_recovery_gate(qtbot, qloop, tmp_
         controller.shutdown()
 
 
+def test_sources_to_tick_are_named_in_plain_words(qtbot, qloop, tmp_path):
+    view = make_view(qtbot, ShellController(tmp_path))
+    view._show_sources([
+        {"id": "demo_board", "kind": "demo_board", "enabled": True},
+        {"id": "gh-acme", "kind": "greenhouse", "boardToken": "acme", "enabled": False},
+        {"id": "x", "kind": "from_a_newer_backend", "enabled": True},
+    ])
+    texts = [view.source_list.item(i).text() for i in range(view.source_list.count())]
+    assert texts == ["Demo board", "gh-acme (Greenhouse board) — turned off in Settings",
+                     "x (from_a_newer_backend)"]
+    assert view.checked_source_ids() == ["demo_board", "x"]
+
+
 def test_restoring_history_hides_selected_run_numbers(qtbot, qloop, tmp_path):
     view = make_view(qtbot, ShellController(tmp_path))
     view.show()

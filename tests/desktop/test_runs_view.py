@@ -248,3 +248,19 @@ def test_a_cancellation_request_event_patches_its_row_at_once(qtbot, qloop, tmp_
     assert not view.cancel_button.isEnabled()
     controller.dispatch(StreamedEvent(8, "WorkflowCancellationRequested", {"runId": "r-other"}))
     assert view.model.keys() == ["r-1"]
+
+
+def test_fixed_columns_fit_their_longest_text_and_the_related_job_takes_the_rest(qtbot, tmp_path):
+    from desktop.views.runs_view import WIDEST_TEXTS
+
+    view = RunsView(ShellController(tmp_path))
+    qtbot.addWidget(view)
+    view.resize(900, 560)
+    view.show()
+    metrics = view.table.fontMetrics()
+    header = view.table.horizontalHeader()
+    for column, texts in enumerate(WIDEST_TEXTS):
+        widest = max(metrics.horizontalAdvance(text) for text in texts)
+        assert widest < view.table.columnWidth(column) <= widest + 40, column
+    assert header.stretchLastSection()
+    assert view.model.headerData(len(WIDEST_TEXTS), Qt.Orientation.Horizontal) == "Related job"
