@@ -229,8 +229,9 @@ async def _existing_jobs(conn, tenant_id: str, job_ids: list[str]) -> set[str]:
     found: set[str] = set()
     for start in range(0, len(job_ids), 500):
         chunk = job_ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
         cursor = await conn.execute(
-            f"SELECT job_id FROM jobs WHERE tenant_id = ? AND job_id IN ({','.join('?' * len(chunk))})",
+            f"SELECT job_id FROM jobs WHERE tenant_id = ? AND job_id IN ({marks})",
             (tenant_id, *chunk))
         found.update(row[0] for row in await cursor.fetchall())
     return found
