@@ -298,8 +298,11 @@ class MainWindow(QMainWindow):
         self.views["pipelines"].set_shell_block_reason(self.discover_enabled_reason)
 
     def _show_jobs_count(self) -> None:
-        self.jobs_label.setText(f"Jobs discovered: <b>{self.jobs_discovered:,}</b>")
-        self.jobs_label.setToolTip("JobDiscovered events received since this window opened")
+        # Counted from the live events, so it says "since opening": after a restart a
+        # plain "Jobs discovered: 0" would read as a total and contradict the Jobs list.
+        self.jobs_label.setText(f"New jobs since opening: <b>{self.jobs_discovered:,}</b>")
+        self.jobs_label.setToolTip("Jobs found by Discover since this window opened; "
+                                   "the Jobs tab lists every job")
 
     def _show_links(self) -> None:
         app_dir = self.controller.app_dir

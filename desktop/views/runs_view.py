@@ -74,10 +74,11 @@ def _label(parent: QWidget, name: str, *, muted: bool = False) -> QLabel:
     return label
 
 
-# The longest text each fixed column shows; Related job (the last) takes the rest.
+# The longest common text of each fixed column; Related job (the last) takes the rest.
+# The rare longer ones ("Cancellation requested") are elided; the columns can be widened.
 WIDEST_TEXTS = (
-    ("Cancellation requested", *present.STATUS_LABELS.values()),
-    ("Standing apply loop", *present.WORKFLOW_TYPES.values()),
+    tuple(present.STATUS_LABELS.values()),
+    tuple(present.WORKFLOW_TYPES.values()),
     ("28 Nov 14:03", "14:03:07"),
     ("59 min 59 s", "Duration"),
 )

@@ -73,6 +73,7 @@ def test_window_shows_statuses_rows_and_counters(qtbot, tmp_path):
     window = MainWindow(controller)
     qtbot.addWidget(window)
     window.show()
+    assert window.jobs_label.text() == "New jobs since opening: <b>0</b>"  # not a total
     button = window.discover_button
     pipelines = window.views["pipelines"]
     assert button is pipelines.discover_button  # the one Discover control
@@ -112,7 +113,7 @@ def test_window_shows_statuses_rows_and_counters(qtbot, tmp_path):
         "#45 DiscoveryRunCompleted — 3 new of 3 seen",
     ]
     assert window.jobs_discovered == 3
-    assert window.jobs_label.text() == "Jobs discovered: <b>3</b>"
+    assert window.jobs_label.text() == "New jobs since opening: <b>3</b>"
     assert controller.last_event_id == 45
     assert not window.activity.empty_label.isVisible()
 
@@ -396,7 +397,7 @@ def test_discover_end_to_end(qtbot, qloop, shell_app_dir):
         note = window.views["pipelines"].discover_note
         qtbot.waitUntil(lambda: note.text().startswith("Discover started"), timeout=10_000)
         assert window.jobs_discovered == DEMO_DISTINCT_JOBS
-        assert window.jobs_label.text() == f"Jobs discovered: <b>{DEMO_DISTINCT_JOBS}</b>"
+        assert window.jobs_label.text() == f"New jobs since opening: <b>{DEMO_DISTINCT_JOBS}</b>"
         assert f"{DEMO_DISTINCT_JOBS} new of {DEMO_DISTINCT_JOBS} seen" in next(
             text for text in model.texts() if " DiscoveryRunCompleted — " in text
         )
