@@ -14,7 +14,8 @@ Linking rules (:func:`link_job` / :func:`link_jobs`): the first link inserts the
 Planning rules (:func:`record_plan`): ``pending`` and ``failed`` do not mean "no work";
 ``planned`` records the immutable required-step list and the child preparation workflow
 id; ``not_eligible`` records a bounded reason. Once planned, the plan never changes: the
-same plan again is a no-op, a different one raises :class:`PlanConflict`.
+same plan again is a no-op, a different one raises :class:`PlanConflict`. ``planned_at``
+is when the plan was recorded; history repair may pass the time Temporal proves instead.
 
 Every write that changes the membership key set advances the execution's native coverage
 checkpoint in the same transaction (:func:`backend.store.coverage.update_native_checkpoint`).
@@ -30,7 +31,7 @@ from typing import Literal
 
 import aiosqlite
 
-from backend.domain.clock import utc_now_iso
+from backend.domain.clock import parse_iso, to_iso, utc_now_iso
 from backend.domain.stages import STAGES
 from backend.store import coverage
 from backend.store.db import Database
@@ -213,6 +214,16 @@ def _validate_plan(state: str, required_steps: Sequence[str] | None,
         raise InvalidLineage("a pending job has no reason")
 
 
+def _validate_time(moment: str) -> None:
+    """A stored time must sort with ``utc_now_iso`` values (``…T…:…:….mmmZ``)."""
+    try:
+        valid = to_iso(parse_iso(moment)) == moment
+    except ValueError:
+        valid = False
+    if not valid:
+        raise InvalidLineage(f"planned_at {moment!r} is not a UTC millisecond timestamp")
+
+
 async def record_plan(
     conn: aiosqlite.Connection,
     ref,
@@ -221,13 +232,22 @@ async def record_plan(
     required_steps: Sequence[str] | None = None,
     prep_workflow_id: str | None = None,
     reason: str | None = None,
+    planned_at: str | None = None,
 ) -> str:
     """Record the work plan of one linked job. Returns ``recorded`` or ``unchanged``.
 
     ``planned`` is immutable: repeating the same plan is a no-op, anything else raises
     :class:`PlanConflict`. Other states may be replaced (a not-eligible job may become
-    planned in a later fan-out of the same execution)."""
+    planned in a later fan-out of the same execution).
+
+    ``planned_at`` defaults to now (the native fan-out records its plan as it decides it);
+    history repair passes the time Temporal proves the plan existed, because a later stamp
+    would hide the preparation's terminal events from ``passes.member_settlement``."""
     _validate_plan(state, required_steps, prep_workflow_id, reason)
+    if planned_at is not None:
+        if state == "pending":
+            raise InvalidLineage("a pending job has no plan time")
+        _validate_time(planned_at)
     current = (await read_members(conn, ref, [job_id])).get(job_id)
     if current is None:
         raise UnknownMember(job_id)
@@ -248,7 +268,7 @@ async def record_plan(
         " WHERE tenant_id = ? AND discover_workflow_id = ? AND discover_run_id = ?"
         " AND job_id = ?",
         (state, json.dumps(list(steps)) if steps is not None else None, workflow_id, reason,
-         utc_now_iso() if state != "pending" else None, *_key(ref), job_id),
+         (planned_at or utc_now_iso()) if state != "pending" else None, *_key(ref), job_id),
     )
     return "recorded"
 

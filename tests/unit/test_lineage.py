@@ -135,6 +135,37 @@ async def test_not_eligible_may_later_become_planned(db):
     assert row.preparation_workflow_id == f"prep-{JOB_A}" and row.planned_at
 
 
+async def test_a_plan_keeps_the_time_it_is_given(db):
+    async with db.transaction() as conn:
+        await lineage.link_jobs(conn, REF, [JOB_A, JOB_B], "observed_this_run")
+        await lineage.record_plan(conn, REF, JOB_A, "planned", ALL, f"prep-{JOB_A}",
+                                  planned_at="2026-03-01T10:00:05.000Z")
+        await lineage.record_plan(conn, REF, JOB_B, "failed", reason="planning_failed",
+                                  planned_at="2026-03-01T10:00:09.000Z")
+        # The same plan at another time is still the same plan: the first time stays.
+        assert await lineage.record_plan(conn, REF, JOB_A, "planned", ALL, f"prep-{JOB_A}",
+                                         planned_at="2026-03-01T11:00:00.000Z") == "unchanged"
+    rows = await members(db)
+    assert rows[JOB_A].planned_at == "2026-03-01T10:00:05.000Z"
+    assert rows[JOB_B].planned_at == "2026-03-01T10:00:09.000Z"
+
+
+@pytest.mark.parametrize("state, moment", [
+    ("planned", "2026-03-01 10:00:05"),        # not the stored UTC millisecond form
+    ("planned", "2026-03-01T10:00:05+00:00"),
+    ("planned", "yesterday"),
+    ("pending", "2026-03-01T10:00:05.000Z"),   # a pending job has no plan time
+])
+async def test_a_plan_time_that_would_not_sort_is_refused(db, state, moment):
+    async with db.transaction() as conn:
+        await lineage.link_job(conn, REF, JOB_A, "observed_this_run")
+        with pytest.raises(lineage.InvalidLineage):
+            await lineage.record_plan(
+                conn, REF, JOB_A, state, ALL if state == "planned" else None,
+                f"prep-{JOB_A}" if state == "planned" else None, planned_at=moment)
+    assert (await members(db))[JOB_A].plan_state == "pending"
+
+
 @pytest.mark.parametrize("state, steps_, workflow, reason", [
     ("not_eligible", None, None, "the posting looked weird"),   # unbounded reason
     ("not_eligible", None, None, None),
