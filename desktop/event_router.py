@@ -70,6 +70,8 @@ ROUTES: Mapping[str, frozenset[str]] = {
     # Condition-driven preparation: a continuation is about to run for these jobs.
     "ProfileContinuationIntended": _views(RUNS, PIPELINES),
     "EnrichConditionResolved": _views(RUNS, PIPELINES, JOBS),
+    # A budget-halted job's preparation starts again now that the budget has room.
+    "PreparationBudgetResumed": _views(RUNS, PIPELINES, JOBS),
     # Apply lifecycle: the job (and its Apply Review row); a claim or its end is run news.
     "ApplyApproved": _views(JOBS),
     "ApplyRejected": _views(JOBS),

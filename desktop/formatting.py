@@ -224,6 +224,11 @@ def _continuation_intended(p: Payload) -> tuple[str, Tone]:
             f" {p.get('workflowId', '?')}{extra}"), "info"
 
 
+def _budget_resumed(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    return (f"budget has room again: preparing {_job(p, labels)} continues as"
+            f" {p.get('workflowId', '?')}"), "info"
+
+
 def _enrich_condition_resolved(p: Payload) -> tuple[str, Tone]:
     return (f"{p.get('code', '?')} resolved for {p.get('host', '?')}: "
             f"{p.get('jobCount', '?')} blocked job(s) continue as {p.get('workflowId', '?')}"), "info"
@@ -317,6 +322,7 @@ DESCRIBERS: dict[str, Callable[[Payload, JobLabels], tuple[str, Tone]]] = {
     "CandidateProfileUpdated": _profile_updated,
     "ProfileContinuationIntended": _payload_only(_continuation_intended),
     "EnrichConditionResolved": _payload_only(_enrich_condition_resolved),
+    "PreparationBudgetResumed": _budget_resumed,
     "WorkflowReconciled": _payload_only(_reconciled),
     "PipelineStepQueued": _payload_only(_pipeline_step("queued", "info")),
     "PipelineStepStarted": _payload_only(_pipeline_step("started", "info")),

@@ -219,6 +219,20 @@ class ProfileContinuationIntended(DomainEvent):
     coalesced_revisions: list[int] = Field(default_factory=list)
 
 
+class PreparationBudgetResumed(DomainEvent):
+    """The durable dispatch-intent fact of the budget-resume pass: this job's preparation,
+    halted by the daily ceiling (``haltedRunId`` failed ``budget_exceeded``), starts again
+    under ``workflowId`` now that the budget has room. Committed before Temporal is asked;
+    at most one per job and ``budgetEpisode`` (``{spend day}:{ceiling micro-USD}``, or
+    ``{spend day}:unlimited``)."""
+
+    job_id: str
+    workflow_id: str
+    halted_run_id: str
+    budget_episode: str
+    stages: list[str]
+
+
 class EnrichConditionResolved(DomainEvent):
     """The user resolved a typed Enrich block for one host (allowed JobCtrl to fetch its
     posting pages); the jobs carrying it continue under ``workflowId``."""
@@ -433,6 +447,7 @@ EVENT_TYPES: tuple[type[DomainEvent], ...] = (
     CandidateProfileUpdated,
     ProfileContinuationIntended,
     EnrichConditionResolved,
+    PreparationBudgetResumed,
     WorkflowReconciled,
     PipelineStepQueued,
     PipelineStepStarted,

@@ -18,6 +18,7 @@ from backend.config import (
     load_settings,
 )
 from backend.runtime.auto_apply import auto_apply_loop
+from backend.runtime.budget_resume import resume_budget_halted_safely
 from backend.runtime.heartbeat import heartbeat_loop, worker_identity
 from backend.runtime.history_repair import repair_histories
 from backend.runtime.reconciler import reconcile_runs
@@ -46,7 +47,7 @@ log = logging.getLogger(__name__)
 RECONCILE_EVERY_S = 15.0
 
 
-async def reconcile_safely(db: Database, client) -> None:
+async def reconcile_safely(db: Database, client, paths: AppPaths) -> None:
     try:
         await reconcile_runs(db, client)
     except Exception:  # noqa: BLE001 - a failed pass is retried on the next one
@@ -56,14 +57,16 @@ async def reconcile_safely(db: Database, client) -> None:
         await repair_histories(db, client)
     except Exception:  # noqa: BLE001 - a failed repair is retried on the next pass
         log.exception("history repair pass failed")
+    # Preparation halted by the daily ceiling starts again once the budget has room.
+    await resume_budget_halted_safely(db, client, paths)
 
 
-async def reconcile_loop(db: Database, client, stop: asyncio.Event) -> None:
+async def reconcile_loop(db: Database, client, paths: AppPaths, stop: asyncio.Event) -> None:
     while not stop.is_set():
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), timeout=RECONCILE_EVERY_S)
         if not stop.is_set():
-            await reconcile_safely(db, client)
+            await reconcile_safely(db, client, paths)
 
 
 def orchestration_activities(db: Database, paths: AppPaths) -> list:
@@ -130,11 +133,11 @@ async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event
         activities=preparation_activities(db, paths),
         max_concurrent_activities=slots, **common,
     )
-    await reconcile_safely(db, client)  # before accepting work, as the spec asks
+    await reconcile_safely(db, client, paths)  # before accepting work, as the spec asks
     await reconcile_from_settings_file(paths, client)  # the discovery schedule, too
     try:
         async with orchestration, preparation:
-            reconciler = asyncio.create_task(reconcile_loop(db, client, stop))
+            reconciler = asyncio.create_task(reconcile_loop(db, client, paths, stop))
             schedules = asyncio.create_task(schedule_reconcile_loop(paths, client, stop))
             # The standing auto-apply loop: reconciled at once, then at heartbeat cadence.
             auto_apply = asyncio.create_task(auto_apply_loop(db, client, paths, stop))

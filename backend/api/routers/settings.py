@@ -13,6 +13,7 @@ from backend.api.routers.apply import nudge_auto_apply
 from backend.api.routers.schedule import reconcile_after_settings_save
 from backend.api.security import require_token
 from backend.config import AppSettings, save_settings
+from backend.runtime.budget_resume import nudge_budget_resume
 
 router = APIRouter(tags=["settings"], dependencies=[Depends(require_token)])
 
@@ -53,4 +54,6 @@ async def patch_settings(request: Request, patch: dict[str, Any] = Body(...)) ->
     if (before.auto_apply, before.daily_budget_usd) != (updated.auto_apply,
                                                         updated.daily_budget_usd):
         await nudge_auto_apply(context)  # the standing apply loop follows at once
+    if before.daily_budget_usd != updated.daily_budget_usd:
+        await nudge_budget_resume(context)  # budget-halted preparation, too
     return updated
