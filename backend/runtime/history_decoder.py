@@ -32,6 +32,19 @@ and the jobs each sweep fan-out planned (``existing_backlog``). Ambiguous facts 
 guessed: an input naming another execution, an undecodable payload, or a failed sweep
 activity (history cannot say whether the sweep or its fan-out failed) are reported for the
 repair to judge.
+
+Work-plan evidence (:func:`plan_evidence`): a job is proven ``planned`` when a completed
+``plan_preparation`` with an ``itemKey`` (the native fan-out, which records its plans in
+the same transaction as its step) returned it with its required steps, every fan-out that
+returned it agrees on them, and the Discover workflow initiated its JobPreparationWorkflow
+child as ``prep-{idempotencyKey}`` with ``idempotencyKey`` = the JobId, this execution's
+ids and exactly those stages. Its plan time is the completion of the first such fan-out:
+the native ``planned_at`` was stamped inside that activity (so it is not later), and the
+child starts only after it (so every preparation event is not earlier). A job a completed
+fan-out was asked to plan but did not return was planned ``not_eligible`` with a reason
+history does not carry, or its plan cannot be tied to a child: it is reported unproven,
+never guessed. A finalize that completed with status ``failed`` proves the members still
+pending then were failed with ``planning_failed`` at that time.
 """
 
 from __future__ import annotations
@@ -66,7 +79,10 @@ from backend.temporal.contracts import (
     FanoutPlan,
     FinalizeInput,
     PlanInput,
+    PrepInput,
 )
+from backend.temporal.workflows.preparation import WORKFLOW_TYPE as PREP_WORKFLOW_TYPE
+from backend.temporal.workflows.preparation import prep_workflow_id
 
 DECODER_VERSION = 3
 PASS_KINDS = ("enrichment_pass", "pdf_render")
@@ -76,6 +92,9 @@ WORKFLOW_CLOSED_CODE = "workflow_closed"
 IDENTITY_CONFLICT = "identity_conflict"
 UNDECODABLE_PAYLOAD = "undecodable_payload"
 AMBIGUOUS_SWEEP_FAILURE = "ambiguous_sweep_failure"
+# Bounded codes of a member whose work plan history does not prove.
+PLAN_UNPROVEN = "member_plan_unproven"    # no returned plan / no child start for it
+PLAN_CONFLICT = "member_plan_conflict"    # fan-outs or child starts disagree
 
 _INPUTS = {
     "plan_discovery": PlanInput,
@@ -124,6 +143,24 @@ class ActivityRecord:
 
 
 @dataclass
+class ChildStart:
+    """One JobPreparationWorkflow start the Discover workflow initiated."""
+
+    event_id: int
+    workflow_id: str
+    input: PrepInput | None             # None: undecodable
+
+
+@dataclass(frozen=True)
+class PlanEvidence:
+    """A ``planned`` work plan history proves, with the time it proves."""
+
+    required_steps: tuple[str, ...]
+    prep_workflow_id: str
+    planned_at: str
+
+
+@dataclass
 class DecodedHistory:
     """Everything one history proves about its execution's steps and membership."""
 
@@ -134,6 +171,10 @@ class DecodedHistory:
     # (step kind, item key, attempt) whose terminal only a persisted native event may prove.
     unproven_terminals: list[tuple[str, str, int]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    # Work plans (see plan_evidence): proven plans, and JobIds whose plan is not proven.
+    plans: dict[str, PlanEvidence] = field(default_factory=dict)
+    unproven_plans: dict[str, str] = field(default_factory=dict)   # JobId → bounded code
+    planning_failed_at: str | None = None   # a failed finalize's time (pending → failed)
     watermark: int = 0                  # the last history event id decoded
     workflow_closed_at: str | None = None   # the workflow's close event time (None: open)
 
@@ -151,12 +192,15 @@ def _decode(converter: PayloadConverter, payloads, model) -> Any:
     return values[0] if values else None
 
 
-def collect_activities(history: Iterable, converter: PayloadConverter
+def collect_activities(history: Iterable, converter: PayloadConverter,
+                       children: list[ChildStart] | None = None
                        ) -> tuple[dict[int, ActivityRecord], int, str | None, list[str]]:
     """Pass 1: every Discover step activity by scheduled event id, the last event id, when
-    the workflow closed (None: still open), and decoding problems."""
+    the workflow closed (None: still open), and decoding problems. The preparation child
+    starts are appended to ``children`` when given."""
     records: dict[int, ActivityRecord] = {}
     watermark, closed, problems = 0, None, []
+    children = children if children is not None else []
     for event in history:
         watermark = max(watermark, event.event_id)
         kind = event.event_type
@@ -186,7 +230,20 @@ def collect_activities(history: Iterable, converter: PayloadConverter
                 record.cancel_requested = True
         elif kind in _CLOSE_TYPES:
             _close(records, event, _CLOSE_TYPES[kind], converter, problems)
+        elif kind == EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED:
+            _child_start(children, event, converter)
     return records, watermark, closed, problems
+
+
+def _child_start(children: list[ChildStart], event, converter) -> None:
+    attributes = event.start_child_workflow_execution_initiated_event_attributes
+    if attributes.workflow_type.name != PREP_WORKFLOW_TYPE:
+        return
+    try:
+        value = _decode(converter, attributes.input, PrepInput)
+    except Exception:  # noqa: BLE001 - an unreadable start proves no plan (plan_evidence)
+        value = None
+    children.append(ChildStart(event.event_id, attributes.workflow_id, value))
 
 
 def _close(records, event, close: str, converter, problems: list[str]) -> None:
@@ -367,14 +424,73 @@ def _finalized(emit: _Emitter, record: ActivityRecord) -> None:
             emit.started(kind, kind, 1, record.closed_at)
 
 
+def _fanout_claims(fanouts: list[ActivityRecord]
+                   ) -> tuple[dict[str, list[tuple[tuple[str, ...] | None, str]]], set[str]]:
+    """What the native fan-outs returned: JobId → [(required steps, completion time)], in
+    history order, and the JobIds they were asked to plan (a sweep's cohort is unnamed)."""
+    claims: dict[str, list[tuple[tuple[str, ...] | None, str]]] = {}
+    targets: set[str] = set()
+    for record in fanouts:
+        if not record.input.sweep:
+            targets.update(record.input.job_ids)
+        for job_id in record.result.job_ids:
+            steps = record.result.required_steps.get(job_id)
+            claims.setdefault(job_id, []).append(
+                (tuple(steps) if steps else None, record.closed_at))
+    return claims, targets
+
+
+def _child_matches(ref, child: ChildStart, job_id: str, steps: tuple[str, ...]) -> bool:
+    value = child.input
+    return (value is not None and value.job_id == job_id and value.idempotency_key == job_id
+            and child.workflow_id == prep_workflow_id(value.idempotency_key)
+            and value.discover_workflow_id == ref.discover_workflow_id
+            and value.discover_run_id == ref.discover_run_id
+            and tuple(value.stages) == steps)
+
+
+def plan_evidence(ref, fanouts: list[ActivityRecord], children: list[ChildStart],
+                  decoded: DecodedHistory) -> None:
+    """Fill ``decoded.plans`` / ``unproven_plans`` from the completed native fan-outs of
+    this execution (history order) and the preparation children it started."""
+    claims, targets = _fanout_claims(fanouts)
+    starts: dict[str, list[ChildStart]] = {}
+    for child in children:
+        key = child.input.job_id if child.input is not None else None
+        starts.setdefault(key, []).append(child)
+    unreadable = None in starts   # an unreadable start may be any job's: none is proven
+    for job_id, found in claims.items():
+        steps = {steps for steps, _ in found}
+        mine = starts.get(job_id, [])
+        if len(steps) != 1:
+            decoded.unproven_plans[job_id] = PLAN_CONFLICT
+        elif None in steps or not mine or unreadable:
+            decoded.unproven_plans[job_id] = PLAN_UNPROVEN
+        elif not all(_child_matches(ref, child, job_id, found[0][0])
+                     for child in mine):
+            decoded.unproven_plans[job_id] = PLAN_CONFLICT
+        else:
+            decoded.plans[job_id] = PlanEvidence(found[0][0], prep_workflow_id(job_id),
+                                                 found[0][1])
+    for job_id in targets - claims.keys():
+        decoded.unproven_plans[job_id] = PLAN_UNPROVEN
+
+
+def _is_native_fanout(record: ActivityRecord) -> bool:
+    return (record.activity_type == "plan_preparation" and record.close == "completed"
+            and record.input.item_key is not None and isinstance(record.result, FanoutPlan))
+
+
 def decode_history(ref, history: Iterable, converter: PayloadConverter) -> DecodedHistory:
     """Decode one exact Discover workflow/run history (an iterable of HistoryEvent)."""
-    records, watermark, closed, problems = collect_activities(history, converter)
+    children: list[ChildStart] = []
+    records, watermark, closed, problems = collect_activities(history, converter, children)
     decoded = DecodedHistory(watermark=watermark, workflow_closed_at=closed,
                              problems=list(problems))
     emit = _Emitter(ref, decoded)
     family_codes = {r.input.family: r.input.error_code for r in records.values()
                     if r.activity_type == "record_family_failure" and r.input is not None}
+    fanouts: list[ActivityRecord] = []
     for record in sorted(records.values(), key=lambda r: r.scheduled_event_id):
         if record.input is None:
             continue  # already reported as undecodable
@@ -384,6 +500,14 @@ def decode_history(ref, history: Iterable, converter: PayloadConverter) -> Decod
         _emit_activity(emit, record, family_codes)
         if record.close == "completed":
             _after_completion(emit, record)
+        if _is_native_fanout(record):
+            fanouts.append(record)
+        elif (record.activity_type == "finalize_discovery" and record.close == "completed"
+              and final_status(record.input) == "failed"):
+            decoded.planning_failed_at = record.closed_at
+    # Ordered by completion: the first fan-out that returned a job is when it was planned.
+    fanouts.sort(key=lambda r: r.closed_at)
+    plan_evidence(ref, fanouts, children, decoded)
     if decoded.unproven_terminals:
         decoded.problems.append(AMBIGUOUS_SWEEP_FAILURE)
     if closed:

@@ -32,15 +32,32 @@ read, so the missing lineage is not invented and not retried.
 Membership. History proves the observed cohort (each family's returned job ids) and the
 swept jobs the sweep fan-out planned. A proven member whose ``discovery_execution_jobs``
 row is missing (the process died between the job upsert and the link, or the row was lost)
-is linked again through the native writer, ``lineage.link_jobs``, with its proven cohort —
-so the row holds what the native path writes (plan state ``pending``: the plan history
-does not restore yet) and migration 0013's triggers count it in the execution's cohort
-totals. Only missing rows are inserted; an existing row is never changed, so a repeat is a
-no-op. A proven member whose job row does not exist in ``jobs`` is not invented: it stays
-a mismatch and the verdict is ``retrying`` with ``member_job_missing``. Swept jobs planned
-``not_eligible`` are not in the history; those ``existing_backlog`` rows are accepted as
-recorded (a lost one cannot be restored), but their count must equal the sweep step's own
-``sweptCount`` when it recorded one.
+is linked again through the native writer, ``lineage.link_jobs``, with its proven cohort,
+so migration 0013's triggers count it in the execution's cohort totals. Only missing rows
+are inserted; an existing row keeps its cohort, so a repeat is a no-op. A proven member
+whose job row does not exist in ``jobs`` is not invented: it stays a mismatch and the
+verdict is ``retrying`` with ``member_job_missing``. Swept jobs planned ``not_eligible``
+are not in the history; those ``existing_backlog`` rows are accepted as recorded (a lost
+one cannot be restored), but their count must equal the sweep step's own ``sweptCount``
+when it recorded one.
+
+Work plans (:func:`restore_plans`; the evidence rules are in the decoder's
+``plan_evidence``). Only a member still ``pending`` gets a plan, through the native
+``lineage.record_plan``: the native fan-out records its plans in the transaction that
+completes its step, so a pending row history proves planned is a lost plan (a restored
+row, or one restored by an earlier pass). It gets the exact required steps, the
+``prep-{idempotencyKey}`` workflow id of the child the fan-out started, and
+``planned_at`` = the completion time of the first fan-out that returned it — never the
+repair time, which would hide the child's terminal events from
+``passes.member_settlement`` (``created_at >= planned_at``) and keep a pass open. History
+cannot carry a ``not_eligible`` reason, so a pending member a completed fan-out was asked
+to plan but did not return, or whose fan-outs / child starts disagree, stays ``pending``
+and the verdict is ``retrying`` with ``member_plan_unproven`` / ``member_plan_conflict``
+on every pass (ambiguous provenance is refused, not guessed). A pending member of an
+execution whose finalize failed gets ``failed`` / ``planning_failed`` at the finalize's
+time, as the native finalize writes it. A member already planned that history proves with
+a different plan, or that history proves planned while the row says otherwise, is a
+``member_plan_conflict`` (the row is not changed: a planned plan is immutable).
 """
 
 from __future__ import annotations
@@ -155,6 +172,9 @@ async def _merge_and_prove(conn, ref, decoded: decoder.DecodedHistory) -> covera
         problems.remove(decoder.AMBIGUOUS_SWEEP_FAILURE)
     if await restore_members(conn, ref, decoded):
         problems.append(MEMBER_JOB_MISSING)
+    plan_problem = await restore_plans(conn, ref, decoded)
+    if plan_problem:
+        problems.append(plan_problem)
     if decoded.workflow_closed:
         ambiguous = {(kind, item) for kind, item, _ in decoded.unproven_terminals}
         await _close_open_steps(conn, ref, decoded.workflow_closed_at, skip=ambiguous)
@@ -222,6 +242,36 @@ async def restore_members(conn, ref, decoded: decoder.DecodedHistory) -> set[str
             log.info("history repair of %s restored %d %s member(s)",
                      ref.discover_run_id, len(restore), cohort)
     return set(missing) - existing
+
+
+async def restore_plans(conn, ref, decoded: decoder.DecodedHistory) -> str | None:
+    """Give every ``pending`` member the plan history proves (see Work plans). Returns the
+    bounded code of the first member whose plan history refuses to prove, else None."""
+    problem = None
+    restored = 0
+    for job_id, member in sorted((await lineage.read_members(conn, ref)).items()):
+        proven = decoded.plans.get(job_id)
+        if member.plan_state != "pending":
+            if proven is not None and (
+                    member.plan_state != "planned"
+                    or member.required_steps != proven.required_steps
+                    or member.preparation_workflow_id != proven.prep_workflow_id):
+                problem = problem or decoder.PLAN_CONFLICT
+            continue
+        if job_id in decoded.unproven_plans:
+            problem = problem or decoded.unproven_plans[job_id]
+        elif proven is not None:
+            await lineage.record_plan(conn, ref, job_id, "planned", proven.required_steps,
+                                      proven.prep_workflow_id, planned_at=proven.planned_at)
+            restored += 1
+        elif decoded.planning_failed_at is not None:
+            await lineage.record_plan(conn, ref, job_id, "failed", reason="planning_failed",
+                                      planned_at=decoded.planning_failed_at)
+            restored += 1
+    if restored:
+        log.info("history repair of %s restored %d work plan(s)", ref.discover_run_id,
+                 restored)
+    return problem
 
 
 async def _existing_jobs(conn, tenant_id: str, job_ids: list[str]) -> set[str]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from google.protobuf.json_format import Parse
-from temporalio.api.common.v1 import ActivityType, Payloads
+from temporalio.api.common.v1 import ActivityType, Payloads, WorkflowType
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.failure.v1 import ApplicationFailureInfo, Failure
 from temporalio.api.history.v1 import History, HistoryEvent
@@ -22,7 +22,7 @@ from backend.projections import pipeline_steps as steps
 from backend.runtime import history_decoder as decoder
 from backend.runtime import history_repair
 from backend.sources.config import DemoBoardSource, SourceConfig
-from backend.store import coverage
+from backend.store import coverage, lineage
 from backend.store.events import StoredEvent
 from backend.temporal.contracts import (
     DiscoveryExecutionRef,
@@ -32,7 +32,9 @@ from backend.temporal.contracts import (
     FamilyOutcome,
     FanoutInput,
     FanoutPlan,
+    FinalizeInput,
     PlanInput,
+    PrepInput,
 )
 
 DATA = Path(__file__).parent / "data"
@@ -177,6 +179,14 @@ class Builder:
     def close(self, kind=EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED, at: float = 9):
         self._event(kind, at)
 
+    def child(self, value: PrepInput, workflow_id: str | None = None, at: float = 3) -> None:
+        """The Discover workflow initiates one JobPreparationWorkflow start."""
+        self._event(EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED, at,
+                    start_child_workflow_execution_initiated_event_attributes={
+                        "workflow_id": workflow_id or f"prep-{value.idempotency_key}",
+                        "workflow_type": WorkflowType(name="JobPreparationWorkflow"),
+                        "input": Payloads(payloads=CONVERTER.to_payloads([value]))})
+
 
 def source(family: str) -> SourceConfig:  # type: ignore[valid-type]
     return DemoBoardSource(kind="demo_board", id=family)
@@ -305,6 +315,91 @@ def test_an_undecodable_input_is_reported_not_guessed():
     assert decoded.problems == [decoder.UNDECODABLE_PAYLOAD] and decoded.events == []
 
 
+STEPS = ["enrich", "score", "tailor", "cover", "pdf"]
+
+
+def prep(job_id: str, stages=STEPS, **changes) -> PrepInput:
+    return PrepInput(job_id=job_id, idempotency_key=job_id, stages=stages,
+                     discover_workflow_id=REF.discover_workflow_id,
+                     discover_run_id=REF.discover_run_id).model_copy(update=changes)
+
+
+def fanned_out(builder: Builder, job_ids, plan: dict[str, list[str]], *,
+               item_key: str = "fanout:family:alpha", at: float = 3) -> None:
+    """A native fan-out asked to plan ``job_ids`` returns ``plan`` (JobId → steps)."""
+    scheduled = builder.schedule("plan_preparation", FanoutInput(
+        ref=REF, job_ids=list(job_ids), item_key=item_key), at=at)
+    builder.start(scheduled, at=at + 1)
+    builder.complete(scheduled, FanoutPlan(job_ids=list(plan), required_steps=plan),
+                     at=at + 2)
+
+
+def test_a_returned_plan_with_its_child_start_is_proven_at_the_fanout_completion():
+    builder = Builder()
+    fanned_out(builder, ["job-1", "job-2"], {"job-1": ["score", "tailor"]}, at=3)
+    builder.child(prep("job-1", ["score", "tailor"]), at=6)
+    # A second fan-out returns the planned job again (its child already runs).
+    fanned_out(builder, ["job-1"], {"job-1": ["score", "tailor"]},
+               item_key="fanout:family:beta", at=10)
+    builder.child(prep("job-1", ["score", "tailor"]), at=13)
+    decoded = decode(builder.events)
+    assert decoded.plans == {"job-1": decoder.PlanEvidence(
+        ("score", "tailor"), "prep-job-1", "2026-03-01T10:00:05.000Z")}
+    # job-2 was asked for but not returned: not_eligible for a reason history lacks.
+    assert decoded.unproven_plans == {"job-2": decoder.PLAN_UNPROVEN}
+    assert decoded.problems == []   # the step verdict does not depend on plans
+
+
+@pytest.mark.parametrize("child, code", [
+    (None, decoder.PLAN_UNPROVEN),                                       # no child start
+    (prep("job-1", ["score"]), decoder.PLAN_CONFLICT),                   # other stages
+    (prep("job-1", idempotency_key="job-9"), decoder.PLAN_CONFLICT),     # other identity
+    (prep("job-1", discover_run_id="run-2"), decoder.PLAN_CONFLICT),     # other execution
+])
+def test_a_plan_without_its_exact_child_start_is_not_proven(child, code):
+    builder = Builder()
+    fanned_out(builder, ["job-1"], {"job-1": STEPS})
+    if child is not None:
+        builder.child(child, at=6)
+    decoded = decode(builder.events)
+    assert decoded.plans == {} and decoded.unproven_plans == {"job-1": code}
+
+
+def test_a_child_id_that_is_not_prep_of_its_key_is_a_conflict():
+    builder = Builder()
+    fanned_out(builder, ["job-1"], {"job-1": STEPS})
+    builder.child(prep("job-1"), workflow_id="prep-someone-else", at=6)
+    assert decode(builder.events).unproven_plans == {"job-1": decoder.PLAN_CONFLICT}
+
+
+def test_fanouts_returning_different_steps_are_a_conflict():
+    builder = Builder()
+    fanned_out(builder, ["job-1"], {"job-1": STEPS}, at=3)
+    builder.child(prep("job-1"), at=6)
+    fanned_out(builder, ["job-1"], {"job-1": ["pdf"]}, item_key="fanout:family:beta", at=7)
+    assert decode(builder.events).unproven_plans == {"job-1": decoder.PLAN_CONFLICT}
+
+
+def test_a_legacy_fanout_without_an_item_key_proves_no_plan():
+    builder = Builder()
+    scheduled = builder.schedule("plan_preparation", FanoutInput(ref=REF, job_ids=["job-1"]))
+    builder.start(scheduled)
+    builder.complete(scheduled, FanoutPlan(job_ids=["job-1"], required_steps={"job-1": STEPS}))
+    builder.child(prep("job-1"), at=3)
+    decoded = decode(builder.events)
+    assert decoded.plans == {} and decoded.unproven_plans == {}
+
+
+def test_a_failed_finalize_proves_pending_plans_failed_at_its_time():
+    builder = Builder()
+    scheduled = builder.schedule("finalize_discovery", FinalizeInput(
+        ref=REF, outcomes=[], error_code="planning_failed"), at=7)
+    builder.start(scheduled, at=7)
+    builder.complete(scheduled, {"status": "failed", "jobsObserved": 0, "jobsNew": 0,
+                                 "familiesFailed": []}, at=8)
+    assert decode(builder.events).planning_failed_at == "2026-03-01T10:00:08.000Z"
+
+
 # --- the repair's merge on a real database ------------------------------------------------
 
 
@@ -324,10 +419,55 @@ async def step_event_count(db, ref) -> int:
     return row[0]
 
 
+async def prep_finished(db, job_id: str, at: str) -> None:
+    """The job's preparation child started and failed at ``at`` (its stage rows stay
+    pending: it settles the passes as not reached, judged by ``created_at >= planned_at``)."""
+    ids = {"workflow_id": f"prep-{job_id}", "run_id": f"prep-run-{job_id}",
+           "workflow_type": "JobPreparationWorkflow"}
+    async with db.transaction() as conn:
+        for event in (ev.WorkflowStarted(**ids), ev.WorkflowFailed(**ids, error_code="x")):
+            await conn.execute(
+                "INSERT INTO job_events (tenant_id, type, job_id, workflow_id, run_id,"
+                " payload_json, created_at) VALUES ('local', ?, ?, ?, ?, ?, ?)",
+                (event.event_type, job_id, ids["workflow_id"], ids["run_id"],
+                 event.payload_json(), at))
+
+
+def seconds_after(moment: str, seconds: float) -> str:
+    from backend.domain.clock import parse_iso, to_iso
+
+    return to_iso(parse_iso(moment) + timedelta(seconds=seconds))
+
+
+def test_real_history_proves_each_plan_with_its_fanout_time_and_child():
+    events = real_history()
+    decoded = decode(events, REAL_REF)
+    assert decoded.unproven_plans == {} and decoded.planning_failed_at is None
+    assert set(decoded.plans) == decoded.observed_job_ids
+    fanout_closes = {
+        e.event_id: e for e in events
+        if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED}
+    times = {decoder._time(e) for e in fanout_closes.values()}
+    children = {e.start_child_workflow_execution_initiated_event_attributes.workflow_id
+                for e in events
+                if e.event_type == EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED}
+    for job_id, plan in decoded.plans.items():
+        assert plan.required_steps == ("enrich", "score", "tailor", "cover", "pdf")
+        assert plan.prep_workflow_id == f"prep-{job_id}" and plan.prep_workflow_id in children
+        assert plan.planned_at in times      # an activity completion Temporal recorded
+    # alpha's three jobs were planned by the first fan-out, beta's two by the second.
+    assert sorted({plan.planned_at for plan in decoded.plans.values()}) == sorted(
+        {decoder._time(e) for e in fanout_closes.values()
+         if e.event_id in (19, 40)})
+
+
 @pytest.mark.asyncio
 async def test_merge_resumes_after_a_partial_repair_without_duplicates_and_proves_ready(db):
     decoded = decode(real_history(), REAL_REF)
     await link_observed(db, REAL_REF, sorted(decoded.observed_job_ids))
+    # Every preparation child ran and failed right after its fan-out (long before repair).
+    for job_id, plan in decoded.plans.items():
+        await prep_finished(db, job_id, seconds_after(plan.planned_at, 1))
     # A repair killed half-way: some of its events committed, no verdict yet.
     async with db.transaction() as conn:
         for event in decoded.events[: len(decoded.events) // 2]:
@@ -350,9 +490,16 @@ async def test_merge_resumes_after_a_partial_repair_without_duplicates_and_prove
     assert second.digest == coverage.canonical_digest(members, keys)
     assert second.history_event_watermark == decoded.watermark
     assert second.decoder_version == decoder.DECODER_VERSION
-    # The boundaries settled from the database (no planned member needs either stage).
+    # The lost plans are back with history's times, so the children that finished after
+    # their fan-out settle both boundaries from the database.
+    members = await lineage.read_members(db, REAL_REF)
+    assert {job: (m.plan_state, m.preparation_workflow_id, m.planned_at)
+            for job, m in members.items()} == {
+        job: ("planned", plan.prep_workflow_id, plan.planned_at)
+        for job, plan in decoded.plans.items()}
     rows = {row.step_kind: row for row in await steps.list_steps(db, REAL_REF)}
     assert rows["enrichment_pass"].status == rows["pdf_render"].status == "succeeded"
+    assert rows["enrichment_pass"].counts == {"targetCount": 5, "notReachedCount": 5}
     assert (await coverage.read_coverage(db, REAL_REF)).ready
 
 

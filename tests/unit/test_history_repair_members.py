@@ -1,15 +1,20 @@
 """History repair's membership restore (``history_repair.restore_members``) on a real
 SQLite store: members history proves whose row is missing are linked through the native
 writer with their proven cohort, existing rows are never changed, a member whose job row
-is gone is returned (never invented), and a repeat changes nothing."""
+is gone is returned (never invented), and a repeat changes nothing. Then the work-plan
+restore (``history_repair.restore_plans``): a pending member gets the plan history proves
+with history's time (so a child that finished before the repair settles the passes), an
+unproven or conflicting plan is refused with a bounded code, and a repeat changes
+nothing."""
 
 from __future__ import annotations
 
 import pytest
 
+from backend.domain import events as ev
 from backend.runtime import history_decoder as decoder
 from backend.runtime import history_repair
-from backend.store import lineage
+from backend.store import lineage, passes
 from backend.store.db import Database
 from backend.temporal.contracts import DiscoveryExecutionRef
 
@@ -99,3 +104,108 @@ async def test_a_member_without_its_job_row_is_not_invented(db):
     assert await cohorts(db) == {"job-a": "observed_this_run"}
     assert await restore(db, decoded) == {"job-gone", "job-lost"}   # refused every time
     assert await cohorts(db) == {"job-a": "observed_this_run"}
+
+
+# --- work plans ----------------------------------------------------------------------------
+
+STEPS = ("enrich", "score", "tailor", "cover", "pdf")
+PLANNED_AT = "2020-01-01T00:00:05.000Z"   # when the fan-out completed, long before the repair
+
+
+def planned(*job_ids: str, at: str = PLANNED_AT) -> dict[str, decoder.PlanEvidence]:
+    return {job: decoder.PlanEvidence(STEPS, f"prep-{job}", at) for job in job_ids}
+
+
+async def restore_plans(db: Database, decoded: decoder.DecodedHistory) -> str | None:
+    async with db.transaction() as conn:
+        return await history_repair.restore_plans(conn, REF, decoded)
+
+
+async def prep_failed_at(db: Database, job_id: str, at: str) -> None:
+    """The job's child started and failed at ``at`` without reaching a stage."""
+    ids = {"workflow_id": f"prep-{job_id}", "run_id": f"run-{job_id}",
+           "workflow_type": "JobPreparationWorkflow"}
+    async with db.transaction() as conn:
+        for event in (ev.WorkflowStarted(**ids), ev.WorkflowFailed(**ids, error_code="x")):
+            await conn.execute(
+                "INSERT INTO job_events (tenant_id, type, job_id, workflow_id, run_id,"
+                " payload_json, created_at) VALUES ('local', ?, ?, ?, ?, ?, ?)",
+                (event.event_type, job_id, ids["workflow_id"], ids["run_id"],
+                 event.payload_json(), at))
+
+
+async def settlement(db: Database) -> dict | None:
+    async with db.transaction() as conn:
+        return await passes.member_settlement(conn, REF, "enrich")
+
+
+async def test_a_restored_member_gets_its_proven_plan_with_historys_time(db):
+    await add_jobs(db, "job-a")
+    decoded = history(observed={"job-a"})
+    decoded.plans = planned("job-a")
+    await restore(db, decoded)
+    assert await restore_plans(db, decoded) is None
+    member = (await lineage.read_members(db, REF))["job-a"]
+    assert (member.plan_state, member.required_steps, member.preparation_workflow_id,
+            member.planned_at) == ("planned", STEPS, "prep-job-a", PLANNED_AT)
+    # Its child finished a second after the fan-out: with history's time it settled.
+    await prep_failed_at(db, "job-a", "2020-01-01T00:00:06.000Z")
+    assert await settlement(db) == {"target_count": 1, "not_reached_count": 1}
+    before = await db.fetchall("SELECT * FROM discovery_execution_jobs")
+    assert await restore_plans(db, decoded) is None          # a repeat changes nothing
+    assert await db.fetchall("SELECT * FROM discovery_execution_jobs") == before
+
+
+async def test_a_plan_stamped_at_repair_time_would_keep_the_pass_open(db):
+    """Why the repair passes history's time: the same finished child, a now-stamped plan."""
+    await add_jobs(db, "job-a")
+    await restore(db, history(observed={"job-a"}))
+    await prep_failed_at(db, "job-a", "2020-01-01T00:00:06.000Z")
+    async with db.transaction() as conn:
+        await lineage.record_plan(conn, REF, "job-a", "planned", STEPS, "prep-job-a")
+    assert await settlement(db) is None
+
+
+async def test_an_unproven_plan_stays_pending_and_is_refused_every_time(db):
+    await add_jobs(db, "job-a", "job-b")
+    decoded = history(observed={"job-a", "job-b"})
+    decoded.plans = planned("job-b")
+    decoded.unproven_plans = {"job-a": decoder.PLAN_UNPROVEN}
+    await restore(db, decoded)
+    for _ in range(2):
+        assert await restore_plans(db, decoded) == "member_plan_unproven"
+        members = await lineage.read_members(db, REF)
+        assert (members["job-a"].plan_state, members["job-a"].planned_at) == ("pending", None)
+        assert members["job-b"].plan_state == "planned"
+
+
+async def test_a_recorded_plan_history_contradicts_is_a_conflict_left_unchanged(db):
+    await add_jobs(db, "job-a", "job-b")
+    async with db.transaction() as conn:
+        await lineage.link_jobs(conn, REF, ["job-a", "job-b"], "observed_this_run")
+        await lineage.record_plan(conn, REF, "job-a", "planned", ("pdf",), "prep-job-a")
+        await lineage.record_plan(conn, REF, "job-b", "not_eligible", reason="user_skipped")
+    before = await lineage.read_members(db, REF)
+    for proven in ("job-a", "job-b"):
+        decoded = history(observed={"job-a", "job-b"})
+        decoded.plans = planned(proven)
+        assert await restore_plans(db, decoded) == "member_plan_conflict"
+        assert await lineage.read_members(db, REF) == before
+    # The plan history proves is the one recorded: nothing to say.
+    decoded = history(observed={"job-a"})
+    decoded.plans = {"job-a": decoder.PlanEvidence(("pdf",), "prep-job-a", PLANNED_AT)}
+    assert await restore_plans(db, decoded) is None
+
+
+async def test_a_failed_execution_fails_its_pending_members_at_the_finalize_time(db):
+    await add_jobs(db, "job-a", "job-b")
+    decoded = history(observed={"job-a", "job-b"})
+    decoded.plans = planned("job-b")
+    decoded.planning_failed_at = "2020-01-01T00:00:09.000Z"
+    await restore(db, decoded)
+    assert await restore_plans(db, decoded) is None
+    members = await lineage.read_members(db, REF)
+    assert (members["job-a"].plan_state, members["job-a"].not_eligible_reason,
+            members["job-a"].planned_at) == ("failed", "planning_failed",
+                                              "2020-01-01T00:00:09.000Z")
+    assert members["job-b"].plan_state == "planned"   # planned before the failure
