@@ -4,8 +4,12 @@ back come back exactly once from the exact Temporal history, the checkpoint is p
 ``ready`` in ``reconstructed`` mode with the digest of the restored key sets, a deleted
 checkpoint row is rebuilt by the worker's own pass, and an execution whose history Temporal
 cannot serve is never ready. A lost membership row whose job exists is linked again exactly
-once (cohort totals and the operations snapshot count it again); one whose job row is gone
-is not invented (``retrying`` / ``member_job_missing``)."""
+once (cohort totals and the operations snapshot count it again) with the work plan history
+proves — the same required steps and ``prep-{jobId}`` workflow id, planned at the
+completion of the fan-out that planned it (history's time, never the repair's) — and one
+whose job row is gone is not invented (``retrying`` / ``member_job_missing``). A member a
+later Discover planned ``not_eligible`` (a reason history does not carry) comes back
+``pending`` and the verdict stays ``retrying`` / ``member_plan_unproven``."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ import os
 import socket
 import sqlite3
 import uuid
+from datetime import UTC
 from pathlib import Path
 
 import pytest
@@ -25,7 +30,7 @@ from backend.config import TemporalSettings
 from backend.projections.pipeline_steps import STEP_EVENT_TYPES
 from backend.runtime import history_decoder, history_repair
 from backend.runtime.supervisor import Supervisor
-from backend.store import coverage
+from backend.store import coverage, passes
 from backend.store.db import Database
 from backend.temporal.client import connect_temporal
 from backend.temporal.contracts import DiscoveryExecutionRef
@@ -141,6 +146,44 @@ def cohort_counts(app_dir: Path, ref) -> dict[str, list[tuple]]:
                                    " WHERE discover_workflow_id = ? AND discover_run_id = ?"
                                    " AND n <> 0 ORDER BY 1, 2, 3", key),
     }
+
+
+def plan_row(app_dir: Path, ref, job_id: str) -> tuple:
+    """(plan_state, required_steps_json, preparation_workflow_id, not_eligible_reason,
+    planned_at) of the job's membership row."""
+    return db_rows(app_dir, "SELECT plan_state, required_steps_json, preparation_workflow_id,"
+                            " not_eligible_reason, planned_at FROM discovery_execution_jobs"
+                            " WHERE discover_run_id = ? AND job_id = ?",
+                   (ref.discover_run_id, job_id))[0]
+
+
+def fanout_completion(events: list, job_id: str) -> str:
+    """When Temporal recorded the completion of the first plan_preparation that returned
+    ``job_id`` (read from the raw history, not through the decoder)."""
+    from temporalio.api.enums.v1 import EventType
+
+    from backend.domain.clock import to_iso
+    from backend.temporal.contracts import FanoutPlan
+
+    fanouts = {e.event_id for e in events
+               if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+               and e.activity_task_scheduled_event_attributes.activity_type.name
+               == "plan_preparation"}
+    for event in events:
+        attributes = event.activity_task_completed_event_attributes
+        if (event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED
+                and attributes.scheduled_event_id in fanouts):
+            plan = pydantic_data_converter.payload_converter.from_payloads(
+                list(attributes.result.payloads), [FanoutPlan])[0]
+            if job_id in plan.job_ids:
+                return to_iso(event.event_time.ToDatetime(tzinfo=UTC))
+    raise AssertionError(f"no fan-out returned {job_id}")
+
+
+async def settlements(db: Database, ref) -> dict:
+    async with db.transaction() as conn:
+        return {stage: await passes.member_settlement(conn, ref, stage)
+                for stage in ("enrich", "pdf")}
 
 
 def run_event_count(app_dir: Path, ref) -> int:
@@ -310,6 +353,11 @@ async def test_a_lost_membership_row_is_restored_once_and_proven_ready(stack):
     job_id = observed_job(app_dir, ref, 1)
     counts_before, events_before = cohort_counts(app_dir, ref), run_event_count(app_dir, ref)
     members_before = await coverage.member_keys(db, ref)
+    plan_before = plan_row(app_dir, ref, job_id)
+    assert plan_before[:4] == ("planned", json.dumps(["enrich", "score", "tailor", "cover",
+                                                      "pdf"]), f"prep-{job_id}", None)
+    settled_before = await settlements(db, ref)
+    assert None not in settled_before.values()   # the settled passes' own evidence
     # The process died between the job upsert and the link (or the row was lost).
     assert db_write(app_dir, "DELETE FROM discovery_execution_jobs"
                              " WHERE discover_run_id = ? AND job_id = ?",
@@ -319,8 +367,21 @@ async def test_a_lost_membership_row_is_restored_once_and_proven_ready(stack):
 
     first = await history_repair.repair_execution(db, client, ref)
     assert (first.status, first.mode, first.error_code) == ("ready", "reconstructed", None)
-    # Back exactly once, as the native link writes it (the plan is not restored yet).
-    assert member_row(app_dir, ref, job_id) == ("observed_this_run", "pending")
+    # Back exactly once, as the native link writes it, with the plan history proves.
+    assert member_row(app_dir, ref, job_id) == ("observed_this_run", "planned")
+    restored = plan_row(app_dir, ref, job_id)
+    assert restored[:4] == plan_before[:4]     # same required steps and prep workflow id
+    # planned_at is history's time: the completion of the fan-out that planned the job.
+    # The native stamp was taken inside that activity, so it is not later; the child
+    # started after it, so the child's events are not earlier — member settlement (events
+    # created at or after planned_at) judges exactly as before the loss.
+    assert restored[4] == fanout_completion(await history(stack), job_id)
+    assert plan_before[4] <= restored[4]
+    child_start = db_rows(app_dir, "SELECT MIN(created_at) FROM job_events WHERE"
+                                   " type = 'WorkflowStarted' AND workflow_id = ?",
+                          (f"prep-{job_id}",))[0][0]
+    assert restored[4] <= child_start
+    assert await settlements(db, ref) == settled_before
     assert await coverage.member_keys(db, ref) == members_before
     assert (first.expected_members, first.persisted_members) == (len(members_before),) * 2
     # The execution's cohort totals count it again (the 0013 triggers fired).
@@ -366,7 +427,7 @@ async def test_a_member_whose_job_row_is_gone_is_not_invented(stack):
     # The job row is back, so history's proof holds again: the member is linked.
     restored = await history_repair.repair_execution(db, client, ref)
     assert (restored.status, restored.error_code) == ("ready", None)
-    assert member_row(app_dir, ref, job_id) == ("observed_this_run", "pending")
+    assert member_row(app_dir, ref, job_id) == ("observed_this_run", "planned")
     assert await coverage.member_keys(db, ref) == members_before
     assert cohort_counts(app_dir, ref) == counts_before
 
@@ -423,5 +484,37 @@ async def test_the_worker_pass_restores_a_lost_member(stack):
 
     # The worker's reconcile pass (every 15 s) links the member again and proves it.
     await wait_until(restored, timeout=120, what="the worker's membership repair")
-    assert member_row(app_dir, ref, job_id) == ("observed_this_run", "pending")
+    assert member_row(app_dir, ref, job_id) == ("observed_this_run", "planned")
+    assert plan_row(app_dir, ref, job_id)[2] == f"prep-{job_id}"
     assert (await coverage.read_coverage(db, ref)).ready
+
+
+async def test_a_member_planned_not_eligible_is_not_guessed(stack):
+    """A second Discover observes the same (already prepared) jobs: its fan-outs plan them
+    ``not_eligible``. History names the jobs a fan-out was asked for, not the reason, so a
+    lost row comes back ``pending`` and the verdict is refused on every pass."""
+    app_dir, db, client, api = stack["app_dir"], stack["db"], stack["client"], stack["api"]
+    ref = await discover(api, app_dir)
+    assert ref.discover_run_id != stack["ref"].discover_run_id
+    plans = db_rows(app_dir, "SELECT job_id, plan_state, not_eligible_reason, planned_at"
+                             " FROM discovery_execution_jobs WHERE discover_run_id = ?"
+                             " AND cohort = 'observed_this_run' ORDER BY job_id",
+                    (ref.discover_run_id,))
+    assert len(plans) == 5 and {row[1] for row in plans} == {"not_eligible"}
+    assert (await history_repair.repair_execution(db, client, ref)).status == "ready"
+    job_id, _, reason, planned_at = plans[0]
+    assert db_write(app_dir, "DELETE FROM discovery_execution_jobs"
+                             " WHERE discover_run_id = ? AND job_id = ?",
+                    (ref.discover_run_id, job_id)) == 1
+    for _ in range(2):   # the same refusal on every pass: the row stays pending
+        refused = await history_repair.repair_execution(db, client, ref)
+        assert (refused.status, refused.error_code) == ("retrying", "member_plan_unproven")
+        assert member_row(app_dir, ref, job_id) == ("observed_this_run", "pending")
+        assert plan_row(app_dir, ref, job_id)[4] is None
+    # With the recorded plan back in the row, history has nothing to refuse.
+    db_write(app_dir, "UPDATE discovery_execution_jobs SET plan_state = 'not_eligible',"
+                      " not_eligible_reason = ?, planned_at = ? WHERE discover_run_id = ?"
+                      " AND job_id = ?", (reason, planned_at, ref.discover_run_id, job_id))
+    proven = await history_repair.repair_execution(db, client, ref)
+    assert (proven.status, proven.error_code) == ("ready", None)
+    assert plan_row(app_dir, ref, job_id)[0] == "not_eligible"
