@@ -72,7 +72,7 @@ class ResumeReport:
     episode: str | None = None
     halted: int = 0
     resumed: list[str] = field(default_factory=list)  # job ids started (or re-delivered)
-    waiting: dict[str, str] = field(default_factory=dict)  # job id -> verdict
+    waiting: dict[str, str] = field(default_factory=dict)  # job id -> verdict / in flight
     stopped_exhausted: bool = False
 
 
@@ -207,6 +207,8 @@ async def resume_budget_halted(db: Database, client: Client, paths: AppPaths, *,
         if await _resume(db, client, settings, halt, episode):
             report.resumed.append(halt.job_id)
             pending_estimate += estimate
+        else:
+            report.waiting[halt.job_id] = "resume_in_flight"
     if report.resumed:
         log.info("budget has room (%s): resumed preparation of %s job(s)",
                  report.episode, len(report.resumed))

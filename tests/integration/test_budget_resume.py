@@ -1,0 +1,217 @@
+"""Preparation halted by the daily ceiling resumes by itself once the budget has room:
+a paid loopback provider (counting every call) and a ceiling that admits one job of four.
+
+In order: halted jobs stay pending while there is no room or the budget is exhausted; at
+the UTC day rollover (the pass's injected clock) each halted job is resumed once per
+episode, even when it is halted again; raising the ceiling in Settings resumes them and
+they finish, each paid call made exactly once; a repeated pass starts nothing."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import timedelta
+from decimal import Decimal
+
+import httpx
+import pytest
+import pytest_asyncio
+
+from backend.config import AppPaths, TemporalSettings
+from backend.domain.clock import utc_now
+from backend.runtime.budget_resume import resume_budget_halted
+from backend.runtime.supervisor import Supervisor
+from backend.store.db import Database
+from backend.store.spend import utc_day
+from backend.temporal.client import connect_temporal
+from tests.fakes.llm_servers import FakeLlmServer
+from tests.integration.conftest import write_settings
+from tests.integration.env_helpers import override_environ
+from tests.integration.test_paid_pipeline import demo_subset, prep_terminals, scripted_reply
+from tests.integration.test_preparation import PROFILE, wait_for
+
+pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
+
+JOBS = 4
+PER_CALL_USD = Decimal("0.022")  # gpt-4o: 4,000 in x $2.50/M + 1,200 out x $10/M
+CALLS_PER_JOB = 3  # score, tailor, cover
+# One job's three calls ($0.066) fit; a second job's would not ($0.132 > $0.10).
+CEILING = 0.10
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def halted(tmp_path_factory):
+    app_dir = tmp_path_factory.mktemp("budget-resume-app")
+    board = app_dir / "board.json"
+    demo_subset(board, JOBS)
+    fake = FakeLlmServer().start()
+    fake.reply_with(scripted_reply)
+    fake.set_usage(4000, 1200)
+    write_settings(
+        app_dir,
+        sources=[{"kind": "json_file", "id": "subset", "path": str(board)}],
+        llm={"provider": "openai_compat", "baseUrl": fake.openai_base_url, "model": "gpt-4o",
+             "apiKeySecret": "openai"},
+        dailyBudgetUsd=CEILING,
+        stageHeartbeatTimeoutS=5,
+    )
+    restore_environ = override_environ(JOBCTRL_SECRETS_BACKEND="file")
+    supervisor = Supervisor(app_dir, temporal_ui=False)
+    await supervisor.start()
+    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url,
+                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    assert (await http.put("/v1/secrets/openai", json={"value": "sk-test-123"})).status_code == 204
+    assert (await http.put("/v1/profile", json=PROFILE)).status_code == 200
+    db = await Database.open(AppPaths(app_dir).database)
+    client = await connect_temporal(TemporalSettings(), supervisor.info.temporal_address)
+    await http.post("/v1/pipeline/actions/run-stage", json={"stage": "discover"})
+    await wait_for(_count_at_least(app_dir, JOBS), timeout=180)
+    yield {"app_dir": app_dir, "http": http, "fake": fake, "db": db, "client": client,
+           "paths": AppPaths(app_dir)}
+    await db.close()
+    await http.aclose()
+    await supervisor.stop()
+    fake.stop()
+    restore_environ()
+
+
+def _count_at_least(app_dir, count: int):
+    async def enough() -> bool:
+        return len(prep_terminals(app_dir)) >= count
+    return enough
+
+
+def rows(app_dir, sql: str, params: tuple = ()) -> list[tuple]:
+    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+        return conn.execute(sql, params).fetchall()
+
+
+def prep_starts(app_dir) -> list[str]:
+    return [row[0] for row in rows(
+        app_dir, "SELECT job_id FROM job_events WHERE type = 'WorkflowStarted'"
+        " AND json_extract(payload_json, '$.workflowType') = 'JobPreparationWorkflow'"
+        " ORDER BY id")]
+
+
+def halted_job_ids(app_dir) -> list[str]:
+    return sorted({row[0] for row in rows(
+        app_dir, "SELECT job_id FROM job_events WHERE type = 'WorkflowFailed'"
+        " AND json_extract(payload_json, '$.errorCode') = 'budget_exceeded'")})
+
+
+def resume_intents(app_dir) -> list[tuple[str, str]]:
+    return rows(app_dir, "SELECT job_id, json_extract(payload_json, '$.budgetEpisode')"
+                         " FROM job_events WHERE type = 'PreparationBudgetResumed' ORDER BY id")
+
+
+def gpt4o_ledger(app_dir) -> tuple[int, int]:
+    return rows(app_dir, "SELECT SUM(calls), SUM(cost_micro_usd) FROM llm_spend"
+                         " WHERE model = 'gpt-4o'")[0]
+
+
+async def all_prep_runs_closed(app_dir, starts: int) -> None:
+    """Wait for ``starts`` preparation runs to have started and every one to be closed
+    (a run just dispatched records its start a moment later)."""
+    async def closed() -> bool:
+        return len(prep_starts(app_dir)) >= starts and len(prep_terminals(app_dir)) >= len(
+            prep_starts(app_dir))
+    await wait_for(closed, timeout=120)
+
+
+async def run_pass(env, **kwargs):
+    return await resume_budget_halted(env["db"], env["client"], env["paths"], **kwargs)
+
+
+async def stage_statuses(http, job_id: str) -> set[str]:
+    detail = (await http.get(f"/v1/jobs/{job_id}")).json()
+    return {stage["status"] for stage in detail["stages"]}
+
+
+async def test_halted_jobs_stay_pending_while_the_budget_has_no_room(halted):
+    app_dir, http, fake = halted["app_dir"], halted["http"], halted["fake"]
+    terminals = prep_terminals(app_dir)
+    assert terminals.count(("WorkflowCompleted", None)) == 1
+    assert terminals.count(("WorkflowFailed", "budget_exceeded")) == JOBS - 1
+    assert fake.calls == CALLS_PER_JOB
+    jobs = halted_job_ids(app_dir)
+    assert len(jobs) == JOBS - 1
+    for job_id in jobs:
+        assert await stage_statuses(http, job_id) == {"pending"}
+    starts = len(prep_starts(app_dir))
+    # $0.066 of $0.10 spent: not exhausted, but no halted job's $0.066 fits what is left.
+    report = await run_pass(halted)
+    assert report.resumed == [] and report.waiting == {job: "no_room" for job in jobs}
+    # Lowering the ceiling below today's spend exhausts the budget: the pass stops.
+    assert (await http.patch("/v1/settings", json={"dailyBudgetUsd": 0.05})).status_code == 200
+    assert (await http.get("/v1/spend")).json()["today"]["exhausted"] is True
+    report = await run_pass(halted)
+    assert report.stopped_exhausted and report.resumed == []
+    assert (await http.patch("/v1/settings", json={"dailyBudgetUsd": CEILING})).status_code == 200
+    assert len(prep_starts(app_dir)) == starts, "no new workflow while there is no room"
+    assert fake.calls == CALLS_PER_JOB, "no spend"
+    assert resume_intents(app_dir) == []
+
+
+async def test_the_day_rollover_resumes_each_halted_job_once_even_if_halted_again(halted):
+    """The pass's clock says tomorrow (an empty ledger, the same $0.10 ceiling): one job
+    fits per pass. Temporal's preflight still lives in today and refuses it, so each
+    resumed job is halted again — and is not resumed again in tomorrow's episode."""
+    app_dir, fake = halted["app_dir"], halted["fake"]
+    jobs = halted_job_ids(app_dir)
+    tomorrow = utc_now() + timedelta(days=1)
+    episode = f"{utc_day(tomorrow)}:100000"
+    starts = len(prep_starts(app_dir))
+    resumed: list[str] = []
+    for _ in range(len(jobs)):
+        report = await run_pass(halted, now=tomorrow)
+        assert report.episode == episode
+        assert len(report.resumed) <= 1, "one $0.066 job fits the $0.10 ceiling per pass"
+        resumed += report.resumed
+        await all_prep_runs_closed(app_dir, starts + len(resumed))
+    assert sorted(resumed) == jobs, "every halted job resumed exactly once"
+    final = await run_pass(halted, now=tomorrow)
+    assert final.resumed == []
+    assert final.waiting == {job: "halted_again_this_episode" for job in jobs}
+    assert len(prep_starts(app_dir)) == starts + len(jobs)
+    assert sorted(resume_intents(app_dir)) == [(job, episode) for job in jobs]
+    assert prep_terminals(app_dir)[-len(jobs):] == [("WorkflowFailed", "budget_exceeded")] * len(
+        jobs)
+    assert fake.calls == CALLS_PER_JOB, "the refused resumes paid nothing"
+    # Today (the real clock) still has no room: the worker's own passes start nothing.
+    assert (await run_pass(halted)).resumed == []
+
+
+async def test_raising_the_ceiling_resumes_them_and_each_paid_call_happens_once(halted):
+    app_dir, http, fake = halted["app_dir"], halted["http"], halted["fake"]
+    jobs = halted_job_ids(app_dir)
+    starts = len(prep_starts(app_dir))
+    patched = await http.patch("/v1/settings", json={"dailyBudgetUsd": 1})
+    assert patched.status_code == 200
+    # The settings save resumed them before answering (the worker's pass may race it:
+    # one intent per job and episode either way).
+    today = f"{utc_day()}:1000000"
+    assert sorted(job for job, episode in resume_intents(app_dir) if episode == today) == jobs
+    await all_prep_runs_closed(app_dir, starts + len(jobs))
+    assert prep_terminals(app_dir)[-len(jobs):] == [("WorkflowCompleted", None)] * len(jobs)
+    assert len(prep_starts(app_dir)) == starts + len(jobs)
+    for job_id in jobs:
+        assert await stage_statuses(http, job_id) == {"succeeded"}
+    calls = CALLS_PER_JOB * JOBS
+    assert fake.calls == calls, "each paid call exactly once"
+    assert gpt4o_ledger(app_dir) == (calls, int(PER_CALL_USD * calls * 1_000_000))
+    spend = (await http.get("/v1/spend")).json()["today"]
+    assert Decimal(str(spend["spentUsd"])) == PER_CALL_USD * calls
+    assert rows(app_dir, "SELECT COUNT(*), COUNT(DISTINCT job_id) FROM job_events"
+                         " WHERE type = 'JobScored'") == [(JOBS, JOBS)]
+
+
+async def test_a_repeated_pass_dispatches_nothing_new(halted):
+    app_dir, http, fake = halted["app_dir"], halted["http"], halted["fake"]
+    starts, intents, calls = len(prep_starts(app_dir)), resume_intents(app_dir), fake.calls
+    report = await run_pass(halted)
+    assert report.halted == 0 and report.resumed == []
+    # Another ceiling change (a new episode) finds nothing halted either.
+    assert (await http.patch("/v1/settings", json={"dailyBudgetUsd": 2})).status_code == 200
+    assert (await run_pass(halted)).resumed == []
+    assert len(prep_starts(app_dir)) == starts
+    assert resume_intents(app_dir) == intents
+    assert fake.calls == calls
