@@ -452,7 +452,7 @@ def _child_matches(ref, child: ChildStart, job_id: str, steps: tuple[str, ...]) 
 def plan_evidence(ref, fanouts: list[ActivityRecord], children: list[ChildStart],
                   decoded: DecodedHistory) -> None:
     """Fill ``decoded.plans`` / ``unproven_plans`` from the completed native fan-outs of
-    this execution (history order) and the preparation children it started."""
+    this execution (in completion order) and the preparation children it started."""
     claims, targets = _fanout_claims(fanouts)
     starts: dict[str, list[ChildStart]] = {}
     for child in children:
@@ -460,11 +460,11 @@ def plan_evidence(ref, fanouts: list[ActivityRecord], children: list[ChildStart]
         starts.setdefault(key, []).append(child)
     unreadable = None in starts   # an unreadable start may be any job's: none is proven
     for job_id, found in claims.items():
-        steps = {steps for steps, _ in found}
+        returned = {steps for steps, _ in found}
         mine = starts.get(job_id, [])
-        if len(steps) != 1:
+        if len(returned) != 1:
             decoded.unproven_plans[job_id] = PLAN_CONFLICT
-        elif None in steps or not mine or unreadable:
+        elif None in returned or not mine or unreadable:
             decoded.unproven_plans[job_id] = PLAN_UNPROVEN
         elif not all(_child_matches(ref, child, job_id, found[0][0])
                      for child in mine):
