@@ -34,6 +34,15 @@ from tests.packaging.frozen_app import (
 pytestmark = [pytest.mark.packaging, pytest.mark.timeout(1800)]
 
 DEMO_DISTINCT_JOBS = 234  # the bundled demo board: 240 postings, 234 distinct jobs
+# What a user types into Settings before the first Discover: with a profile, every job runs
+# on through Enrich, Score, Tailor, Cover and the PDFs (fpdf2 + fontTools, frozen).
+PROFILE = {
+    "name": "Ada Example", "email": "ada@example.org", "headline": "Backend engineer",
+    "targetTitles": ["Backend Engineer", "Platform Engineer"], "locations": ["Berlin", "Remote"],
+    "remotePreference": "remote_or_hybrid", "skills": ["Python", "PostgreSQL", "Kubernetes"],
+    "resumeText": "Ada Example\nBackend engineer with eight years of Python.\n",
+}
+PREPARATION_TIMEOUT_S = 900
 
 
 @pytest.fixture(scope="module")
@@ -84,13 +93,28 @@ async def discover_over_sse(info) -> tuple[dict, list]:
 
         watcher = asyncio.create_task(collect_until(api, finished, last_event_id=None, started=live))
         await asyncio.wait_for(live.wait(), 30)
+        await api.put_profile(PROFILE)
         accepted = await api.run_stage("discover")
         holder["runId"] = accepted["firstExecutionRunId"]
         events = await watcher
         return {"accepted": accepted, "runs": await api.discovery_runs(),
-                "jobs": (await api.jobs(limit=1))["total"], "secrets": await api.secret_names()}, events
+                "jobs": (await api.jobs(limit=1))["total"], "secrets": await api.secret_names(),
+                "pdfs": await every_job_rendered(api)}, events
     finally:
         await api.close()
+
+
+async def every_job_rendered(api: ApiClient) -> dict:
+    """Waits until every job's PDF stage succeeded; the artifacts of the best-scored job."""
+    deadline = asyncio.get_running_loop().time() + PREPARATION_TIMEOUT_S
+    rendered = 0
+    while asyncio.get_running_loop().time() < deadline:
+        rendered = (await api.jobs(limit=1, stage="pdf", stageStatus="succeeded"))["total"]
+        if rendered == DEMO_DISTINCT_JOBS:
+            best = (await api.jobs(limit=1, sort="score"))["items"][0]
+            return {"rendered": rendered, "artifacts": (await api.job(best["jobId"]))["artifacts"]}
+        await asyncio.sleep(1)
+    return {"rendered": rendered, "artifacts": []}
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
@@ -134,13 +158,31 @@ async def test_first_start_creates_the_app_dir_and_discover_runs_to_the_end(firs
     assert "0600" in first_start["secrets"]["backend"]
 
 
+async def test_first_start_prepares_every_job_through_its_pdfs(first_start, installation):
+    pdfs = first_start["pdfs"]
+    assert pdfs["rendered"] == DEMO_DISTINCT_JOBS
+    assert {artifact["kind"] for artifact in pdfs["artifacts"]} == {"resume_pdf", "cover_letter_pdf"}
+    for artifact in pdfs["artifacts"]:
+        path = Path(artifact["path"])
+        assert path.is_relative_to(installation.default_app_dir / "artifacts")
+        data = path.read_bytes()
+        assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")
+
+
 async def test_first_start_streams_the_run_over_sse(first_start):
     events = first_start["events"]
-    types = [event.type for event in events]
+    run_id = first_start["accepted"]["firstExecutionRunId"]
+    # The profile save before the run streams its own events (and its continuation's):
+    # keep the Discover workflow's lifecycle and the discovery events (one Discover ran).
+    of_the_run = [event for event in events
+                  if event.payload.get("runId") == run_id
+                  or event.type.startswith("DiscoveryRun") or event.type == "JobDiscovered"]
+    types = [event.type for event in of_the_run]
     assert types[:2] == ["WorkflowStarted", "DiscoveryRunStarted"]
     assert types.count("JobDiscovered") == DEMO_DISTINCT_JOBS
     assert types[-2:] == ["DiscoveryRunCompleted", "WorkflowCompleted"]
-    assert events[-2].payload["status"] == "completed"
+    assert of_the_run[-2].payload["status"] == "completed"
+    assert events[-1] is of_the_run[-1]  # the stream was followed to the run's very end
     ids = [event.id for event in events]
     assert ids == sorted(ids) and len(set(ids)) == len(ids)
 
