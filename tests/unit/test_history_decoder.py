@@ -179,7 +179,7 @@ class Builder:
     def close(self, kind=EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED, at: float = 9):
         self._event(kind, at)
 
-    def child(self, value: PrepInput, workflow_id: str | None = None, at: float = 3) -> None:
+    def child(self, value, workflow_id: str | None = None, at: float = 3) -> None:
         """The Discover workflow initiates one JobPreparationWorkflow start."""
         self._event(EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED, at,
                     start_child_workflow_execution_initiated_event_attributes={
@@ -370,6 +370,15 @@ def test_a_child_id_that_is_not_prep_of_its_key_is_a_conflict():
     fanned_out(builder, ["job-1"], {"job-1": STEPS})
     builder.child(prep("job-1"), workflow_id="prep-someone-else", at=6)
     assert decode(builder.events).unproven_plans == {"job-1": decoder.PLAN_CONFLICT}
+
+
+def test_an_unreadable_child_start_proves_no_plan():
+    builder = Builder()
+    fanned_out(builder, ["job-1"], {"job-1": STEPS})
+    builder.child(prep("job-1"), at=6)
+    builder.child({"not": "a prep input"}, workflow_id="prep-job-2", at=7)
+    decoded = decode(builder.events)
+    assert decoded.plans == {} and decoded.unproven_plans == {"job-1": decoder.PLAN_UNPROVEN}
 
 
 def test_fanouts_returning_different_steps_are_a_conflict():
