@@ -17,7 +17,7 @@ from the spec that live here, so one place decides them:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -304,6 +304,32 @@ def stage_eta_rows(snapshot: Snapshot) -> list[tuple[str, str]]:
             for stage in STAGES if stage in etas]
 
 
+def stage_eta_short_rows(snapshot: Snapshot) -> list[tuple[str, str]]:
+    """(stage label, short text): the range, or just "No ETA" (its reason is said once by
+    ``stage_eta_reasons``), so the per-stage list stays narrow in a small window."""
+    if history_restoring(snapshot):
+        return []
+    etas = snapshot.get("stageEtas") or {}
+    return [(STAGE_LABELS.get(stage, stage),
+             eta_text(etas[stage]) if (etas[stage] or {}).get("state") == "available"
+             else "No ETA")
+            for stage in STAGES if stage in etas]
+
+
+def stage_eta_reasons(snapshot: Snapshot) -> list[str]:
+    """The distinct reasons why stages have no ETA, in stage order."""
+    if history_restoring(snapshot):
+        return []
+    etas = snapshot.get("stageEtas") or {}
+    reasons: list[str] = []
+    for stage in STAGES:
+        if stage in etas and (etas[stage] or {}).get("state") != "available":
+            reason = eta_reason_text(etas[stage])
+            if reason not in reasons:
+                reasons.append(reason)
+    return reasons
+
+
 # --------------------------------------------------------------------------- source families
 
 
@@ -333,7 +359,9 @@ def family_progress(snapshot: Snapshot) -> FamilyProgress:
     return FamilyProgress(min(current, total), total, text)
 
 
-def family_lines(snapshot: Snapshot) -> list[str]:
+def family_lines(snapshot: Snapshot,
+                 source_name: Callable[[str], str] = lambda family: family) -> list[str]:
+    """One line per source family; ``source_name`` turns a family's id into plain words."""
     families = snapshot.get("sourceFamilies")
     if families is None:
         return []
@@ -341,7 +369,7 @@ def family_lines(snapshot: Snapshot) -> list[str]:
     lines = []
     for item in families.get("families") or []:
         status = FAMILY_STATUS_LABELS.get(item.get("status"), item.get("status") or "unknown")
-        line = f"{item.get('family', '?')}: {status}"
+        line = f"{source_name(item.get('family') or '?')}: {status}"
         if not restoring and item.get("newJobs") is not None:
             line += f" — {item['newJobs']} new, {item.get('existingJobs') or 0} already known"
         lines.append(line)

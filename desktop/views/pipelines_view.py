@@ -82,6 +82,15 @@ def source_choice_label(source: dict[str, Any]) -> str:
     return kind_label if source_id == kind else f"{source_id} ({kind_label})"
 
 
+def source_name(source_id: str, sources: list[dict[str, Any]]) -> str:
+    """A source id in the words of the sources to tick; a source no longer in Settings is
+    named by its kind when the id is one (``demo_board``), else by its id."""
+    for source in sources:
+        if source.get("id") == source_id:
+            return source_choice_label(source)
+    return KIND_LABELS.get(source_id, source_id)
+
+
 class PipelinesView(LiveView):
     view_keys = frozenset({PIPELINES, SETTINGS})
     setup_focused = Signal()       # "Set up a new Discover run" moved focus to the controls
@@ -204,6 +213,8 @@ class PipelinesView(LiveView):
             grid.setObjectName(f"scope_{scope}")
             self.scope_grids[scope] = grid
             self.scope_tabs.addTab(grid, ops.SCOPE_LABELS[scope])
+        # As tall as the tab bar plus the five rows: no empty band under the last row.
+        self.scope_tabs.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         layout.addWidget(self.scope_tabs)
         return box
 
@@ -215,7 +226,8 @@ class PipelinesView(LiveView):
         self.active_items_label = _label(box, "activeItemsLabel")
         self.active_list_label = _label(box, "activeListLabel", wrap=False, muted=True)
         self.active_stages_label = _label(box, "activeStagesLabel", wrap=False, muted=True)
-        self.queues_label = _label(box, "taskQueuesLabel", wrap=False, muted=True)
+        # Long infrastructure lines wrap: a non-wrapping one widened the window past 900 px.
+        self.queues_label = _label(box, "taskQueuesLabel", muted=True)
         self.queues_label.setToolTip("Approximate infrastructure observations from Temporal, "
                                      "not job counts")
         for widget in (self.freshness_label, self.slots_label, self.active_items_label,
@@ -231,10 +243,13 @@ class PipelinesView(LiveView):
         font = self.eta_label.font()
         font.setPointSizeF(font.pointSizeF() * 1.15)
         self.eta_label.setFont(font)
+        # Per stage only the range or "No ETA" (narrow); why there is none is said once
+        # below, wrapped, and in full in the tooltip.
         self.stage_eta_label = _label(box, "stageEtaLabel", wrap=False, muted=True)
+        self.stage_eta_reason = _label(box, "stageEtaReason", muted=True)
         caveat = _label(box, "etaCaveat", muted=True)
         caveat.setText("An estimate from recent work, not a promise.")
-        for widget in (self.eta_label, self.stage_eta_label, caveat):
+        for widget in (self.eta_label, self.stage_eta_label, self.stage_eta_reason, caveat):
             layout.addWidget(widget)
         layout.addStretch(1)
         return box
@@ -303,12 +318,21 @@ class PipelinesView(LiveView):
                             ops.scope_unavailable_text(snapshot, scope))
         self._show_capacity(snapshot)
         self.eta_label.setText(ops.overall_eta_text(snapshot))
-        self.stage_eta_label.setText("<br>".join(
-            f"{html.escape(stage)}: {html.escape(text)}"
-            for stage, text in ops.stage_eta_rows(snapshot)))
+        self._show_stage_etas(snapshot)
         self.technical.set_rows(ops.technical_rows(snapshot))
         self.updated_label.setText(ops.updated_text(snapshot))
         self._update_discover()
+
+    def _show_stage_etas(self, snapshot: dict[str, Any]) -> None:
+        rows = ops.stage_eta_short_rows(snapshot)
+        cells = "".join(f"<tr><td style='padding-right:12px'>{html.escape(stage)}</td>"
+                        f"<td>{html.escape(text)}</td></tr>" for stage, text in rows)
+        self.stage_eta_label.setText(f"<table>{cells}</table>" if rows else "")
+        self.stage_eta_label.setToolTip("\n".join(f"{stage}: {text}"
+                                                  for stage, text in ops.stage_eta_rows(snapshot)))
+        reasons = ops.stage_eta_reasons(snapshot)
+        self.stage_eta_reason.setVisible(bool(reasons))
+        self.stage_eta_reason.setText(f"No ETA: {'; '.join(reasons)}." if reasons else "")
 
     def _show_phase(self, snapshot: dict[str, Any]) -> None:
         phase = ops.phase(snapshot)
@@ -351,8 +375,8 @@ class PipelinesView(LiveView):
                                                                     progress.maximum):
                 self.progress_seen.append((progress.value, progress.maximum))
         self.family_text.setText(progress.text)
-        self.family_list.setText("<br>".join(html.escape(line)
-                                             for line in ops.family_lines(snapshot)))
+        lines = ops.family_lines(snapshot, lambda family: source_name(family, self.sources))
+        self.family_list.setText("<br>".join(html.escape(line) for line in lines))
         resumed = ops.resumed_text(snapshot)
         self.resumed_label.setVisible(resumed is not None)
         self.resumed_label.setText(resumed or "")

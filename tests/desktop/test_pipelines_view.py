@@ -112,6 +112,59 @@ def test_sources_to_tick_are_named_in_plain_words(qtbot, qloop, tmp_path):
     assert view.checked_source_ids() == ["demo_board", "x"]
 
 
+def in_progress_without_etas() -> dict:
+    """A discovering run early on: no stage has an ETA yet, the sources have long names."""
+    return snapshot(
+        execution={"workflowStatus": "in_progress", "phase": "discovering"},
+        stageEtas={stage: {"state": "calibrating", "reason": "insufficient_samples"}
+                   for stage in ops.STAGES},
+        sourceFamilies={"families": [
+            {"family": "demo_board", "status": "succeeded", "newJobs": 234, "existingJobs": 0},
+            {"family": "gh-acme", "status": "waiting"}]})
+
+
+def test_cancel_stays_in_view_in_a_900_by_600_window_while_no_stage_has_an_eta(
+        qtbot, qloop, tmp_path):
+    client = FakeClient()
+    client.operations = in_progress_without_etas()
+    client.sources = [{"id": "demo_board", "kind": "demo_board", "enabled": True},
+                      {"id": "gh-acme", "kind": "greenhouse", "enabled": True}]
+    controller = ShellController(tmp_path, supervisor_factory=FakeSupervisor,
+                                 client_factory=lambda _info: client)
+    window = MainWindow(controller)
+    qtbot.addWidget(window)
+    window.resize(900, 600)
+    window.show()
+    pipelines = window.views["pipelines"]
+    controller.start()
+    qtbot.waitUntil(pipelines.cancel_button.isVisible, timeout=10_000)
+    qtbot.waitUntil(lambda: not pipelines.scroll.horizontalScrollBar().isVisible())
+
+    viewport = pipelines.scroll.viewport()
+    cancel = pipelines.cancel_button
+    corner = cancel.mapTo(viewport, cancel.rect().topLeft())
+    assert viewport.rect().contains(corner)
+    assert viewport.rect().contains(corner + cancel.rect().bottomRight())
+    # The per-stage list is short; the reason is said once.
+    assert "No ETA" in pipelines.stage_eta_label.text()
+    assert "not enough finished jobs" not in pipelines.stage_eta_label.text()
+    assert "not enough finished jobs" in pipelines.stage_eta_reason.text()
+    assert "not enough finished jobs" in pipelines.stage_eta_label.toolTip()
+    # Sources in plain words, the same as the sources to tick.
+    assert pipelines.family_list.text().startswith("Demo board: done")
+    assert "gh-acme (Greenhouse board): waiting" in pipelines.family_list.text()
+    # The counts table is as tall as its rows: no empty band under the last one.
+    tabs = pipelines.scope_tabs
+    grid = pipelines.scope_grids["current_execution"]
+    table = grid.table
+    rows_bottom = table.rowViewportPosition(4) + table.rowHeight(4)
+    assert table.viewport().height() - rows_bottom <= 4
+    assert tabs.height() - tabs.tabBar().height() - grid.height() <= 8
+    _screenshot(window, "pipelines-view-900x600.png")
+    with qtbot.waitSignal(controller.stopped, timeout=10_000):
+        controller.shutdown()
+
+
 def test_restoring_history_hides_selected_run_numbers(qtbot, qloop, tmp_path):
     view = make_view(qtbot, ShellController(tmp_path))
     view.show()
@@ -230,7 +283,7 @@ def test_discover_moves_the_progress_bar_until_the_run_completes(
         assert values == sorted(values), ours  # the spine never goes back
         assert view.phase_label.text() == "Completed"
         assert not view.cancel_button.isVisible()
-        assert "demo_board: done" in view.family_list.text()
+        assert "Demo board: done" in view.family_list.text()
         assert view.scope_grids["current_execution"].showing_counts
         _screenshot(view, "pipelines-view.png")
 
@@ -254,6 +307,12 @@ def test_cancel_stops_a_running_discover(qtbot, live_controller, live_services):
         assert view.phase_label.text() == "Discovering"
         assert not view.discover_button.isEnabled()  # one Discover at a time
         _screenshot(view, "pipelines-view-discovering.png")
+        # Cancel is reachable in the space a 900x600 window gives the view.
+        view.resize(870, 470)
+        qtbot.waitUntil(lambda: not view.scroll.horizontalScrollBar().isVisible())
+        corner = view.cancel_button.mapTo(view.scroll.viewport(),
+                                          view.cancel_button.rect().bottomRight())
+        assert view.scroll.viewport().rect().contains(corner)
         qtbot.mouseClick(view.cancel_button, Qt.MouseButton.LeftButton)
         assert view.cancel_button.text() == "Cancellation requested…"
         assert not view.cancel_button.isEnabled()
@@ -263,7 +322,7 @@ def test_cancel_stops_a_running_discover(qtbot, live_controller, live_services):
         assert view.phase_label.text() == "Canceled"
 
 
-def _screenshot(view: PipelinesView, name: str) -> None:
+def _screenshot(view, name: str) -> None:
     """Saved under tests/_artifacts; the best ones are copied to docs/screenshots by hand."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     assert view.grab().save(str(ARTIFACTS / name))

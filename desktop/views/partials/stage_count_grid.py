@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -53,6 +53,7 @@ class StageCountGrid(QStackedWidget):
         height = (self.table.horizontalHeader().sizeHint().height()
                   + self.table.verticalHeader().defaultSectionSize() * len(STAGES) + 4)
         self.table.setFixedHeight(height)
+        self.rows_height = height
         self.placeholder = QLabel(self)
         self.placeholder.setObjectName("stageCountPlaceholder")
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -61,6 +62,14 @@ class StageCountGrid(QStackedWidget):
         self.addWidget(self.table)
         self.addWidget(self.placeholder)
         self.setFixedHeight(height)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt API
+        # A table's own hint is a default 192 px tall; the tab widget sized itself to that and
+        # left an empty band under the last row. The hint is the rows' height.
+        return QSize(super().sizeHint().width(), self.rows_height)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt API
+        return QSize(super().minimumSizeHint().width(), self.rows_height)
 
     @property
     def showing_counts(self) -> bool:
