@@ -117,10 +117,12 @@ async def test_a_zero_ceiling_means_unlimited(paid):
     http, fake, app_dir = paid["http"], paid["fake"], paid["app_dir"]
     patched = await http.patch("/v1/settings", json={"dailyBudgetUsd": 0})
     assert patched.status_code == 200 and patched.json()["dailyBudgetUsd"] == 0
-    started = await http.post("/v1/pipeline/actions/run-stage", json={"stage": "enrich"})
-    assert started.status_code == 202 and started.json()["startedWorkflows"] == JOBS - 2
-    await wait_terminals(app_dir, JOBS + JOBS - 2)
+    # Clearing the ceiling resumes the budget-halted jobs by itself (the budget-resume pass).
+    final = await wait_terminals(app_dir, JOBS + JOBS - 2)
+    assert final[JOBS:] == [("WorkflowCompleted", None)] * (JOBS - 2)
     assert fake.calls == 6 + 3 * (JOBS - 2)
+    started = await http.post("/v1/pipeline/actions/run-stage", json={"stage": "enrich"})
+    assert started.status_code == 200 and started.json()["noopReason"] == "nothing_eligible"
     spend = (await http.get("/v1/spend")).json()["today"]
     assert spend["unlimited"] is True and spend["remainingUsd"] is None
 
