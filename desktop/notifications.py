@@ -47,7 +47,8 @@ def run_end_message(event: StreamedEvent) -> tuple[str, str, Level]:
 def budget_message(today: dict) -> tuple[str, str, Level]:
     return ("Today's budget is used up",
             f"Spent {money(today['spentUsd'])} of {money(today['ceilingUsd'])}. "
-            "New scoring and writing waits until the budget resets or you raise it.",
+            "Jobs waiting for scoring and writing continue by themselves once the budget "
+            "resets or you raise it.",
             Level.Warning)
 
 
