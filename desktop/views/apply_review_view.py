@@ -35,9 +35,12 @@ from desktop.client import ApiClient
 from desktop.event_router import APPLY, JOBS, RUNS
 from desktop.formatting import describe_api_error
 from desktop.models.keyed_table_model import Column, KeyedTableModel, SortRole, field
+from desktop.presenters.runs import local_time_text
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
 from desktop.views.live_view import LiveView
+from desktop.views.partials.column_fit import ColumnFitter
+from desktop.views.partials.jobs_table_model import whole
 from desktop.views.status_indicators import COLORS
 
 STATUS_FILTERS: list[tuple[str, str | None]] = [
@@ -72,20 +75,38 @@ def _target_kind(row: dict) -> str:
     return TARGET_LABELS.get((row.get("target") or {}).get("kind") or "unknown", "Unknown")
 
 
+def _status(row: dict) -> str:
+    return STATUS_LABELS.get(row.get("status"), row.get("status") or "—")
+
+
 def _fit(row: dict) -> str:
     score = row.get("fitScore")
     return "—" if score is None else str(score)
 
 
 APPLY_COLUMNS = [
-    Column("Job", field("title")),
-    Column("Company", field("company")),
+    Column("Job", field("title"), tooltip=whole(field("title"))),
+    Column("Company", field("company"), tooltip=whole(field("company"))),
     Column("Fit", _fit, sort_value=lambda r: -1 if r.get("fitScore") is None else r["fitScore"],
            align_right=True),
     Column("Target", _target_kind),
-    Column("Status", lambda r: STATUS_LABELS.get(r.get("status"), r.get("status") or "—")),
-    Column("Updated", lambda r: (r.get("updatedAt") or "—")[:16].replace("T", " ")),
+    Column("Status", _status, tooltip=whole(_status)),
+    # The one timestamp style of every view: 14:03:07 today, else 28 Nov 14:03 (local).
+    Column("Updated", lambda r: local_time_text(r.get("updatedAt")),
+           sort_value=lambda r: r.get("updatedAt") or "", tooltip=lambda r: r.get("updatedAt")),
 ]
+JOB, COMPANY, FIT, TARGET, STATUS, UPDATED = range(len(APPLY_COLUMNS))
+# Fit, Target, Status and Updated as wide as their texts; Company as wide as its cells
+# (capped); Job takes the rest.
+APPLY_FIXED_TEXTS = {
+    FIT: ("Fit", "100"),
+    TARGET: tuple(TARGET_LABELS.values()),
+    # "Awaiting manual completion" is rare and long: elided, whole in its tooltip.
+    STATUS: tuple(label for label in STATUS_LABELS.values()
+                  if len(label) <= len("Awaiting approval")),
+    UPDATED: ("Updated", "28 Nov 14:03", "14:03:07"),
+}
+APPLY_FITTED_CAPS = {COMPANY: 170}
 
 
 class ApplyReviewView(LiveView):
@@ -143,11 +164,10 @@ class ApplyReviewView(LiveView):
         self.table.verticalHeader().hide()
         self.table.setWordWrap(False)
         self.table.sortByColumn(2, Qt.SortOrder.DescendingOrder)  # best fit first
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(1, 150)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.column_fitter = ColumnFitter(self.table, fixed_texts=APPLY_FIXED_TEXTS,
+                                          fitted=APPLY_FITTED_CAPS, stretch=JOB,
+                                          stretch_min=200)
         self.table.selectionModel().currentRowChanged.connect(lambda *_: self._show_detail())
         self.empty = QLabel("Nothing to review. Jobs appear here once they are scored at or "
                             "above your fit threshold and their resume and cover letter are "

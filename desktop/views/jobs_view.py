@@ -36,10 +36,18 @@ from desktop.shell import ShellController
 from desktop.views.job_detail import JobDetail
 from desktop.views.live_view import LiveView
 from desktop.views.partials.batch_actions import BatchActionsBar
+from desktop.views.partials.column_fit import ColumnFitter
 from desktop.views.partials.jobs_table_model import (
+    COMPANY,
     FILTER_FIELDS,
+    FIT,
+    LOCATION,
     SERVER_SORT,
     SORT_FIELDS,
+    STAGE,
+    STAGE_TITLES,
+    STATUS,
+    TITLE,
     JobsTableModel,
     event_changes,
 )
@@ -48,6 +56,16 @@ from desktop.views.status_indicators import COLORS
 PAGE_SIZE = 500  # the API's largest page
 ROW_LIMIT = 2_000
 SEARCH_DEBOUNCE_MS = 300
+# Fit, Stage and Status as wide as their common texts (a rare "gave up after retries" is
+# elided; its tooltip says it whole); Company and Location as wide as their cells, capped;
+# Title takes the rest.
+JOBS_FIXED_TEXTS = {
+    FIT: ("Fit", "100"),
+    STAGE: (*STAGE_TITLES.values(), "Materials ready", "Discovered"),
+    STATUS: ("ready to apply", "not started", "waiting", "running", "skipped"),
+}
+JOBS_FITTED_CAPS = {COMPANY: 160, LOCATION: 230}
+TITLE_MIN = 200  # the title is what the user reads first
 
 FIT_CHOICES = (("Any fit", None), ("Fit 50+", 50), ("Fit 70+", 70), ("Fit 85+", 85))
 STATUS_CHOICES = (
@@ -132,9 +150,9 @@ class JobsView(LiveView):
         self.table.verticalHeader().setDefaultSectionSize(24)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setStretchLastSection(True)
-        for column, width in enumerate((190, 130, 135, 36, 100)):
-            header.resizeSection(column, width)
+        self.column_fitter = ColumnFitter(self.table, fixed_texts=JOBS_FIXED_TEXTS,
+                                          fitted=JOBS_FITTED_CAPS, stretch=TITLE,
+                                          stretch_min=TITLE_MIN)
         header.sortIndicatorChanged.connect(self._on_sort_changed)
         self.table.selectionModel().currentRowChanged.connect(self._on_current_changed)
         self.table.selectionModel().selectionChanged.connect(
@@ -145,7 +163,7 @@ class JobsView(LiveView):
         self.splitter.addWidget(self.detail)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
-        self.splitter.setSizes([680, 420])  # the list gets the room; the user can drag
+        self.splitter.setSizes([760, 440])  # the list gets the room; the user can drag
         layout.addWidget(self.splitter, 1)
 
         self._search_timer = QTimer(self)

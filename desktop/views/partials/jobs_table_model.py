@@ -122,10 +122,18 @@ def status_rank(row: Row) -> tuple[int, str]:
     return group * 10 + order, key
 
 
+def whole(display):
+    """The cell's whole text as its tooltip: a narrow column elides it."""
+    def tooltip(row: Row) -> str | None:
+        text = display(row)
+        return None if text in (None, "", "—") else str(text)
+    return tooltip
+
+
 COLUMNS = (
-    Column("Title", field("title")),
-    Column("Company", field("company")),
-    Column("Location", location_text),
+    Column("Title", field("title"), tooltip=whole(field("title"))),
+    Column("Company", field("company"), tooltip=whole(field("company"))),
+    Column("Location", location_text, tooltip=whole(location_text)),
     Column("Fit", score_text, sort_value=score_sort, align_right=True,
            tooltip=lambda row: None if row.get("score") is not None else "Not scored yet"),
     Column("Stage", stage_text, sort_value=lambda row: status_rank(row)[0],
