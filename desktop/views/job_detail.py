@@ -108,6 +108,20 @@ def describe_action(action: str, answer: dict[str, Any]) -> str:
     return "Done."
 
 
+PROVIDER_NAMES = {"anthropic": "Anthropic", "openai_compat": ""}  # the model names itself
+
+
+def scored_by_text(score: dict[str, Any]) -> str:
+    """Who scored, in plain words: "scored by the built-in offline model", else
+    "scored by <provider> <model>"; unknown stays unknown."""
+    provider, model = score.get("provider"), score.get("model")
+    if provider == "offline" or model == "offline-heuristic":
+        return "scored by the built-in offline model"
+    name = PROVIDER_NAMES.get(provider, provider) if provider else ""
+    words = " ".join(part for part in (name, model) if part)
+    return f"scored by {words}" if words else "scorer unknown"
+
+
 class JobDetail(LiveView):
     """Not bound to a view key: it refetches only for events that name its job."""
 
@@ -371,8 +385,11 @@ class JobDetail(LiveView):
             return
         self.score_label.setText(
             f"<span style='font-size:15pt'><b>{score['score']}</b></span> / 100"
-            f" <span style='color:{COLORS['idle']}'>({html.escape(score.get('model') or '?')}"
-            f", version {score.get('version')})</span>")
+            f" <span style='color:{COLORS['idle']}'>({html.escape(scored_by_text(score))})"
+            "</span>")
+        # The internal names stay available to whoever looks closer.
+        self.score_label.setToolTip(f"Score version {score.get('version')}: "
+                                    f"{score.get('provider') or '?'} / {score.get('model') or '?'}")
         lines = [html.escape(score.get("rationale") or "")]
         if score.get("matched"):
             lines.append("<b>Matches:</b> " + html.escape(", ".join(score["matched"])))
