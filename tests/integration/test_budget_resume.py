@@ -17,12 +17,15 @@ import pytest
 import pytest_asyncio
 
 from backend.config import AppPaths, TemporalSettings
+from backend.domain import events as ev
 from backend.domain.clock import utc_now
-from backend.runtime.budget_resume import resume_budget_halted
+from backend.runtime.budget_resume import halted_jobs, intent_dedupe_key, resume_budget_halted
 from backend.runtime.supervisor import Supervisor
 from backend.store.db import Database
+from backend.store.events import append_event
 from backend.store.spend import utc_day
 from backend.temporal.client import connect_temporal
+from backend.temporal.workflows.preparation import prep_workflow_id
 from tests.fakes.llm_servers import FakeLlmServer
 from tests.integration.conftest import write_settings
 from tests.integration.env_helpers import override_environ
@@ -178,6 +181,36 @@ async def test_the_day_rollover_resumes_each_halted_job_once_even_if_halted_agai
     assert fake.calls == CALLS_PER_JOB, "the refused resumes paid nothing"
     # Today (the real clock) still has no room: the worker's own passes start nothing.
     assert (await run_pass(halted)).resumed == []
+
+
+async def test_an_intent_whose_start_was_lost_is_delivered_once_by_the_next_pass(halted):
+    """A worker killed between committing the intent and asking Temporal: the intent is
+    there, no newer execution is. The next pass delivers it (once), and the pass after
+    that sees the delivered run instead of starting another."""
+    app_dir, db = halted["app_dir"], halted["db"]
+    lost = (await halted_jobs(db))[0].job_id  # the first one a pass looks at
+    later = utc_now() + timedelta(days=2)
+    episode = f"{utc_day(later)}:100000"
+    halted_run = rows(app_dir, "SELECT run_id FROM workflow_run_projections WHERE job_id = ?"
+                               " ORDER BY started_at DESC LIMIT 1", (lost,))[0][0]
+    async with db.transaction() as conn:  # exactly what the killed pass had committed
+        await append_event(
+            conn, ev.PreparationBudgetResumed(
+                job_id=lost, workflow_id=prep_workflow_id(lost), halted_run_id=halted_run,
+                budget_episode=episode, stages=["enrich", "score", "tailor", "cover", "pdf"]),
+            job_id=lost, workflow_id=prep_workflow_id(lost),
+            dedupe_key=intent_dedupe_key(lost, episode))
+    starts = len(prep_starts(app_dir))
+    report = await run_pass(halted, now=later)
+    # Delivered; its $0.066 leaves no room for a second job in this pass.
+    assert report.resumed == [lost]
+    await all_prep_runs_closed(app_dir, starts + 1)
+    assert prep_starts(app_dir)[-1] == lost
+    again = await run_pass(halted, now=later)
+    assert lost not in again.resumed
+    assert again.waiting[lost] == "halted_again_this_episode"
+    assert [job for job, ep in resume_intents(app_dir) if ep == episode].count(lost) == 1
+    await all_prep_runs_closed(app_dir, starts + 1 + len(again.resumed))
 
 
 async def test_raising_the_ceiling_resumes_them_and_each_paid_call_happens_once(halted):
