@@ -131,6 +131,41 @@ def macos_dmg(dist: Path, version: str) -> Path:
     return dist / f"{APP_NAME}-{version}-macos-{arch()}.dmg"
 
 
+# -- unresolved libraries (Linux) ----------------------------------------------------------
+
+
+def unresolved_libraries(onedir: Path) -> dict[str, list[str]]:
+    """Each bundled ELF library or plugin -> the libraries ``ldd`` cannot find, looking in
+    the bundle first. PyInstaller only warns when the build machine lacks a dependency
+    (e.g. ``libxcb-icccm4`` for Qt's xcb plugin); the bundle would then fail on a desktop
+    without it, so the build stops instead."""
+    contents = onedir / "_internal"
+    search = os.pathsep.join(str(path) for path in (contents, contents / "PySide6" / "Qt" / "lib"))
+    missing: dict[str, list[str]] = {}
+    for path in sorted(contents.rglob("*.so*")):
+        if path.is_symlink() or not path.is_file() or path.read_bytes()[:4] != b"\x7fELF":
+            continue
+        result = subprocess.run(["ldd", str(path)], capture_output=True, text=True,
+                                env={**os.environ, "LD_LIBRARY_PATH": search})
+        names = [line.split()[0] for line in result.stdout.splitlines() if "not found" in line]
+        if names:
+            missing[str(path.relative_to(contents))] = names
+    return missing
+
+
+def check_libraries(onedir: Path, allow_missing: bool) -> None:
+    missing = unresolved_libraries(onedir)
+    for where, names in missing.items():
+        print(f"unresolved: {where} needs {', '.join(names)}", file=sys.stderr)
+    if missing and not allow_missing:
+        raise SystemExit(
+            "Some bundled libraries need system libraries the build machine lacks, so the"
+            " bundle would not start on a desktop without them. Install them here (Debian:"
+            " libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxkbcommon-x11-0"
+            " libwayland-cursor0) and rebuild,"
+            " or pass --allow-missing-libraries.")
+
+
 # -- the size report ---------------------------------------------------------------------
 
 
@@ -173,6 +208,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", default=str(ROOT / "build"), help="scratch folder (default build/)")
     parser.add_argument("--skip-freeze", action="store_true",
                         help="reuse <dist>/jobctrl from an earlier run; only repackage")
+    parser.add_argument("--allow-missing-libraries", action="store_true",
+                        help="Linux: package even if a bundled library needs one this machine lacks")
     args = parser.parse_args(argv)
     dist, work = Path(args.dist).resolve(), Path(args.work).resolve()
     dist.mkdir(parents=True, exist_ok=True)
@@ -187,6 +224,7 @@ def main(argv: list[str] | None = None) -> int:
         onedir = freeze(dist, work, version)
     artifact: Path | None
     if sys.platform.startswith("linux"):
+        check_libraries(onedir, args.allow_missing_libraries)
         artifact = linux_tarball(onedir, dist, work, version)
     elif sys.platform == "win32":
         artifact = windows_installer(dist, version)

@@ -182,3 +182,40 @@ def test_windows_installer_keeps_data_and_upgrades_in_place():
     # Data is deleted only after an explicit Yes (No is the default button), never silently.
     assert "MB_DEFBUTTON2) = IDYES" in iss and "not UninstallSilent()" in iss
     assert "{localappdata}\\{#AppName}" in iss
+
+
+def load_build_script():
+    """packaging/ is not a package (it would shadow PyPI's ``packaging``): load the script."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("jobctrl_build", PACKAGING / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_build_stops_when_a_bundled_library_needs_one_this_machine_lacks(tmp_path):
+    import PySide6
+    import shiboken6
+
+    build = load_build_script()
+    onedir = tmp_path / "jobctrl"
+    contents = onedir / "_internal"
+    contents.mkdir(parents=True)
+    # A real bundled library, alone: what it links (shiboken, QtCore) is in no search path.
+    pyside = next(Path(PySide6.__file__).parent.glob("libpyside6.abi3.so.*"))
+    shutil.copy(pyside, contents)
+    missing = build.unresolved_libraries(onedir)
+    assert set(missing) == {pyside.name}
+    assert {"libQt6Core.so.6", f"libshiboken6.abi3.so.{pyside.name.rsplit('.so.', 1)[1]}"} <= set(
+        missing[pyside.name])
+    with pytest.raises(SystemExit, match="libxcb-icccm4"):
+        build.check_libraries(onedir, allow_missing=False)
+    build.check_libraries(onedir, allow_missing=True)  # only reported
+
+    # The bundle is searched first: a library the bundle carries is not missing.
+    shiboken = next(Path(shiboken6.__file__).parent.glob("libshiboken6.abi3.so.*"))
+    shutil.copy(shiboken, contents)
+    still = build.unresolved_libraries(onedir)
+    assert shiboken.name not in still.get(pyside.name, [])
+    assert "libQt6Core.so.6" in still[pyside.name]
