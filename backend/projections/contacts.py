@@ -23,7 +23,7 @@ from typing import Any
 import aiosqlite
 
 from backend.config import TENANT_ID
-from backend.projections import watermarks
+from backend.projections import paging, watermarks
 from backend.store.db import Database
 from backend.store.events import StoredEvent
 
@@ -57,19 +57,11 @@ class TaskProjection:
     last_event_id: int = 0
 
 
-def _payload(event: StoredEvent) -> dict[str, Any]:
-    try:
-        value = json.loads(event.payload_json)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
 def fold_task(row: TaskProjection | None, event: StoredEvent) -> TaskProjection | None:
     """Fold one task event into its row (None: no row yet)."""
     if event.type not in TASK_EVENTS:
         return row
-    p = _payload(event)
+    p = paging.payload_dict(event)
     at = p.get("occurredAt") or event.created_at
     if row is None:
         row = TaskProjection(task_id=p.get("taskId", ""), job_id=p.get("jobId", ""),
@@ -115,7 +107,7 @@ async def _save_task(conn: aiosqlite.Connection, tenant_id: str, row: TaskProjec
 
 async def _fold_candidate(conn: aiosqlite.Connection, tenant_id: str,
                           event: StoredEvent) -> None:
-    p = _payload(event)
+    p = paging.payload_dict(event)
     if not p.get("jobId") or not p.get("contactId"):
         return
     await conn.execute(
@@ -135,30 +127,16 @@ async def _fold_candidate(conn: aiosqlite.Connection, tenant_id: str,
          p.get("occurredAt") or event.created_at, event.id))
 
 
-_TYPE_MARKS = ",".join("?" * len(CONTACT_EVENT_TYPES))
-
-
 async def _fold_one_page(conn: aiosqlite.Connection, tenant_id: str, page_size: int) -> bool:
     name = watermark_name(tenant_id)
     after = await watermarks.read_watermark(conn, name)
-    async with conn.execute(
-        "SELECT id, type, job_id, workflow_id, run_id, payload_json, created_at FROM job_events"
-        f" WHERE tenant_id = ? AND id > ? AND type IN ({_TYPE_MARKS}) ORDER BY id LIMIT ?",
-        (tenant_id, after, *CONTACT_EVENT_TYPES, page_size)) as cursor:
-        events = [StoredEvent(*tuple(record)) for record in await cursor.fetchall()]
-    if len(events) < page_size:
-        # We hold the write lock: no contact event beyond this page can exist yet.
-        async with conn.execute("SELECT COALESCE(MAX(id), 0) FROM job_events"
-                                " WHERE tenant_id = ?", (tenant_id,)) as cursor:
-            newest, more = (await cursor.fetchone())[0], False
-    else:
-        newest, more = events[-1].id, True
+    page = await paging.next_page(conn, tenant_id, after, CONTACT_EVENT_TYPES, page_size)
     tasks: dict[str, TaskProjection | None] = {}
-    for event in events:
+    for event in page.events:
         if event.type == CANDIDATE_EVENT:
             await _fold_candidate(conn, tenant_id, event)
             continue
-        task_id = _payload(event).get("taskId")
+        task_id = paging.payload_dict(event).get("taskId")
         if not task_id:
             continue
         if task_id not in tasks:
@@ -167,36 +145,24 @@ async def _fold_one_page(conn: aiosqlite.Connection, tenant_id: str, page_size: 
     for row in tasks.values():
         if row is not None:
             await _save_task(conn, tenant_id, row)
-    if newest > after:
-        await watermarks.write_watermark(conn, name, newest)
-    return more
+    if page.newest > after:
+        await watermarks.write_watermark(conn, name, page.newest)
+    return page.more
 
 
 async def refresh_contacts(db: Database, *, tenant_id: str = TENANT_ID,
                            page_size: int = PAGE_SIZE) -> int:
     """Fold every contact event after the watermark; cheap when nothing is new."""
-    name = watermark_name(tenant_id)
-    watermark = await watermarks.read_watermark(db, name)
-    newest = (await db.fetchone(
-        "SELECT COALESCE(MAX(id), 0) FROM job_events WHERE tenant_id = ?", (tenant_id,)))[0]
-    if newest <= watermark:
-        return watermark
-    more = True
-    while more:
-        async with db.transaction() as conn:
-            more = await _fold_one_page(conn, tenant_id, page_size)
-    return await watermarks.read_watermark(db, name)
+    return await paging.refresh(db, tenant_id, watermark_name(tenant_id),
+                                lambda conn: _fold_one_page(conn, tenant_id, page_size))
 
 
 async def rebuild_contacts(db: Database, *, tenant_id: str = TENANT_ID,
                            page_size: int = PAGE_SIZE) -> int:
-    async with db.transaction() as conn:
-        for table in ("contact_projections", "contact_research_task_projections"):
-            await conn.execute(f"DELETE FROM {table} WHERE tenant_id = ?", (tenant_id,))
-        await watermarks.write_watermark(conn, watermark_name(tenant_id), 0)
-        while await _fold_one_page(conn, tenant_id, page_size):
-            pass
-    return await watermarks.read_watermark(db, watermark_name(tenant_id))
+    return await paging.rebuild(
+        db, tenant_id, watermark_name(tenant_id),
+        ("contact_projections", "contact_research_task_projections"),
+        lambda conn: _fold_one_page(conn, tenant_id, page_size))
 
 
 # --- reads -------------------------------------------------------------------------------

@@ -32,8 +32,7 @@ from pydantic import ValidationError
 
 from backend.config import TENANT_ID
 from backend.domain import events as ev
-from backend.domain.clock import parse_iso
-from backend.projections import watermarks
+from backend.projections import paging, watermarks
 from backend.store import coverage
 from backend.store.db import Database
 from backend.store.events import StoredEvent, append_event
@@ -127,16 +126,6 @@ def parse_step_event(event: StoredEvent) -> ev.DomainEvent | None:
         return None
 
 
-def _duration_ms(started_at: str | None, finished_at: str | None) -> int | None:
-    if not started_at or not finished_at:
-        return None
-    try:
-        delta = parse_iso(finished_at) - parse_iso(started_at)
-    except ValueError:
-        return None
-    return max(0, round(delta.total_seconds() * 1000))
-
-
 def fold_step(row: StepRow | None, event: StoredEvent, *, tenant_id: str = TENANT_ID
               ) -> StepRow | None:
     """Fold one stored event into its step row (None: no row yet). Anything that is not a
@@ -177,14 +166,14 @@ def fold_step(row: StepRow | None, event: StoredEvent, *, tenant_id: str = TENAN
     if isinstance(step, ev.PipelineStepCompleted):
         duration = step.duration_ms
         if duration is None:
-            duration = _duration_ms(row.started_at, finished_at)
+            duration = paging.duration_ms(row.started_at, finished_at)
         counts = step.counts.model_dump(by_alias=True, exclude_none=True)
         return replace(row, status="succeeded", finished_at=finished_at, duration_ms=duration,
                        error_code=None, retryable=None,
                        counts_json=json.dumps(counts, sort_keys=True, separators=(",", ":")),
                        **stamped)
     return replace(row, status="failed", finished_at=finished_at,
-                   duration_ms=_duration_ms(row.started_at, finished_at),
+                   duration_ms=paging.duration_ms(row.started_at, finished_at),
                    error_code=step.error_code, retryable=step.retryable, **stamped)
 
 
@@ -287,7 +276,6 @@ async def _write_watermark(conn: aiosqlite.Connection, tenant_id: str, event_id:
 
 
 _TYPE_MARKS = ",".join("?" * len(STEP_EVENT_TYPES))
-_EVENT_COLUMNS = "id, type, job_id, workflow_id, run_id, payload_json, created_at"
 
 
 async def _fold_events(conn: aiosqlite.Connection, tenant_id: str, events: list[StoredEvent],
@@ -324,40 +312,20 @@ async def _fold_one_page(conn: aiosqlite.Connection, tenant_id: str, page_size: 
     """Fold the next page after the watermark inside the caller's write transaction.
     Returns True when more pages may follow."""
     after = await read_watermark(conn, tenant_id)
-    records = await _fetchall(
-        conn,
-        f"SELECT {_EVENT_COLUMNS} FROM job_events WHERE tenant_id = ? AND id > ?"
-        f" AND type IN ({_TYPE_MARKS}) ORDER BY id LIMIT ?",
-        (tenant_id, after, *STEP_EVENT_TYPES, page_size),
-    )
-    events = [StoredEvent(*tuple(record)) for record in records]
-    if len(events) < page_size:
-        # Every step event up to the log's end is in this page (we hold the write lock).
-        newest = (await _fetchall(conn, "SELECT COALESCE(MAX(id), 0) FROM job_events"
-                                        " WHERE tenant_id = ?", (tenant_id,)))[0][0]
-        more = False
-    else:
-        newest, more = events[-1].id, True
-    await _fold_events(conn, tenant_id, events, prove=prove)
-    if newest > after:
-        await _write_watermark(conn, tenant_id, newest)
-    return more
+    page = await paging.next_page(conn, tenant_id, after, STEP_EVENT_TYPES, page_size)
+    await _fold_events(conn, tenant_id, page.events, prove=prove)
+    if page.newest > after:
+        await _write_watermark(conn, tenant_id, page.newest)
+    return page.more
 
 
 async def refresh_pipeline_steps(db: Database, *, tenant_id: str = TENANT_ID,
                                  page_size: int = PAGE_SIZE) -> int:
     """Fold every step event after the shared operations watermark; returns the watermark
     afterwards. Cheap when nothing is new (two indexed reads, no write lock)."""
-    watermark = await read_watermark(db, tenant_id)
-    newest = (await db.fetchone(
-        "SELECT COALESCE(MAX(id), 0) FROM job_events WHERE tenant_id = ?", (tenant_id,)))[0]
-    if newest <= watermark:
-        return watermark
-    more = True
-    while more:
-        async with db.transaction() as conn:
-            more = await _fold_one_page(conn, tenant_id, page_size, prove=True)
-    return await read_watermark(db, tenant_id)
+    return await paging.refresh(
+        db, tenant_id, watermark_name(tenant_id),
+        lambda conn: _fold_one_page(conn, tenant_id, page_size, prove=True))
 
 
 async def rebuild_pipeline_steps(db: Database, *, tenant_id: str = TENANT_ID,
@@ -365,13 +333,10 @@ async def rebuild_pipeline_steps(db: Database, *, tenant_id: str = TENANT_ID,
     """Drop the tenant's rows and fold the whole log again, in one transaction. A rebuild
     restores key sets rather than writing new ones, so it never advances checkpoints
     (a ready proof over the restored rows is valid again by itself)."""
-    async with db.transaction() as conn:
-        await conn.execute("DELETE FROM pipeline_step_projections WHERE tenant_id = ?",
-                           (tenant_id,))
-        await _write_watermark(conn, tenant_id, 0)
-        while await _fold_one_page(conn, tenant_id, page_size, prove=False):
-            pass
-    return await read_watermark(db, tenant_id)
+    return await paging.rebuild(db, tenant_id, watermark_name(tenant_id),
+                                ("pipeline_step_projections",),
+                                lambda conn: _fold_one_page(conn, tenant_id, page_size,
+                                                            prove=False))
 
 
 async def refold_execution(conn: aiosqlite.Connection, ref) -> None:
@@ -385,7 +350,7 @@ async def refold_execution(conn: aiosqlite.Connection, ref) -> None:
     )
     records = await _fetchall(
         conn,
-        f"SELECT {_EVENT_COLUMNS} FROM job_events WHERE tenant_id = ? AND run_id = ?"
+        f"SELECT {paging.EVENT_COLUMNS} FROM job_events WHERE tenant_id = ? AND run_id = ?"
         f" AND type IN ({_TYPE_MARKS}) ORDER BY id",
         (ref.tenant_id, ref.discover_run_id, *STEP_EVENT_TYPES),
     )

@@ -30,7 +30,7 @@ import aiosqlite
 
 from backend.config import TENANT_ID
 from backend.domain.clock import parse_iso
-from backend.projections import watermarks
+from backend.projections import paging, watermarks
 from backend.store.db import Database
 from backend.store.events import StoredEvent
 
@@ -99,26 +99,8 @@ def watermark_name(tenant_id: str = TENANT_ID) -> str:
 # --- the pure fold -----------------------------------------------------------------------
 
 
-def _payload(event: StoredEvent) -> dict[str, Any]:
-    try:
-        value = json.loads(event.payload_json)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
-
-
-def _duration_ms(started_at: str | None, closed_at: str | None) -> int | None:
-    if not started_at or not closed_at:
-        return None
-    try:
-        delta = parse_iso(closed_at) - parse_iso(started_at)
-    except ValueError:
-        return None
-    return max(0, round(delta.total_seconds() * 1000))
 
 
 def related_job_id(input_summary: dict[str, Any]) -> str | None:
@@ -151,7 +133,7 @@ def fold_workflow_event(
     Workflow* lifecycle events, or that name no run, leave the row as it is."""
     if event.type not in WORKFLOW_EVENT_TYPES:
         return row
-    payload = _payload(event)
+    payload = paging.payload_dict(event)
     run_id = _text(payload.get("runId")) or event.run_id
     if not run_id or (row is not None and row.run_id != run_id):
         return row
@@ -177,7 +159,7 @@ def fold_workflow_event(
             started_at=occurred_at,
             input_summary_json=json.dumps(summary, sort_keys=True, separators=(",", ":")),
             job_id=row.job_id or related_job_id(summary),
-            duration_ms=_duration_ms(occurred_at, row.closed_at),
+            duration_ms=paging.duration_ms(occurred_at, row.closed_at),
             last_event_id=max(row.last_event_id, event.id),
         )
 
@@ -190,7 +172,7 @@ def fold_workflow_event(
             error_code = _text(payload.get("errorCode")) or "workflow_failed"
         return replace(
             row, status=status, closed_at=occurred_at, error_code=error_code,
-            duration_ms=_duration_ms(row.started_at, occurred_at),
+            duration_ms=paging.duration_ms(row.started_at, occurred_at),
             last_event_id=max(row.last_event_id, event.id),
         )
 
@@ -246,34 +228,17 @@ async def _load_rows(conn: aiosqlite.Connection, tenant_id: str,
     return {record["run_id"]: row_from_record(record) for record in records}
 
 
-_TYPE_MARKS = ",".join("?" * len(WORKFLOW_EVENT_TYPES))
-
-
 async def _fold_one_page(conn: aiosqlite.Connection, tenant_id: str, page_size: int) -> bool:
     """Fold the next page after the watermark inside the caller's write transaction.
     Returns True when more pages may follow."""
     after = await read_watermark(conn, tenant_id)
-    records = await _fetchall(
-        conn,
-        "SELECT id, type, job_id, workflow_id, run_id, payload_json, created_at FROM job_events"
-        f" WHERE tenant_id = ? AND id > ? AND type IN ({_TYPE_MARKS}) ORDER BY id LIMIT ?",
-        (tenant_id, after, *WORKFLOW_EVENT_TYPES, page_size),
-    )
-    events = [StoredEvent(*tuple(record)) for record in records]
-    if len(events) < page_size:
-        # Every workflow event up to the log's end is in this page (we hold the write
-        # lock, so nothing new can commit): the watermark may jump past other events.
-        newest = (await _fetchall(conn, "SELECT COALESCE(MAX(id), 0) FROM job_events"
-                                        " WHERE tenant_id = ?", (tenant_id,)))[0][0]
-        more = False
-    else:
-        newest = events[-1].id
-        more = True
-    run_ids = {rid for rid in (_text(_payload(e).get("runId")) or e.run_id for e in events) if rid}
+    page = await paging.next_page(conn, tenant_id, after, WORKFLOW_EVENT_TYPES, page_size)
+    events = page.events
+    run_ids = {rid for rid in (_text(paging.payload_dict(e).get("runId")) or e.run_id for e in events) if rid}
     rows: dict[str, WorkflowRunRow | None] = dict(await _load_rows(conn, tenant_id, run_ids))
     before = dict(rows)
     for event in events:
-        run_id = _text(_payload(event).get("runId")) or event.run_id
+        run_id = _text(paging.payload_dict(event).get("runId")) or event.run_id
         if not run_id:
             log.warning("workflow event %s names no run; skipped", event.id)
             continue
@@ -285,9 +250,9 @@ async def _fold_one_page(conn: aiosqlite.Connection, tenant_id: str, page_size: 
             f" VALUES ({','.join('?' * len(COLUMNS))})",
             [row.values() for row in changed],
         )
-    if newest > after:
-        await _write_watermark(conn, tenant_id, newest)
-    return more
+    if page.newest > after:
+        await _write_watermark(conn, tenant_id, page.newest)
+    return page.more
 
 
 # (database path, tenant) -> the watermark at which a rebuild could not restore every row.
@@ -357,15 +322,8 @@ async def refresh_workflow_runs(
             log.error("workflow_run_projections is still short after a rebuild at %s", rebuilt)
             _UNFIXABLE[unfixable] = rebuilt
         return rebuilt
-    newest = (await db.fetchone(
-        "SELECT COALESCE(MAX(id), 0) FROM job_events WHERE tenant_id = ?", (tenant_id,)))[0]
-    if newest <= watermark:
-        return watermark
-    more = True
-    while more:
-        async with db.transaction() as conn:
-            more = await _fold_one_page(conn, tenant_id, page_size)
-    return await read_watermark(db, tenant_id)
+    return await paging.refresh(db, tenant_id, watermark_name(tenant_id),
+                                lambda conn: _fold_one_page(conn, tenant_id, page_size))
 
 
 async def rebuild_workflow_runs(
@@ -373,13 +331,9 @@ async def rebuild_workflow_runs(
 ) -> int:
     """Drop the tenant's rows and fold the whole log again from event 0, in one
     transaction, so no reader of another connection sees a half-built table."""
-    async with db.transaction() as conn:
-        await conn.execute("DELETE FROM workflow_run_projections WHERE tenant_id = ?",
-                           (tenant_id,))
-        await _write_watermark(conn, tenant_id, 0)
-        while await _fold_one_page(conn, tenant_id, page_size):
-            pass
-    return await read_watermark(db, tenant_id)
+    return await paging.rebuild(db, tenant_id, watermark_name(tenant_id),
+                                ("workflow_run_projections",),
+                                lambda conn: _fold_one_page(conn, tenant_id, page_size))
 
 
 # --- reads -------------------------------------------------------------------------------

@@ -1,0 +1,113 @@
+"""The shared builder loop of the watermark-driven projections (workflow runs, pipeline
+steps, contacts): read the next page of one projection's event types after its watermark,
+fold it in one write transaction, and repeat until the log's end.
+
+Each projection keeps its own fold; this module only owns the paging, so every builder
+moves its watermark by the same rule (see :func:`next_page`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import aiosqlite
+
+from backend.domain.clock import parse_iso
+from backend.projections import watermarks
+from backend.store.db import Database
+from backend.store.events import StoredEvent
+
+EVENT_COLUMNS = "id, type, job_id, workflow_id, run_id, payload_json, created_at"
+
+FoldPage = Callable[[aiosqlite.Connection], Awaitable[bool]]
+
+
+@dataclass(frozen=True)
+class Page:
+    events: list[StoredEvent]
+    newest: int  # the id the watermark may move to once this page is folded
+    more: bool  # True when more pages may follow
+
+
+def payload_dict(event: StoredEvent) -> dict[str, Any]:
+    """The event's JSON payload as a dict; {} when it is malformed or not an object."""
+    try:
+        value = json.loads(event.payload_json)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def duration_ms(started_at: str | None, finished_at: str | None) -> int | None:
+    """Milliseconds between two ISO times; None when either is missing or unreadable."""
+    if not started_at or not finished_at:
+        return None
+    try:
+        delta = parse_iso(finished_at) - parse_iso(started_at)
+    except ValueError:
+        return None
+    return max(0, round(delta.total_seconds() * 1000))
+
+
+async def _fetchall(conn: aiosqlite.Connection, sql: str, params: tuple) -> list:
+    async with conn.execute(sql, params) as cursor:
+        return list(await cursor.fetchall())
+
+
+async def newest_event_id(db: Database, tenant_id: str) -> int:
+    row = await db.fetchone(
+        "SELECT COALESCE(MAX(id), 0) FROM job_events WHERE tenant_id = ?", (tenant_id,))
+    return row[0]
+
+
+async def next_page(conn: aiosqlite.Connection, tenant_id: str, after: int,
+                    event_types: Sequence[str], page_size: int) -> Page:
+    """The next ``page_size`` events of ``event_types`` after ``after``, inside the
+    caller's write transaction."""
+    marks = ",".join("?" * len(event_types))
+    records = await _fetchall(
+        conn,
+        f"SELECT {EVENT_COLUMNS} FROM job_events WHERE tenant_id = ? AND id > ?"
+        f" AND type IN ({marks}) ORDER BY id LIMIT ?",
+        (tenant_id, after, *event_types, page_size),
+    )
+    events = [StoredEvent(*tuple(record)) for record in records]
+    if len(events) < page_size:
+        # Every event of these types up to the log's end is in this page (we hold the
+        # write lock, so nothing new can commit): the watermark may jump past other events.
+        newest = (await _fetchall(conn, "SELECT COALESCE(MAX(id), 0) FROM job_events"
+                                        " WHERE tenant_id = ?", (tenant_id,)))[0][0]
+        return Page(events, newest, more=False)
+    return Page(events, events[-1].id, more=True)
+
+
+async def refresh(db: Database, tenant_id: str, watermark_name: str,
+                  fold_page: FoldPage) -> int:
+    """Fold page after page (one write transaction each) until the log's end; returns
+    the watermark afterwards. Cheap when nothing is new (two indexed reads, no write
+    lock). ``fold_page`` re-reads the watermark inside its transaction, so concurrent
+    builders never fold an event twice."""
+    watermark = await watermarks.read_watermark(db, watermark_name)
+    if await newest_event_id(db, tenant_id) <= watermark:
+        return watermark
+    more = True
+    while more:
+        async with db.transaction() as conn:
+            more = await fold_page(conn)
+    return await watermarks.read_watermark(db, watermark_name)
+
+
+async def rebuild(db: Database, tenant_id: str, watermark_name: str, tables: Sequence[str],
+                  fold_page: FoldPage) -> int:
+    """Drop the tenant's rows of ``tables`` and fold the whole log again from event 0, in
+    one transaction, so no reader of another connection sees a half-built table."""
+    async with db.transaction() as conn:
+        for table in tables:
+            await conn.execute(f"DELETE FROM {table} WHERE tenant_id = ?", (tenant_id,))
+        await watermarks.write_watermark(conn, watermark_name, 0)
+        while await fold_page(conn):
+            pass
+    return await watermarks.read_watermark(db, watermark_name)
