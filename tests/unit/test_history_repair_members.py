@@ -9,27 +9,16 @@ nothing."""
 
 from __future__ import annotations
 
-import pytest
-
-from backend.domain import events as ev
 from backend.runtime import history_decoder as decoder
 from backend.runtime import history_repair
 from backend.store import lineage, passes
 from backend.store.db import Database
 from backend.temporal.contracts import DiscoveryExecutionRef
+from tests.unit.test_history_decoder import prep_finished
 
 REF = DiscoveryExecutionRef(tenant_id="local", discover_workflow_id="discover-local",
                             discover_run_id="run-1")
 NOW = "2026-01-01T00:00:00.000Z"
-
-
-@pytest.fixture
-async def db(tmp_path):
-    database = await Database.open(tmp_path / "db.sqlite")
-    try:
-        yield database
-    finally:
-        await database.close()
 
 
 async def add_jobs(db: Database, *job_ids: str) -> None:
@@ -121,19 +110,6 @@ async def restore_plans(db: Database, decoded: decoder.DecodedHistory) -> str | 
         return await history_repair.restore_plans(conn, REF, decoded)
 
 
-async def prep_failed_at(db: Database, job_id: str, at: str) -> None:
-    """The job's child started and failed at ``at`` without reaching a stage."""
-    ids = {"workflow_id": f"prep-{job_id}", "run_id": f"run-{job_id}",
-           "workflow_type": "JobPreparationWorkflow"}
-    async with db.transaction() as conn:
-        for event in (ev.WorkflowStarted(**ids), ev.WorkflowFailed(**ids, error_code="x")):
-            await conn.execute(
-                "INSERT INTO job_events (tenant_id, type, job_id, workflow_id, run_id,"
-                " payload_json, created_at) VALUES ('local', ?, ?, ?, ?, ?, ?)",
-                (event.event_type, job_id, ids["workflow_id"], ids["run_id"],
-                 event.payload_json(), at))
-
-
 async def settlement(db: Database) -> dict | None:
     async with db.transaction() as conn:
         return await passes.member_settlement(conn, REF, "enrich")
@@ -149,7 +125,7 @@ async def test_a_restored_member_gets_its_proven_plan_with_historys_time(db):
     assert (member.plan_state, member.required_steps, member.preparation_workflow_id,
             member.planned_at) == ("planned", STEPS, "prep-job-a", PLANNED_AT)
     # Its child finished a second after the fan-out: with history's time it settled.
-    await prep_failed_at(db, "job-a", "2020-01-01T00:00:06.000Z")
+    await prep_finished(db, "job-a", "2020-01-01T00:00:06.000Z")
     assert await settlement(db) == {"target_count": 1, "not_reached_count": 1}
     before = await db.fetchall("SELECT * FROM discovery_execution_jobs")
     assert await restore_plans(db, decoded) is None          # a repeat changes nothing
@@ -160,7 +136,7 @@ async def test_a_plan_stamped_at_repair_time_would_keep_the_pass_open(db):
     """Why the repair passes history's time: the same finished child, a now-stamped plan."""
     await add_jobs(db, "job-a")
     await restore(db, history(observed={"job-a"}))
-    await prep_failed_at(db, "job-a", "2020-01-01T00:00:06.000Z")
+    await prep_finished(db, "job-a", "2020-01-01T00:00:06.000Z")
     async with db.transaction() as conn:
         await lineage.record_plan(conn, REF, "job-a", "planned", STEPS, "prep-job-a")
     assert await settlement(db) is None

@@ -12,7 +12,6 @@ import pytest
 from backend.domain import events as ev
 from backend.projections import pipeline_steps as steps
 from backend.store import coverage, lineage
-from backend.store.db import Database
 from backend.temporal.activities.discovery import decide_preparation
 from backend.temporal.contracts import DiscoveryExecutionRef
 
@@ -22,15 +21,6 @@ OTHER_RUN = DiscoveryExecutionRef(tenant_id="local", discover_workflow_id="disco
                                   discover_run_id="run-2")
 JOB_A, JOB_B, JOB_C = "job_aaaaaaaaaaaaaaaaaaaaaaaa", "job_bbbbbbbbbbbbbbbbbbbbbbbb", "job_c"
 ALL = ("enrich", "score", "tailor", "cover", "pdf")
-
-
-@pytest.fixture
-async def db(tmp_path):
-    database = await Database.open(tmp_path / "db.sqlite")
-    try:
-        yield database
-    finally:
-        await database.close()
 
 
 async def members(db, ref=REF) -> dict[str, lineage.Member]:

@@ -15,7 +15,6 @@ from backend.domain import events as ev
 from backend.projections import pipeline_steps as steps
 from backend.projections.pipeline_steps import StepRow, fold_step
 from backend.store import coverage, lineage
-from backend.store.db import Database
 from backend.store.events import StoredEvent, append_event
 from backend.temporal.activities.discovery import DiscoveryActivities
 from backend.temporal.contracts import (
@@ -151,15 +150,6 @@ def test_step_payloads_are_bounded():
 # --- native appends and the builder -----------------------------------------------------
 
 
-@pytest.fixture
-async def db(tmp_path):
-    database = await Database.open(tmp_path / "jobctrl.db")
-    try:
-        yield database
-    finally:
-        await database.close()
-
-
 async def table(db) -> dict[tuple[str, str], StepRow]:
     return {(row.step_kind, row.item_key): row for row in await steps.list_steps(db, REF)}
 
@@ -227,17 +217,13 @@ async def test_the_builder_advances_a_native_checkpoint_for_new_keys(db):
 
 
 @pytest.fixture
-async def app(tmp_path):
+async def app(tmp_path, db):
     (tmp_path / "settings.json").write_text(json.dumps({
         "sources": [{"kind": "demo_board", "id": "demo_board"},
                     {"kind": "json_file", "id": "missing", "path": str(tmp_path / "nope.json"),
                      "enabled": False}],
     }), encoding="utf-8")
-    database = await Database.open(tmp_path / "jobctrl.db")
-    try:
-        yield database, DiscoveryActivities(database, AppPaths(tmp_path))
-    finally:
-        await database.close()
+    return db, DiscoveryActivities(db, AppPaths(tmp_path))
 
 
 async def test_the_activities_emit_steps_and_lineage(app):
