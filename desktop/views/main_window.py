@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt, QUrl, Signal
-from PySide6.QtGui import QCloseEvent, QFont
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -129,11 +129,8 @@ class MainWindow(QMainWindow):
         # Discover lives in the Pipelines view (one control, next to the sources it runs).
         self.jobs_label = QLabel(central)
         self.jobs_label.setObjectName("jobsDiscovered")
-        font = QFont(self.jobs_label.font())
-        font.setPointSizeF(font.pointSizeF() * 1.15)
-        self.jobs_label.setFont(font)
         status_row.addWidget(self.jobs_label)
-        status_row.addSpacing(12)
+        status_row.addSpacing(8)
         self.stream_indicator = StreamIndicator(central)
         status_row.addWidget(self.stream_indicator)
         root.addLayout(status_row)

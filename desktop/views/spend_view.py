@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QTableView,
     QVBoxLayout,
@@ -220,8 +221,18 @@ class SpendView(LiveView):
         self._build()
 
     def _build(self) -> None:
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 6, 0, 0)
+        # In a scroll area: the boxes need ~520 px, more than a small laptop's window has
+        # left under the header and tabs; the window must not be taller than the screen.
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.scroll = QScrollArea(self)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        outer.addWidget(self.scroll)
+        content = QWidget(self.scroll)
+        self.scroll.setWidget(content)
+        layout = QVBoxLayout(content)
+        layout.setContentsMargins(0, 6, 4, 0)
         layout.setSpacing(10)
 
         self.banner = QLabel("", self)

@@ -32,11 +32,13 @@ STREAM_STATES = {
     "live": ("ok", "live"),
     "reconnecting": ("busy", "reconnecting…"),
 }
-DETAIL_CHARS = 48
 
 
 class StateIndicator(QFrame):
-    """``● Temporal  ready  pid 4242`` in a rounded frame, colored by state."""
+    """``● Temporal ready`` in a rounded frame, colored by state. The header must fit a
+    small laptop's screen (900 px), so the detail (why it restarts, the external address)
+    and the process id are in the tooltip and the accessible name, not in the text; a
+    failure's reason is also in the window's banner."""
 
     def __init__(self, title: str, states: dict[str, tuple[str, str]], initial: str,
                  parent: QWidget | None = None):
@@ -45,36 +47,35 @@ class StateIndicator(QFrame):
         self._states = states
         self.state = initial
         self.detail: str | None = None
+        self.pid: int | None = None
         self.setObjectName("stateIndicator")
         self.setStyleSheet(
             "#stateIndicator { border: 1px solid palette(mid); border-radius: 6px;"
             " background: palette(base); }"
         )
         layout = QHBoxLayout(self)
-        layout.setContentsMargins(10, 5, 12, 5)
+        layout.setContentsMargins(8, 4, 9, 4)
         self.label = QLabel(self)
         self.label.setTextFormat(Qt.TextFormat.RichText)
         layout.addWidget(self.label)
         self.set_state(initial)
 
-    def set_state(self, state: str, detail: str | None = None) -> None:
-        self.state, self.detail = state, detail
+    def set_state(self, state: str, detail: str | None = None,
+                  pid: int | None = None) -> None:
+        self.state, self.detail, self.pid = state, detail, pid
         tone, text = self._states.get(state, ("idle", state))
         color = COLORS[tone]
-        shown = detail or ""
-        if len(shown) > DETAIL_CHARS:
-            shown = shown[: DETAIL_CHARS - 1] + "…"
-        extra = (f"&nbsp;&nbsp;<span style='color:{COLORS['idle']}'>{html.escape(shown)}</span>"
-                 if shown else "")
         self.label.setText(
             f"<span style='color:{color}; font-size:14pt'>●</span>&nbsp;"
-            f"<b>{html.escape(self.title)}</b>&nbsp;&nbsp;"
-            f"<span style='color:{color}'>{html.escape(text)}</span>{extra}"
+            f"<b>{html.escape(self.title)}</b>&nbsp;"
+            f"<span style='color:{color}'>{html.escape(text)}</span>"
         )
-        self.setToolTip(f"{self.title}: {text}" + (f"\n{detail}" if detail else ""))
+        self.setToolTip(f"{self.title}: {text}" + (f"\n{detail}" if detail else "")
+                        + (f"\nProcess id (pid): {pid}" if pid else ""))
+        self.setAccessibleName(self.text())
 
     def text(self) -> str:
-        """Plain text, for tests and accessibility."""
+        """Plain text with the detail, for tests and accessibility."""
         _tone, text = self._states.get(self.state, ("idle", self.state))
         return f"{self.title}: {text}" + (f" ({self.detail})" if self.detail else "")
 
@@ -84,10 +85,8 @@ class ServiceIndicator(StateIndicator):
         super().__init__(title, SERVICE_STATES, "waiting", parent)
 
     def show_status(self, status: ServiceStatus) -> None:
-        detail = status.detail
-        if detail is None and status.pid and status.state in ("starting", "ready"):
-            detail = f"pid {status.pid}"
-        self.set_state(status.state, detail)
+        pid = status.pid if status.state in ("starting", "ready") else None
+        self.set_state(status.state, status.detail, pid)
 
 
 class StreamIndicator(StateIndicator):

@@ -83,9 +83,13 @@ def test_window_shows_statuses_rows_and_counters(qtbot, tmp_path):
     assert window.service_indicators["api"].text() == "API: waiting"
 
     controller.service_status.emit(ServiceStatus("temporal", "starting", pid=7))
-    assert window.service_indicators["temporal"].text() == "Temporal: starting… (pid 7)"
+    # The process id is in the tooltip, not in the header's text (it must fit a laptop).
+    assert window.service_indicators["temporal"].text() == "Temporal: starting…"
+    assert "pid" not in window.service_indicators["temporal"].label.text()
+    assert window.service_indicators["temporal"].toolTip().endswith("Process id (pid): 7")
     ready_all(controller)
-    assert window.service_indicators["worker"].text() == "Worker: ready (pid 101)"
+    assert window.service_indicators["worker"].text() == "Worker: ready"
+    assert "Process id (pid): 101" in window.service_indicators["worker"].toolTip()
     assert not button.isEnabled(), "no runtime info yet"
     controller.runtime_ready.emit(runtime_info(tmp_path))
     assert not button.isEnabled()
@@ -125,6 +129,7 @@ def test_window_shows_statuses_rows_and_counters(qtbot, tmp_path):
     assert not button.isEnabled()
     assert button.toolTip() == "Waiting for the API"
     assert window.service_indicators["api"].text() == "API: restarting… (exited with code 1)"
+    assert "exited with code 1" in window.service_indicators["api"].toolTip()
     controller.service_status.emit(ServiceStatus("api", "ready", pid=200))
     assert window.discover_enabled_reason is None
 
@@ -139,6 +144,35 @@ def test_window_shows_statuses_rows_and_counters(qtbot, tmp_path):
     assert window.discover_enabled_reason is None
     controller.discover_result.emit(DiscoverOutcome(True, "Discover started — run r-2", "r-2"))
     assert pipelines.discover_note.text() == "Discover started — run r-2"
+
+
+SMALL_LAPTOP = (900, 600)  # a 1280x720 screen less a panel leaves about 1280x650
+
+
+def test_the_window_fits_a_small_laptop_screen(qtbot, tmp_path):
+    """No view, and no header state a working app shows, makes the window need more than
+    900x600; a window resized to that size gets it, and the Spend view scrolls instead."""
+    controller = ShellController(tmp_path)
+    window = MainWindow(controller)
+    qtbot.addWidget(window)
+    window.show()
+    for pid, name in enumerate(("temporal", "worker", "api"), start=424_242):
+        controller.service_status.emit(ServiceStatus(name, "starting", pid=pid))
+    controller.stream_state.emit("reconnecting")
+    controller.service_status.emit(ServiceStatus(
+        "api", "restarting", "exited with code 1; restarting in 2.0s", pid=424_244))
+    window.jobs_discovered = 12_345  # a wide count
+    window._show_jobs_count()
+    for key in window.views:
+        window.show_view(key)
+        QApplication.processEvents()
+        hint = window.minimumSizeHint()
+        assert hint.width() <= SMALL_LAPTOP[0] and hint.height() <= SMALL_LAPTOP[1], (key, hint)
+    window.resize(*SMALL_LAPTOP)
+    spend = window.show_view("spend")
+    qtbot.waitUntil(lambda: (window.width(), window.height()) == SMALL_LAPTOP)
+    qtbot.waitUntil(spend.scroll.verticalScrollBar().isVisible)
+    assert spend.scroll.widget().height() > spend.scroll.viewport().height()
 
 
 def test_event_list_is_capped_by_dropping_the_oldest_rows(qtmodeltester):
