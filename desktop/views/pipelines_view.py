@@ -183,6 +183,7 @@ class PipelinesView(LiveView):
         self.family_bar = QProgressBar(box)
         self.family_bar.setObjectName("familyProgress")
         self.family_bar.setTextVisible(True)
+        self.family_bar.hide()  # until a snapshot has a number to show
         self.family_text = _label(box, "familyProgressText")
         self.family_list = _label(box, "familyList", wrap=False, muted=True)
         self.resumed_label = _label(box, "resumedLabel")
@@ -362,8 +363,10 @@ class PipelinesView(LiveView):
 
     def _show_families(self, snapshot: dict[str, Any]) -> None:
         progress = ops.family_progress(snapshot)
+        # No number may be shown (no run yet, progress unknown or hidden while history is
+        # restored): no bar at all, an empty one reads like a stuck run; the text says why.
+        self.family_bar.setVisible(progress.value is not None)
         if progress.value is None:
-            # No number may be shown: an empty bar without a percentage.
             self.family_bar.setRange(0, 1)
             self.family_bar.setValue(0)
             self.family_bar.setFormat("")

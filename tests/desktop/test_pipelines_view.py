@@ -99,6 +99,17 @@ def test_the_window_discover_button_honours_the_recovery_gate(qtbot, qloop, tmp_
         controller.shutdown()
 
 
+def test_before_any_run_the_sources_box_shows_no_empty_bar(qtbot, qloop, tmp_path):
+    view = make_view(qtbot, ShellController(tmp_path))
+    view.show()
+    assert not view.family_bar.isVisible()  # nothing known before the first snapshot
+    view.show_snapshot(snapshot(sourceFamilies=None, execution=None))
+    assert not view.family_bar.isVisible()
+    assert view.family_text.text() == "No Discover run yet."
+    view.show_snapshot(snapshot())
+    assert view.family_bar.isVisible() and view.family_bar.format() == "%p%"
+
+
 def test_sources_to_tick_are_named_in_plain_words(qtbot, qloop, tmp_path):
     view = make_view(qtbot, ShellController(tmp_path))
     view._show_sources([
@@ -172,12 +183,15 @@ def test_restoring_history_hides_selected_run_numbers(qtbot, qloop, tmp_path):
     grid = view.scope_grids["current_execution"]
     assert grid.showing_counts and grid.cell_text("score", "waiting") == "146"
     assert view.family_bar.value() == 1 and view.family_bar.maximum() == 4
+    assert view.family_bar.isVisible()
 
     view.show_snapshot(snapshot(projectionCoverage={"status": "recovering"}))
     assert not view.scope_grids["current_execution"].showing_counts
     assert not view.scope_grids["execution_sweep"].showing_counts
     assert view.scope_grids["global_outside_execution"].showing_counts
-    assert view.family_bar.format() == "" and view.family_bar.value() == 0
+    # No number to show: no bar at all (an empty one reads like a stuck run); text says why.
+    assert not view.family_bar.isVisible()
+    assert view.family_text.text() == "Progress hidden while the run's history is restored."
     assert view.eta_label.text().startswith("No ETA")
     assert view.stage_eta_label.text() == ""
     assert "being restored" in view.coverage_label.text()
