@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import asyncio
 from datetime import timedelta
+from functools import partial
 
 from pydantic import Field
 from temporalio import workflow
-from temporalio.exceptions import ActivityError, ApplicationError, is_cancelled_exception
+from temporalio.exceptions import ActivityError, is_cancelled_exception
 
 with workflow.unsafe.imports_passed_through():
     from backend.config import PREP_TASK_QUEUE
@@ -29,11 +30,10 @@ with workflow.unsafe.imports_passed_through():
     from backend.temporal.workflows.common import (
         BOOKKEEPING,
         check_spend,
+        closing_on_error,
         current_run,
-        error_code_of,
         failure_code,
         record_lifecycle,
-        run_failed,
         stage_options,
     )
 
@@ -66,8 +66,8 @@ class ApplyWorkflow:
         run = current_run(WORKFLOW_TYPE)
         outcomes: list[ApplyOutcome] = []
         polls = 0
-        try:
-            # Inside the try: a cancel that lands while the start is recorded still ends
+        async with closing_on_error("apply", partial(self._lifecycle, run, input)):
+            # Inside the block: a cancel that lands while the start is recorded still ends
             # the run with its terminal event.
             await self._lifecycle(run, input, "started")
             await check_spend(run, 0, task_queue=PREP_TASK_QUEUE)
@@ -76,13 +76,6 @@ class ApplyWorkflow:
             else:
                 outcomes = await self._poll(run, input, 0)
                 polls = 1
-        except (asyncio.CancelledError, ActivityError, ApplicationError) as error:
-            if is_cancelled_exception(error):
-                await self._lifecycle(run, input, "canceled")
-                raise
-            code = error_code_of(error)
-            await self._lifecycle(run, input, "failed", error_code=code)
-            raise run_failed("apply", code) from None
         await self._lifecycle(run, input, "completed")
         if input.continuous:
             workflow.continue_as_new(input)

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import asyncio
 from datetime import timedelta
+from functools import partial
 
 from temporalio import workflow
-from temporalio.exceptions import ActivityError, ApplicationError, is_cancelled_exception
+from temporalio.exceptions import ActivityError, is_cancelled_exception
 
 with workflow.unsafe.imports_passed_through():
     from backend.domain.stages import STAGE_ACTIVITY
@@ -36,11 +37,10 @@ with workflow.unsafe.imports_passed_through():
     from backend.temporal.workflows.common import (
         BOOKKEEPING,
         check_spend,
+        closing_on_error,
         current_run,
-        error_code_of,
         reconcile_stage,
         record_lifecycle,
-        run_failed,
         stage_options,
     )
 
@@ -55,20 +55,11 @@ class BatchStageWorkflow:
     async def run(self, input: BatchInput) -> BatchResult:
         run = current_run(WORKFLOW_TYPE)
         await self._lifecycle(run, input, "started")
-        try:
+        async with closing_on_error("batch", partial(self._lifecycle, run, input),
+                                    on_cancel=partial(self._cancel_items, run, input)):
             paid = sum(1 for stage in input.stages if stage in PAID_STAGES)
             await check_spend(run, paid * len(input.job_ids))
             result = await self._stages(run, input)
-        except (asyncio.CancelledError, ActivityError, ApplicationError) as error:
-            if is_cancelled_exception(error):
-                await workflow.execute_activity(
-                    "cancel_batch_items", BatchCancelInput(run=run, job_ids=input.job_ids),
-                    **BOOKKEEPING)
-                await self._lifecycle(run, input, "canceled")
-                raise
-            code = error_code_of(error)
-            await self._lifecycle(run, input, "failed", error_code=code)
-            raise run_failed("batch", code) from None
         await self._lifecycle(run, input, "completed")
         return result
 
@@ -122,6 +113,11 @@ class BatchStageWorkflow:
             return BatchItem(job_id=job_id, stage=stage, status="succeeded")
         known = status if status in ("failed", "exhausted") else "failed"
         return BatchItem(job_id=job_id, stage=stage, status=known, reason=code)
+
+    async def _cancel_items(self, run: RunRef, input: BatchInput) -> None:
+        await workflow.execute_activity(
+            "cancel_batch_items", BatchCancelInput(run=run, job_ids=input.job_ids),
+            **BOOKKEEPING)
 
     async def _lifecycle(self, run: RunRef, input: BatchInput, outcome: str,
                          error_code: str | None = None) -> None:

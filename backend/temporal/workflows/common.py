@@ -4,11 +4,19 @@ every helper only schedules activities exactly as the workflows did inline)."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
+from types import TracebackType
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, ApplicationError, TimeoutError
+from temporalio.exceptions import (
+    ActivityError,
+    ApplicationError,
+    TimeoutError,
+    is_cancelled_exception,
+)
 
 from backend.temporal.activities.spend import PreflightInput
 from backend.temporal.contracts import RunRef, StageFailureInput, WorkflowLifecycleInput
@@ -69,6 +77,39 @@ def error_code_of(error: BaseException) -> str:
 def run_failed(what: str, code: str) -> ApplicationError:
     """The terminal, non-retryable error a run raises after recording its failure."""
     return ApplicationError(f"{what} failed: {code}", type=code, non_retryable=True)
+
+
+# close(outcome, error_code=None): records a run's terminal outcome ("canceled" / "failed").
+CloseRun = Callable[..., Awaitable[None]]
+RUN_ERRORS = (asyncio.CancelledError, ActivityError, ApplicationError)
+
+
+class closing_on_error:  # lower case: used like a function, ``async with closing_on_error(...)``
+    """The end every run body shares: a cancellation records ``canceled`` (after
+    ``on_cancel``) and propagates; any other failure records ``failed`` with its bounded
+    code and ends the run with :func:`run_failed`. It schedules exactly the activities the
+    workflows scheduled inline, in the same order, so histories replay unchanged. (A plain
+    class, not an async generator, so nothing is left for a finalizer on eviction.)"""
+
+    def __init__(self, what: str, close: CloseRun,
+                 on_cancel: Callable[[], Awaitable[None]] | None = None) -> None:
+        self._what, self._close, self._on_cancel = what, close, on_cancel
+
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(self, error_type: type[BaseException] | None,
+                        error: BaseException | None, traceback: TracebackType | None) -> bool:
+        if error is None or not isinstance(error, RUN_ERRORS):
+            return False
+        if is_cancelled_exception(error):
+            if self._on_cancel is not None:
+                await self._on_cancel()
+            await self._close("canceled")
+            return False  # the cancellation propagates as it came
+        code = error_code_of(error)
+        await self._close("failed", code)
+        raise run_failed(self._what, code) from None
 
 
 def current_run(workflow_type: str) -> RunRef:

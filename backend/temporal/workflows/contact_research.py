@@ -5,10 +5,9 @@ research (read sources, extract candidates, commit them), close the task."""
 
 from __future__ import annotations
 
-import asyncio
+from functools import partial
 
 from temporalio import workflow
-from temporalio.exceptions import ActivityError, ApplicationError, is_cancelled_exception
 
 with workflow.unsafe.imports_passed_through():
     from backend.temporal.activities.contacts import (
@@ -20,9 +19,8 @@ with workflow.unsafe.imports_passed_through():
     from backend.temporal.workflows.common import (
         BOOKKEEPING,
         check_spend,
+        closing_on_error,
         current_run,
-        error_code_of,
-        run_failed,
         stage_options,
     )
 
@@ -37,18 +35,11 @@ class ContactResearchWorkflow:
         run = current_run(WORKFLOW_TYPE)
         task = ContactTaskInput(run=run, job_id=input.job_id, task_id=input.task_id)
         await workflow.execute_activity("open_contact_research", task, **BOOKKEEPING)
-        try:
+        async with closing_on_error("contact research", partial(self._close, task)):
             await check_spend(run, PAID_CALLS)
             outcome = await workflow.execute_activity(
                 "research_contact_candidates", task, result_type=ContactResearchOutcome,
                 **stage_options())
-        except (asyncio.CancelledError, ActivityError, ApplicationError) as error:
-            if is_cancelled_exception(error):
-                await self._close(task, "canceled")
-                raise
-            code = error_code_of(error)
-            await self._close(task, "failed", code)
-            raise run_failed("contact research", code) from None
         await self._close(task, "completed")
         return outcome
 

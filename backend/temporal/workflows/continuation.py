@@ -15,9 +15,10 @@ for that job (after the mandatory owner-scoped reconciliation) and does not stop
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 
 from temporalio import workflow
-from temporalio.exceptions import ActivityError, ApplicationError, is_cancelled_exception
+from temporalio.exceptions import ActivityError, is_cancelled_exception
 
 with workflow.unsafe.imports_passed_through():
     from backend.domain.stages import STAGE_ACTIVITY
@@ -30,11 +31,10 @@ with workflow.unsafe.imports_passed_through():
     from backend.temporal.workflows.common import (
         BOOKKEEPING,
         check_spend,
+        closing_on_error,
         current_run,
-        error_code_of,
         reconcile_stage,
         record_lifecycle,
-        run_failed,
         stage_options,
     )
 
@@ -55,7 +55,7 @@ class PreparationContinuationWorkflow:
         if workflow.patched(RENDERS_PDFS_PATCH):
             stages = [*stages, "pdf"]
         failed: list[str] = []
-        try:
+        async with closing_on_error("continuation", partial(self._lifecycle, run, input)):
             job_ids: list[str] = await workflow.execute_activity(
                 "select_continuation_jobs", input, result_type=list[str], **BOOKKEEPING)
             paid_calls = len(job_ids) * sum(1 for stage in stages if stage in PAID_STAGES)
@@ -65,13 +65,6 @@ class PreparationContinuationWorkflow:
                 done = await asyncio.gather(*(self._job(run, input, job_id, stages)
                                               for job_id in chunk))
                 failed.extend(job for job, ok in zip(chunk, done, strict=True) if not ok)
-        except (asyncio.CancelledError, ActivityError, ApplicationError) as error:
-            if is_cancelled_exception(error):
-                await self._lifecycle(run, input, "canceled")
-                raise
-            code = error_code_of(error)
-            await self._lifecycle(run, input, "failed", error_code=code)
-            raise run_failed("continuation", code) from None
         await self._lifecycle(run, input, "completed")
         return ContinuationResult(trigger=input.trigger, job_ids=job_ids, failed_job_ids=failed)
 

@@ -6,7 +6,7 @@ gives up fails only this job's workflow, after the mandatory reconciliation step
 
 from __future__ import annotations
 
-import asyncio
+from functools import partial
 
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError, is_cancelled_exception
@@ -22,11 +22,10 @@ with workflow.unsafe.imports_passed_through():
     )
     from backend.temporal.workflows.common import (
         check_spend,
+        closing_on_error,
         current_run,
-        error_code_of,
         reconcile_stage,
         record_lifecycle,
-        run_failed,
         stage_options,
     )
 
@@ -46,18 +45,11 @@ class JobPreparationWorkflow:
         run = current_run(WORKFLOW_TYPE)
         await self._lifecycle(run, input, "started")
         outcomes: list[StageOutcome] = []
-        try:
+        async with closing_on_error("preparation", partial(self._lifecycle, run, input)):
             paid_calls = sum(1 for stage in input.stages if stage in PAID_STAGES)
             await check_spend(run, paid_calls)
             for stage in input.stages:
                 outcomes.append(await self._stage(run, input, stage))
-        except (asyncio.CancelledError, ActivityError, ApplicationError) as error:
-            if is_cancelled_exception(error):
-                await self._lifecycle(run, input, "canceled")
-                raise
-            code = error_code_of(error)
-            await self._lifecycle(run, input, "failed", error_code=code)
-            raise run_failed("preparation", code) from None
         await self._lifecycle(run, input, "completed")
         return PrepResult(job_id=input.job_id, outcomes=outcomes)
 
