@@ -186,10 +186,15 @@ class MainWindow(QMainWindow):
         jobs = self.show_view("jobs")
         jobs.select_job(job_key)
 
+    def open_profile(self) -> None:
+        """Pipelines' "Add your profile": Settings, scrolled to the profile."""
+        self.show_view("settings").focus_profile()
+
     def _connect(self) -> None:
         for key, view in self.views.items():
             if key != "jobs" and hasattr(view, "open_job"):
                 view.open_job.connect(self.open_job)
+        self.views["pipelines"].profile_requested.connect(self.open_profile)
         c = self.controller
         c.service_status.connect(self.on_service_status)
         c.runtime_ready.connect(self.on_runtime_ready)

@@ -6,8 +6,9 @@ new Discover run" (only when no work is running; it only focuses the Discover co
 the run-history coverage; the source-family progress bar (the monotonic spine) with
 provider facts and "N resumed"; reconciliation; the three scopes' per-stage counts;
 capacity (slots, active items, approximate task-queue observations); the ETA as a range
-with confidence or "No ETA" with its reason; the Discover launch controls; and the
-identifiers in a collapsed technical disclosure.
+with confidence or "No ETA" with its reason; the Discover launch controls (with a notice
+and a way to Settings while no candidate profile is saved: Discover alone only finds
+postings); and the identifiers in a collapsed technical disclosure.
 
 Timing follows the spec's live query: stale after 10 s, polled every 15 s while the
 selected run is discovering or draining and every 60 s otherwise, never while hidden, and
@@ -60,6 +61,12 @@ QPushButton:pressed { background: #1a5fcc; }
 QPushButton:disabled { background: #c9d3df; border-color: #b9c4d1; color: #f4f6f8; }
 """
 MUTED = "color: #6a6a6a;"
+PROFILE_NOTICE = ("#profileNotice { background: #eef3fb; border: 1px solid #b9cbe8;"
+                  " border-radius: 6px; } #profileNotice QLabel { color: #1d3b66; }")
+PROFILE_NOTICE_TITLE = ("Add your profile so JobCtrl can score postings and write your "
+                        "résumé and letters.")
+PROFILE_NOTICE_DETAIL = ("Without it, Discover only finds postings: scoring, résumé "
+                         "tailoring and cover letters wait until a profile is saved.")
 
 
 def _label(parent: QWidget, name: str, *, wrap: bool = True, muted: bool = False) -> QLabel:
@@ -95,6 +102,7 @@ class PipelinesView(LiveView):
     view_keys = frozenset({PIPELINES, SETTINGS})
     setup_focused = Signal()       # "Set up a new Discover run" moved focus to the controls
     discover_started = Signal(object)  # the accepted answer of run-stage discover
+    profile_requested = Signal()  # "Add your profile": the window opens Settings on it
 
     def __init__(self, controller: ShellController, parent: QWidget | None = None):
         super().__init__(controller, parent)
@@ -105,6 +113,7 @@ class PipelinesView(LiveView):
         self._discover_pending = False
         self._shell_block_reason: str | None = None  # the window's: services, stream, tray
         self._note_is_reason = False  # the note shows why Discover is disabled
+        self.profile_saved: bool | None = None  # None until GET /v1/profile answered
         self._build()
 
     # -- layout ---------------------------------------------------------------------------
@@ -259,8 +268,11 @@ class PipelinesView(LiveView):
         box = QGroupBox("Start a Discover run", parent)
         box.setObjectName("discoverControls")
         self.discover_box = box
-        layout = QHBoxLayout(box)
+        column = QVBoxLayout(box)
+        column.addWidget(self._build_profile_notice(box))
+        layout = QHBoxLayout()
         layout.setSpacing(12)
+        column.addLayout(layout)
         self.source_list = QListWidget(box)
         self.source_list.setObjectName("sourceList")
         self.source_list.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
@@ -281,15 +293,45 @@ class PipelinesView(LiveView):
         layout.addLayout(side, 2)
         return box
 
+    def _build_profile_notice(self, parent: QWidget) -> QFrame:
+        """Shown while no profile is saved: Discover alone only finds postings."""
+        notice = QFrame(parent)
+        notice.setObjectName("profileNotice")
+        notice.setStyleSheet(PROFILE_NOTICE)
+        layout = QHBoxLayout(notice)
+        layout.setContentsMargins(12, 8, 8, 8)
+        text = QLabel(notice)
+        text.setObjectName("profileNoticeText")
+        text.setWordWrap(True)
+        text.setText(f"<b>{html.escape(PROFILE_NOTICE_TITLE)}</b><br>"
+                     f"{html.escape(PROFILE_NOTICE_DETAIL)}")
+        self.profile_notice_text = text
+        self.profile_button = QPushButton("Add your profile…", notice)
+        self.profile_button.setObjectName("addProfileButton")
+        self.profile_button.setToolTip("Open Settings at Your profile")
+        self.profile_button.clicked.connect(lambda: emit(self.profile_requested))
+        layout.addWidget(text, 1)
+        layout.addWidget(self.profile_button, 0, Qt.AlignmentFlag.AlignVCenter)
+        notice.hide()  # until the profile was read: unknown is not "missing"
+        self.profile_notice = notice
+        return notice
+
+    def _show_profile_state(self, revision: int | None) -> None:
+        # Revision 0 is the API's "nothing saved yet" (an empty default profile).
+        self.profile_saved = None if revision is None else revision > 0
+        self.profile_notice.setVisible(self.profile_saved is False)
+
     # -- LiveView -------------------------------------------------------------------------
 
     async def fetch(self, client: ApiClient) -> dict[str, Any]:
-        snapshot, settings = await asyncio.gather(client.pipeline_operations(),
-                                                  client.settings())
-        return {"snapshot": snapshot, "sources": settings.get("sources") or []}
+        snapshot, settings, profile = await asyncio.gather(
+            client.pipeline_operations(), client.settings(), client.profile())
+        return {"snapshot": snapshot, "sources": settings.get("sources") or [],
+                "profileRevision": profile.get("revision")}
 
     def apply(self, result: dict[str, Any]) -> None:
         self.error_label.hide()
+        self._show_profile_state(result["profileRevision"])
         self._show_sources(result["sources"])
         self.show_snapshot(result["snapshot"])
 

@@ -99,6 +99,7 @@ class SettingsView(LiveView):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         scroll = QScrollArea(self)
+        self.scroll = scroll
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         body = QWidget(scroll)
@@ -273,6 +274,8 @@ class SettingsView(LiveView):
 
     def _profile_box(self) -> QGroupBox:
         box = QGroupBox("Your profile", self.body)
+        box.setObjectName("profileBox")
+        self.profile_box = box
         layout = QVBoxLayout(box)
         self.profile_editor = ProfileEditor(box)
         layout.addWidget(self.profile_editor)
@@ -288,6 +291,13 @@ class SettingsView(LiveView):
         layout.addLayout(row)
         layout.addWidget(self.profile_status)
         return box
+
+    def focus_profile(self) -> None:
+        """Scroll to "Your profile" (its top at the top) and put the cursor in Name: the
+        Pipelines view's "Add your profile" brings a new user here."""
+        self.body.layout().activate()  # a view just shown may not have laid out yet
+        self.scroll.verticalScrollBar().setValue(self.profile_box.y())
+        self.profile_editor.inputs["name"].setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _watch_edits(self) -> None:
         """Any edit outside the profile marks the settings dirty (a refetch keeps them)."""

@@ -245,6 +245,10 @@ class FakeClient:
     async def settings(self) -> dict:
         return {"sources": self.sources}
 
+    async def profile(self) -> dict:
+        # A saved profile (revision 1): the notice for a first run is tested live.
+        return {"revision": 1, "profile": {"name": "Ada"}}
+
     async def events(self, last_event_id=None, *, on_state=None):
         self.subscriptions.append(last_event_id)
         if self.refusals:
