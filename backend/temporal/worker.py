@@ -46,6 +46,13 @@ log = logging.getLogger(__name__)
 
 RECONCILE_EVERY_S = 15.0
 
+# The workflow classes each worker registers. tests/unit/test_workflow_replay.py replays the
+# recorded histories against exactly this list, so a newly registered workflow needs one.
+ORCHESTRATION_WORKFLOWS = [DiscoverWorkflow, ApplyWorkflow]
+PREPARATION_WORKFLOWS = [JobPreparationWorkflow, BatchStageWorkflow, ContactResearchWorkflow,
+                         PreparationContinuationWorkflow]
+REGISTERED_WORKFLOWS = [*ORCHESTRATION_WORKFLOWS, *PREPARATION_WORKFLOWS]
+
 
 async def reconcile_safely(db: Database, client, paths: AppPaths) -> None:
     try:
@@ -122,14 +129,13 @@ async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event
     )
     common = {"interceptors": [tracker], "graceful_shutdown_timeout": timedelta(seconds=5)}
     orchestration = Worker(
-        client, task_queue=TASK_QUEUE, workflows=[DiscoverWorkflow, ApplyWorkflow],
+        client, task_queue=TASK_QUEUE, workflows=ORCHESTRATION_WORKFLOWS,
         activities=orchestration_activities(db, paths),
         max_concurrent_activities=ORCHESTRATION_ACTIVITY_SLOTS, **common,
     )
     preparation = Worker(
         client, task_queue=PREP_TASK_QUEUE,
-        workflows=[JobPreparationWorkflow, BatchStageWorkflow, ContactResearchWorkflow,
-                   PreparationContinuationWorkflow],
+        workflows=PREPARATION_WORKFLOWS,
         activities=preparation_activities(db, paths),
         max_concurrent_activities=slots, **common,
     )

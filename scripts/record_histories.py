@@ -1,0 +1,358 @@
+"""Record real Temporal workflow histories for tests/unit/test_workflow_replay.py.
+
+An upgrade replaces the workflow code while runs are open in the embedded Temporal server;
+Temporal then replays their histories against the new code. The replay test keeps one or
+two recorded histories per registered workflow type and replays them against the current
+code, so a nondeterministic change (other commands, another order, a renamed activity, a
+removed patch) fails a unit test instead of a user's open workflow.
+
+This script makes those histories from real runs. It starts a real Supervisor (Temporal dev
+server, worker, API) on a temporary app dir, with a small slice of the demo board and the
+built-in offline model, and drives it through the API like the desktop does:
+
+1. ``no-profile``: Discover with no profile yet (jobs stop at Score: ``profile_missing``).
+2. ``profile-save``: saving the profile starts ``PreparationContinuationWorkflow`` for them
+   (Score, Tailor, Cover and, behind its patch, PDF).
+3. ``with-profile``: one more posting, Discover again: a full single-job preparation.
+4. ``tailor-batch``: a selected Tailor batch of one job, one worker (``BatchStageWorkflow``).
+5. ``dry-run``: approve one job whose apply URL is a loopback form page and apply with
+   ``applyDryRun`` on (``ApplyWorkflow`` for one job).
+6. ``posting-text``: contact research for one job (reads only the stored posting).
+7. ``auto-apply-loop``: turn the standing auto-apply loop on, let it poll twice, turn it
+   off (``ApplyWorkflow`` continuous, ending canceled).
+8. ``canceled``: a posting whose page answers only when released; its preparation is
+   canceled (``/v1/jobs/{key}/actions/cancel``) while Enrich waits on it.
+9. ``budget-exceeded``: a paid model (never called) and a ceiling below one call: a new
+   job's preparation and a one-job Tailor batch fail at the spend preflight.
+
+The canceled and failed runs matter as much as the completed ones: the closing paths
+(lifecycle activity, cancel bookkeeping, typed failure) are commands too.
+
+After each step it waits until nothing runs, then writes the smallest history of every
+workflow type that step produced (or of the types the step keeps) to
+``<out>/<WorkflowType>.<step>.json`` (``history.to_json()``). Record from the code the
+histories should pin: to guard a refactor, check out the commit before it, run this
+there and copy the files over.
+
+Usage (from the repository root, with the project's .venv)::
+
+    .venv/bin/python scripts/record_histories.py [--out tests/unit/data/histories]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import tempfile
+import threading
+from collections.abc import Awaitable, Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import httpx
+from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.service import RPCError, RPCStatusCode
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run as a plain script from a checkout
+
+from backend.domain.ids import job_id_for_url  # noqa: E402
+from backend.runtime.supervisor import Supervisor  # noqa: E402
+from backend.sources.board_file import demo_board_text  # noqa: E402
+from backend.temporal.client import connect_temporal  # noqa: E402
+
+DEFAULT_OUT = ROOT / "tests" / "unit" / "data" / "histories"
+WAIT_S = 240.0
+PROFILE = {
+    "name": "Ada Example",
+    "email": "ada@example.org",
+    "headline": "Backend engineer",
+    "targetTitles": ["Backend Engineer", "Platform Engineer", "Data Engineer"],
+    "locations": ["Berlin", "Remote"],
+    "remotePreference": "remote_or_hybrid",
+    "salaryFloor": 70000,
+    "salaryCurrency": "EUR",
+    "skills": ["Python", "PostgreSQL", "Kubernetes", "AWS", "Terraform", "Go", "SQL"],
+    "mustHaveKeywords": ["Python"],
+    "dealBreakerKeywords": ["on-call 24/7"],
+    "resumeText": "Ada Example\nBackend engineer with eight years of Python.\n\nEXPERIENCE\n"
+                  "- Built a PostgreSQL-backed billing platform\n- Moved 40 services to"
+                  " Kubernetes on AWS\n\nEDUCATION\n- BSc Computer Science, TU Berlin\n",
+}
+FORM_PAGE = (b"<!doctype html><html><body><h1>Apply</h1><form method='post'>"
+             b"<input name='name'><input type='file' name='resume'><button>Submit</button>"
+             b"</form></body></html>")
+SLOW_PAGE = (b"<!doctype html><html><body><main><h1>Platform Engineer</h1><p>Python, Kubernetes"
+             b" and AWS for a logistics platform. Hybrid in Berlin.</p></main></body></html>")
+
+
+class LoopbackPages:
+    """Loopback pages: an application form (so the dry-run apply parks a packet), a
+    robots.txt that allows everything, and a posting page under ``/slow/`` that answers
+    only once released (so a preparation is still enriching when it is canceled)."""
+
+    def __init__(self) -> None:
+        self.slow_requested = threading.Event()
+        self.release_slow = threading.Event()
+        pages = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+                if self.path == "/robots.txt":
+                    self.reply(b"User-agent: *\nAllow: /\n", "text/plain")
+                    return
+                if self.path.startswith("/slow/"):
+                    pages.slow_requested.set()
+                    pages.release_slow.wait(timeout=WAIT_S)
+                    self.reply(SLOW_PAGE, "text/html")
+                    return
+                self.reply(FORM_PAGE, "text/html")
+
+            def reply(self, body: bytes, kind: str) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", f"{kind}; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.release_slow.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def demo_postings(count: int) -> list[dict]:
+    return json.loads(demo_board_text())["postings"][:count]
+
+
+def write_board(path: Path, postings: list[dict]) -> None:
+    path.write_text(json.dumps({"postings": postings}), encoding="utf-8")
+
+
+async def wait_until(check: Callable[[], Awaitable[bool]], what: str) -> None:
+    deadline = asyncio.get_running_loop().time() + WAIT_S
+    while not await check():
+        if asyncio.get_running_loop().time() > deadline:
+            raise TimeoutError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.5)
+
+
+async def executions(client: Client) -> dict[tuple[str, str], object]:
+    return {(e.id, e.run_id): e async for e in client.list_workflows()}
+
+
+async def wait_all_closed(client: Client) -> None:
+    """Nothing running, seen on three polls in a row (visibility lags a start a little)."""
+    quiet = 0
+
+    async def settled() -> bool:
+        nonlocal quiet
+        running = [e async for e in client.list_workflows("ExecutionStatus='Running'")]
+        quiet = 0 if running else quiet + 1
+        return quiet >= 3
+
+    await wait_until(settled, "every workflow to close")
+
+
+async def wait_closed(client: Client, workflow_id: str, run_id: str | None) -> None:
+    handle = client.get_workflow_handle(workflow_id, run_id=run_id)
+
+    async def closed() -> bool:
+        try:
+            return (await handle.describe()).status != WorkflowExecutionStatus.RUNNING
+        except RPCError as error:  # started by an outbox a moment after the API answered
+            if error.status == RPCStatusCode.NOT_FOUND:
+                return False
+            raise
+
+    await wait_until(closed, f"{workflow_id} to close")
+
+
+class Recorder:
+    """Runs the steps; after each, writes the smallest new history of each workflow type."""
+
+    def __init__(self, client: Client, out: Path) -> None:
+        self.client = client
+        self.out = out
+        self.written: list[Path] = []
+
+    async def step(self, label: str, drive: Callable[[], Awaitable[None]],
+                   keep: set[str] | None = None) -> None:
+        """``keep``: only these workflow types (others the step starts are recorded elsewhere)."""
+        before = set(await executions(self.client))
+        await drive()
+        await wait_all_closed(self.client)
+        new = [e for key, e in (await executions(self.client)).items()
+               if key not in before and (keep is None or e.workflow_type in keep)]
+        smallest: dict[str, object] = {}
+        for execution in new:
+            kept = smallest.get(execution.workflow_type)
+            if kept is None or execution.history_length < kept.history_length:
+                smallest[execution.workflow_type] = execution
+        for workflow_type, execution in sorted(smallest.items()):
+            await self._write(workflow_type, label, execution)
+
+    async def _write(self, workflow_type: str, label: str, execution) -> None:
+        handle = self.client.get_workflow_handle(execution.id, run_id=execution.run_id)
+        history = await handle.fetch_history()
+        path = self.out / f"{workflow_type}.{label}.json"
+        path.write_text(history.to_json() + "\n", encoding="utf-8")
+        self.written.append(path)
+        print(f"{path.name}: {len(history.events)} events, {execution.status.name.lower()}")
+
+
+async def record(out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    # The budget step stores a (never used) API key; keep it in the temporary app dir.
+    os.environ.setdefault("JOBCTRL_SECRETS_BACKEND", "file")
+    pages = LoopbackPages()
+    with tempfile.TemporaryDirectory(prefix="jobctrl-histories-") as tmp:
+        app_dir = Path(tmp)
+        postings = demo_postings(4)
+        postings[0]["applyUrl"] = f"{pages.base}/apply/form"
+        board = app_dir / "board.json"
+        (app_dir / "settings.json").write_text(json.dumps({
+            "sources": [{"kind": "json_file", "id": "demo-slice", "path": str(board)}],
+            "applyDryRun": True}), encoding="utf-8")
+        supervisor = Supervisor(app_dir, temporal_ui=False)
+        await supervisor.start()
+        try:
+            info = supervisor.info
+            client = await connect_temporal(supervisor.settings.temporal, info.temporal_address)
+            async with httpx.AsyncClient(
+                    base_url=info.api_base_url, timeout=30,
+                    headers={"Authorization": f"Bearer {info.api_token}"}) as http:
+                steps = Steps(client, http, board, postings, pages)
+                await steps.run(Recorder(client, out))
+        finally:
+            await supervisor.stop()
+            pages.stop()
+
+
+def ok(response: httpx.Response) -> dict:
+    if response.status_code >= 300:
+        raise RuntimeError(f"{response.request.method} {response.request.url}:"
+                           f" {response.status_code} {response.text}")
+    return response.json() if response.content else {}
+
+
+class Steps:
+    """What the user does, through the API, in the order the recordings need."""
+
+    def __init__(self, client: Client, http: httpx.AsyncClient, board: Path,
+                 postings: list[dict], pages: LoopbackPages) -> None:
+        self.client, self.http, self.board, self.pages = client, http, board, pages
+        self.postings = postings[:3]
+        self.budget_posting = postings[3]
+        self.slow_posting = {"id": "slow-1", "url": f"{pages.base}/slow/platform-engineer",
+                             "title": "Platform Engineer", "company": "Harborlight Logistics",
+                             "location": "Berlin", "remote": "hybrid"}
+        self.applying = job_id_for_url(postings[0]["url"])
+        self.newest = job_id_for_url(postings[2]["url"])
+
+    async def run(self, recorder: Recorder) -> None:
+        write_board(self.board, self.postings[:2])
+        # Its preparations issue the same commands as the with-profile one: not kept.
+        await recorder.step("no-profile", self.discover, keep={"DiscoverWorkflow"})
+        await recorder.step("profile-save", self.save_profile)
+        self.postings_on_board(self.postings)
+        await recorder.step("with-profile", self.discover)
+        await recorder.step("tailor-batch", self.tailor_batch)
+        await recorder.step("dry-run", self.apply_dry_run)
+        await recorder.step("posting-text", self.research_contacts)
+        await recorder.step("auto-apply-loop", self.auto_apply_loop)
+        self.postings_on_board([*self.postings, self.slow_posting])
+        await recorder.step("canceled", self.cancel_enriching_job,
+                            keep={"JobPreparationWorkflow"})
+        self.postings_on_board([*self.postings, self.slow_posting, self.budget_posting])
+        await recorder.step("budget-exceeded", self.exceed_budget,
+                            keep={"JobPreparationWorkflow", "BatchStageWorkflow"})
+
+    def postings_on_board(self, postings: list[dict]) -> None:
+        write_board(self.board, postings)
+
+    async def started(self, response: httpx.Response) -> None:
+        body = ok(response)
+        await wait_closed(self.client, body["workflowId"], body["firstExecutionRunId"])
+
+    async def discover(self) -> None:
+        await self.started(await self.http.post("/v1/pipeline/actions/run-stage",
+                                                json={"stage": "discover"}))
+
+    async def save_profile(self) -> None:
+        saved = ok(await self.http.put("/v1/profile", json=PROFILE))
+        await wait_closed(self.client, f"profile-continuation-{saved['revision']}", None)
+
+    async def tailor_batch(self) -> None:
+        await self.started(await self.http.post("/v1/pipeline/actions/run-stage", json={
+            "stage": "tailor", "jobKeys": [self.newest], "workers": 1}))
+
+    async def apply_dry_run(self) -> None:
+        ok(await self.http.post(f"/v1/apply/{self.applying}/approve", json={}))
+        await self.started(await self.http.post(f"/v1/apply/{self.applying}/start"))
+
+    async def research_contacts(self) -> None:
+        await self.started(await self.http.post(
+            f"/v1/jobs/{self.newest}/actions/research-contacts"))
+
+    async def auto_apply_loop(self) -> None:
+        ok(await self.http.patch("/v1/settings", json={"autoApply": True}))
+
+        async def polled_twice() -> bool:
+            loop = ok(await self.http.get("/v1/apply/loop"))
+            if loop.get("state") != "running" or not loop.get("runId"):
+                return False
+            handle = self.client.get_workflow_handle(loop["workflowId"], run_id=loop["runId"])
+            timers = [e async for e in handle.fetch_history_events()
+                      if e.HasField("timer_fired_event_attributes")]
+            return len(timers) >= 2
+
+        await wait_until(polled_twice, "the auto-apply loop to poll twice")
+        ok(await self.http.patch("/v1/settings", json={"autoApply": False}))
+
+    async def cancel_enriching_job(self) -> None:
+        """The slow posting's Enrich waits on its page: cancel the job's preparation then."""
+        await self.discover()
+
+        async def enriching() -> bool:
+            return self.pages.slow_requested.is_set()
+
+        await wait_until(enriching, "the slow posting to be fetched")
+        job_id = job_id_for_url(self.slow_posting["url"])
+        ok(await self.http.post(f"/v1/jobs/{job_id}/actions/cancel"))
+        await wait_closed(self.client, f"prep-{job_id}", None)
+        self.pages.release_slow.set()
+
+    async def exceed_budget(self) -> None:
+        """A paid model (never called) and a ceiling below one call: the spend preflight
+        fails a new job's preparation and a selected batch before any model call."""
+        ok(await self.http.put("/v1/secrets/openai", json={"value": "sk-never-used"}))
+        ok(await self.http.patch("/v1/settings", json={"dailyBudgetUsd": 0.0001, "llm": {
+            "provider": "openai_compat", "baseUrl": "http://127.0.0.1:9/v1", "model": "gpt-4o",
+            "apiKeySecret": "openai"}}))
+        await self.discover()
+        await wait_all_closed(self.client)
+        await self.tailor_batch()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
+                        help="folder for the <WorkflowType>.<step>.json files")
+    args = parser.parse_args()
+    asyncio.run(record(args.out))
+
+
+if __name__ == "__main__":
+    main()
