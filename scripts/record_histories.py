@@ -22,8 +22,10 @@ built-in offline model, and drives it through the API like the desktop does:
    off (``ApplyWorkflow`` continuous, ending canceled).
 8. ``canceled``: a posting whose page answers only when released; its preparation is
    canceled (``/v1/jobs/{key}/actions/cancel``) while Enrich waits on it.
-9. ``budget-exceeded``: a paid model (never called) and a ceiling below one call: a new
-   job's preparation and a one-job Tailor batch fail at the spend preflight.
+9. ``batch-canceled``: a "paid model" on loopback that holds its answer; a one-job Tailor
+   batch is canceled (``/v1/workflow-runs/{runId}/actions/cancel``) while it waits.
+10. ``budget-exceeded``: a ceiling below one paid call: a new job's preparation and a
+    one-job Tailor batch fail at the spend preflight, before any model call.
 
 The canceled and failed runs matter as much as the completed ones: the closing paths
 (lifecycle activity, cancel bookkeeping, typed failure) are commands too.
@@ -91,12 +93,15 @@ SLOW_PAGE = (b"<!doctype html><html><body><main><h1>Platform Engineer</h1><p>Pyt
 
 class LoopbackPages:
     """Loopback pages: an application form (so the dry-run apply parks a packet), a
-    robots.txt that allows everything, and a posting page under ``/slow/`` that answers
-    only once released (so a preparation is still enriching when it is canceled)."""
+    robots.txt that allows everything, a posting page under ``/slow/`` and a "paid model"
+    (any POST) that answer only once released (so a preparation is still enriching, and a
+    batch still tailoring, when it is canceled)."""
 
     def __init__(self) -> None:
         self.slow_requested = threading.Event()
         self.release_slow = threading.Event()
+        self.model_called = threading.Event()
+        self.release_model = threading.Event()
         pages = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -111,8 +116,14 @@ class LoopbackPages:
                     return
                 self.reply(FORM_PAGE, "text/html")
 
-            def reply(self, body: bytes, kind: str) -> None:
-                self.send_response(200)
+            def do_POST(self) -> None:  # noqa: N802 - the held "paid model" (/llm/v1/...)
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                pages.model_called.set()
+                pages.release_model.wait(timeout=WAIT_S)
+                self.reply(b'{"error": {"message": "released"}}', "application/json", 503)
+
+            def reply(self, body: bytes, kind: str, status: int = 200) -> None:
+                self.send_response(status)
                 self.send_header("Content-Type", f"{kind}; charset=utf-8")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
@@ -128,6 +139,7 @@ class LoopbackPages:
 
     def stop(self) -> None:
         self.release_slow.set()
+        self.release_model.set()
         self.server.shutdown()
         self.server.server_close()
 
@@ -214,7 +226,7 @@ class Recorder:
 
 async def record(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    # The budget step stores a (never used) API key; keep it in the temporary app dir.
+    # The paid-model steps store an API key: keep it in the temporary app dir.
     os.environ.setdefault("JOBCTRL_SECRETS_BACKEND", "file")
     pages = LoopbackPages()
     with tempfile.TemporaryDirectory(prefix="jobctrl-histories-") as tmp:
@@ -275,6 +287,8 @@ class Steps:
         self.postings_on_board([*self.postings, self.slow_posting])
         await recorder.step("canceled", self.cancel_enriching_job,
                             keep={"JobPreparationWorkflow"})
+        await recorder.step("batch-canceled", self.cancel_tailoring_batch,
+                            keep={"BatchStageWorkflow"})
         self.postings_on_board([*self.postings, self.slow_posting, self.budget_posting])
         await recorder.step("budget-exceeded", self.exceed_budget,
                             keep={"JobPreparationWorkflow", "BatchStageWorkflow"})
@@ -334,13 +348,28 @@ class Steps:
         await wait_closed(self.client, f"prep-{job_id}", None)
         self.pages.release_slow.set()
 
+    async def cancel_tailoring_batch(self) -> None:
+        """A paid model that holds its answer: cancel a one-job Tailor batch while it waits."""
+        ok(await self.http.put("/v1/secrets/openai", json={"value": "sk-never-charged"}))
+        ok(await self.http.patch("/v1/settings", json={"llm": {
+            "provider": "openai_compat", "baseUrl": f"{self.pages.base}/llm/v1",
+            "model": "gpt-4o", "apiKeySecret": "openai"}}))
+        body = ok(await self.http.post("/v1/pipeline/actions/run-stage", json={
+            "stage": "tailor", "jobKeys": [self.newest], "workers": 1}))
+
+        async def tailoring() -> bool:
+            return self.pages.model_called.is_set()
+
+        await wait_until(tailoring, "the batch's Tailor call")
+        run_id = body["firstExecutionRunId"]
+        ok(await self.http.post(f"/v1/workflow-runs/{run_id}/actions/cancel"))
+        await wait_closed(self.client, body["workflowId"], run_id)
+        self.pages.release_model.set()
+
     async def exceed_budget(self) -> None:
-        """A paid model (never called) and a ceiling below one call: the spend preflight
-        fails a new job's preparation and a selected batch before any model call."""
-        ok(await self.http.put("/v1/secrets/openai", json={"value": "sk-never-used"}))
-        ok(await self.http.patch("/v1/settings", json={"dailyBudgetUsd": 0.0001, "llm": {
-            "provider": "openai_compat", "baseUrl": "http://127.0.0.1:9/v1", "model": "gpt-4o",
-            "apiKeySecret": "openai"}}))
+        """A ceiling below one paid call: the spend preflight fails a new job's preparation
+        and a selected batch before any model call."""
+        ok(await self.http.patch("/v1/settings", json={"dailyBudgetUsd": 0.0001}))
         await self.discover()
         await wait_all_closed(self.client)
         await self.tailor_batch()
