@@ -12,7 +12,6 @@ import sqlite3
 from datetime import timedelta
 from decimal import Decimal
 
-import httpx
 import pytest
 import pytest_asyncio
 
@@ -20,17 +19,13 @@ from backend.config import AppPaths, TemporalSettings
 from backend.domain import events as ev
 from backend.domain.clock import utc_now
 from backend.runtime.budget_resume import halted_jobs, intent_dedupe_key, resume_budget_halted
-from backend.runtime.supervisor import Supervisor
 from backend.store.db import Database
 from backend.store.events import append_event
 from backend.store.spend import utc_day
 from backend.temporal.client import connect_temporal
 from backend.temporal.workflows.preparation import prep_workflow_id
-from tests.fakes.llm_servers import FakeLlmServer
-from tests.integration.conftest import write_settings
-from tests.integration.env_helpers import override_environ
-from tests.integration.test_paid_pipeline import demo_subset, prep_terminals, scripted_reply
-from tests.integration.test_preparation import PROFILE, wait_for
+from tests.integration.test_paid_pipeline import paid_app, prep_terminals
+from tests.integration.test_preparation import wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
 
@@ -44,37 +39,14 @@ CEILING = 0.10
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def halted(tmp_path_factory):
     app_dir = tmp_path_factory.mktemp("budget-resume-app")
-    board = app_dir / "board.json"
-    demo_subset(board, JOBS)
-    fake = FakeLlmServer().start()
-    fake.reply_with(scripted_reply)
-    fake.set_usage(4000, 1200)
-    write_settings(
-        app_dir,
-        sources=[{"kind": "json_file", "id": "subset", "path": str(board)}],
-        llm={"provider": "openai_compat", "baseUrl": fake.openai_base_url, "model": "gpt-4o",
-             "apiKeySecret": "openai"},
-        dailyBudgetUsd=CEILING,
-        stageHeartbeatTimeoutS=5,
-    )
-    restore_environ = override_environ(JOBCTRL_SECRETS_BACKEND="file")
-    supervisor = Supervisor(app_dir, temporal_ui=False)
-    await supervisor.start()
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
-    assert (await http.put("/v1/secrets/openai", json={"value": "sk-test-123"})).status_code == 204
-    assert (await http.put("/v1/profile", json=PROFILE)).status_code == 200
-    db = await Database.open(AppPaths(app_dir).database)
-    client = await connect_temporal(TemporalSettings(), supervisor.info.temporal_address)
-    await http.post("/v1/pipeline/actions/run-stage", json={"stage": "discover"})
-    await wait_for(_count_at_least(app_dir, JOBS), timeout=180)
-    yield {"app_dir": app_dir, "http": http, "fake": fake, "db": db, "client": client,
-           "paths": AppPaths(app_dir)}
-    await db.close()
-    await http.aclose()
-    await supervisor.stop()
-    fake.stop()
-    restore_environ()
+    async with paid_app(app_dir, JOBS, CEILING) as (supervisor, http, fake):
+        db = await Database.open(AppPaths(app_dir).database)
+        client = await connect_temporal(TemporalSettings(), supervisor.info.temporal_address)
+        await http.post("/v1/pipeline/actions/run-stage", json={"stage": "discover"})
+        await wait_for(_count_at_least(app_dir, JOBS), timeout=180)
+        yield {"app_dir": app_dir, "http": http, "fake": fake, "db": db, "client": client,
+               "paths": AppPaths(app_dir)}
+        await db.close()
 
 
 def _count_at_least(app_dir, count: int):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+from contextlib import asynccontextmanager
 from decimal import Decimal
 
 import httpx
@@ -44,11 +45,13 @@ def demo_subset(path, count: int) -> None:
     path.write_text(json.dumps({"postings": postings}), encoding="utf-8")
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def paid(tmp_path_factory):
-    app_dir = tmp_path_factory.mktemp("paid-app")
+@asynccontextmanager
+async def paid_app(app_dir, jobs: int, daily_budget_usd: float, **environ: str):
+    """A running app over ``jobs`` demo postings, priced by a paid loopback provider
+    (gpt-4o, 4,000 in / 1,200 out tokens a call) with its secret and the profile set.
+    Yields (supervisor, http client, fake provider)."""
     board = app_dir / "board.json"
-    demo_subset(board, JOBS)
+    demo_subset(board, jobs)
     fake = FakeLlmServer().start()
     fake.reply_with(scripted_reply)
     fake.set_usage(4000, 1200)
@@ -57,21 +60,32 @@ async def paid(tmp_path_factory):
         sources=[{"kind": "json_file", "id": "subset", "path": str(board)}],
         llm={"provider": "openai_compat", "baseUrl": fake.openai_base_url, "model": "gpt-4o",
              "apiKeySecret": "openai"},
-        dailyBudgetUsd=0.15,
+        dailyBudgetUsd=daily_budget_usd,
         stageHeartbeatTimeoutS=5,
     )
-    restore_environ = override_environ(JOBCTRL_SECRETS_BACKEND="file", JOBCTRL_ENABLE_FAULTS="1")
+    restore_environ = override_environ(JOBCTRL_SECRETS_BACKEND="file", **environ)
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
     http = httpx.AsyncClient(base_url=supervisor.info.api_base_url,
                              headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
-    assert (await http.put("/v1/secrets/openai", json={"value": "sk-test-123"})).status_code == 204
-    assert (await http.put("/v1/profile", json=PROFILE)).status_code == 200
-    yield {"app_dir": app_dir, "http": http, "fake": fake, "supervisor": supervisor}
-    await http.aclose()
-    await supervisor.stop()
-    fake.stop()
-    restore_environ()
+    try:
+        assert (await http.put("/v1/secrets/openai", json={"value": "sk-test-123"})
+                ).status_code == 204
+        assert (await http.put("/v1/profile", json=PROFILE)).status_code == 200
+        yield supervisor, http, fake
+    finally:
+        await http.aclose()
+        await supervisor.stop()
+        fake.stop()
+        restore_environ()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def paid(tmp_path_factory):
+    app_dir = tmp_path_factory.mktemp("paid-app")
+    async with paid_app(app_dir, JOBS, 0.15, JOBCTRL_ENABLE_FAULTS="1") as (
+            supervisor, http, fake):
+        yield {"app_dir": app_dir, "http": http, "fake": fake, "supervisor": supervisor}
 
 
 def prep_terminals(app_dir) -> list[tuple[str, str | None]]:
