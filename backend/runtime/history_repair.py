@@ -71,7 +71,7 @@ from temporalio.client import Client
 from temporalio.service import RPCError, RPCStatusCode
 
 from backend.domain import events as ev
-from backend.domain.clock import utc_now, utc_now_iso
+from backend.domain.clock import utc_now
 from backend.projections import pipeline_steps as steps
 from backend.runtime import history_decoder as decoder
 from backend.store import coverage, lineage, passes
@@ -325,24 +325,8 @@ async def _publish_unverified(conn, ref, status: str, code: str, *, watermark: i
         "expected_steps": expected_steps if expected_steps is not None
         else (stored.expected_steps if stored else 0),
     }
-    await conn.execute(
-        "INSERT INTO discovery_execution_recoveries (tenant_id, discover_workflow_id,"
-        " discover_run_id, decoder_version, mode, status, history_event_watermark,"
-        " expected_members, persisted_members, expected_steps, persisted_steps, digest,"
-        " error_code, checked_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-        " ON CONFLICT (tenant_id, discover_workflow_id, discover_run_id) DO UPDATE SET"
-        " decoder_version = excluded.decoder_version, mode = excluded.mode,"
-        " status = excluded.status, history_event_watermark = excluded.history_event_watermark,"
-        " expected_members = excluded.expected_members,"
-        " persisted_members = excluded.persisted_members,"
-        " expected_steps = excluded.expected_steps, persisted_steps = excluded.persisted_steps,"
-        " digest = excluded.digest, error_code = excluded.error_code,"
-        " checked_at = excluded.checked_at",
-        (ref.tenant_id, ref.discover_workflow_id, ref.discover_run_id,
-         values["decoder_version"], values["mode"], status,
-         values["history_event_watermark"], values["expected_members"], len(members),
-         values["expected_steps"], len(step_keys),
-         coverage.canonical_digest(members, step_keys), code, utc_now_iso()))
+    await coverage.write_verdict(conn, ref, status=status, members=members, steps=step_keys,
+                                 error_code=code, **values)
     return await coverage.read_checkpoint(conn, ref)
 
 

@@ -353,6 +353,21 @@ async def prove_checkpoint(
     ready = members == expected_members and steps == expected_steps
     status = "ready" if ready else failure_status
     code = error_code if ready else (error_code or PROOF_MISMATCH)
+    await write_verdict(conn, ref, decoder_version=decoder_version, mode=mode, status=status,
+                        history_event_watermark=history_event_watermark,
+                        expected_members=len(expected_members), members=members,
+                        expected_steps=len(expected_steps), steps=steps, error_code=code)
+    return await read_checkpoint(conn, ref)
+
+
+async def write_verdict(conn: aiosqlite.Connection, ref, *, decoder_version: int, mode: str,
+                        status: str, history_event_watermark: int, expected_members: int,
+                        members: Iterable[str], expected_steps: int, steps: Iterable[str],
+                        error_code: str | None) -> None:
+    """Insert or overwrite the execution's checkpoint row with one verdict: the persisted
+    counts and the digest come from ``members`` / ``steps``, ``checked_at`` is now. The
+    caller judged ``status``; this only writes it."""
+    members, steps = set(members), set(steps)
     await conn.execute(
         f"INSERT INTO discovery_execution_recoveries ({', '.join(_COLUMNS)})"
         f" VALUES ({','.join('?' * len(_COLUMNS))})"
@@ -365,11 +380,9 @@ async def prove_checkpoint(
         " digest = excluded.digest, error_code = excluded.error_code,"
         " checked_at = excluded.checked_at",
         (ref.tenant_id, ref.discover_workflow_id, ref.discover_run_id, decoder_version, mode,
-         status, history_event_watermark, len(expected_members), len(members),
-         len(expected_steps), len(steps), canonical_digest(members, steps), code,
-         utc_now_iso()),
+         status, history_event_watermark, expected_members, len(members), expected_steps,
+         len(steps), canonical_digest(members, steps), error_code, utc_now_iso()),
     )
-    return await read_checkpoint(conn, ref)
 
 
 # --- the revalidating read ---------------------------------------------------------------
