@@ -40,12 +40,29 @@ def history_dedupe_key(run_id: str) -> str:
     return f"CancelRequested:temporal_history:{run_id}"
 
 
-async def _cancel_request(client: Client, row: WorkflowRunRow):
+async def find_cancel_request(client: Client, row: WorkflowRunRow):
+    """The run's WorkflowExecutionCancelRequested history event, or None."""
     handle = client.get_workflow_handle(row.workflow_id, run_id=row.run_id)
     async for event in handle.fetch_history_events(rpc_timeout=timedelta(seconds=5)):
         if event.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED:
             return event
     return None
+
+
+def cancellation_fact(row: WorkflowRunRow, found,
+                      source_boundary: str) -> ev.WorkflowCancellationRequested:
+    """The requester fact a history's cancel-request event proves (requester and reason
+    bounded; the request time is the event's own, else now)."""
+    attributes = found.workflow_execution_cancel_requested_event_attributes
+    requested_at = (to_iso(found.event_time.ToDatetime(tzinfo=UTC))
+                    if found.HasField("event_time") else utc_now_iso())
+    return ev.WorkflowCancellationRequested(
+        workflow_id=row.workflow_id, run_id=row.run_id, workflow_type=row.workflow_type,
+        requester=(attributes.identity or "unknown")[:200],
+        source_boundary=source_boundary,
+        reason=attributes.cause[:500] or None,
+        requested_at=requested_at,
+    )
 
 
 _RECORDED_SQL = ("SELECT 1 FROM job_events WHERE tenant_id = ? AND dedupe_key IN (?, ?)"
@@ -67,23 +84,14 @@ async def restore_cancel_requester(db: Database, client: Client, row: WorkflowRu
     if await db.fetchone(_RECORDED_SQL, _recorded_params(row.run_id)) is not None:
         return False
     try:
-        found = await asyncio.wait_for(_cancel_request(client, row), HISTORY_TIMEOUT_S)
+        found = await asyncio.wait_for(find_cancel_request(client, row), HISTORY_TIMEOUT_S)
     except Exception as error:  # noqa: BLE001 - history unreadable: nothing to restore
         log.info("recovered run %s: history not readable (%s)", row.run_id,
                  type(error).__name__)
         return False
     if found is None:
         return False
-    attributes = found.workflow_execution_cancel_requested_event_attributes
-    requested_at = (to_iso(found.event_time.ToDatetime(tzinfo=UTC))
-                    if found.HasField("event_time") else utc_now_iso())
-    event = ev.WorkflowCancellationRequested(
-        workflow_id=row.workflow_id, run_id=row.run_id, workflow_type=row.workflow_type,
-        requester=(attributes.identity or "unknown")[:200],
-        source_boundary=RECOVERED_BOUNDARY,
-        reason=attributes.cause[:500] or None,
-        requested_at=requested_at,
-    )
+    event = cancellation_fact(row, found, RECOVERED_BOUNDARY)
     async with db.transaction() as conn:
         if await _already_recorded(conn, row.run_id):  # re-checked inside the write
             return False

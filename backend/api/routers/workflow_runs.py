@@ -19,7 +19,6 @@ from typing import Any, Literal
 from fastapi import APIRouter, Body, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import ConfigDict, Field
-from temporalio.api.enums.v1 import EventType
 from temporalio.service import RPCError, RPCStatusCode
 
 from backend.api.errors import ApiError, error_responses
@@ -36,7 +35,13 @@ from backend.projections.workflow_runs import (
     refresh_workflow_runs,
     row_from_record,
 )
-from backend.runtime.recovered_history import recovered_dedupe_key
+from backend.runtime.recovered_history import (
+    HISTORY_TIMEOUT_S,
+    cancellation_fact,
+    find_cancel_request,
+    history_dedupe_key,
+    recovered_dedupe_key,
+)
 from backend.store.db import Database
 from backend.store.events import append_event
 from backend.store.provider_failures import provider_failures_for_run
@@ -63,7 +68,6 @@ TRANSIENT_ERROR_CODES = frozenset({
 MANUAL_RECOVERY_STAGE_STATUSES = ("failed", "exhausted")
 
 LOCAL_REQUESTER = "local_operator"
-HISTORY_TIMEOUT_S = 8.0
 RUNNING_RECHECK_S = 2.0
 UNREADABLE_RECHECK_S = 30.0
 
@@ -392,20 +396,8 @@ def _history_checks(request: Request) -> _HistoryChecks:
     return checks
 
 
-def history_dedupe_key(run_id: str) -> str:
-    return f"CancelRequested:temporal_history:{run_id}"
-
-
 def intent_dedupe_key(run_id: str) -> str:
     return f"CancelRequested:request_intent:{run_id}"
-
-
-async def _find_cancel_request(client, row: WorkflowRunRow):
-    handle = client.get_workflow_handle(row.workflow_id, run_id=row.run_id)
-    async for event in handle.fetch_history_events(rpc_timeout=timedelta(seconds=5)):
-        if event.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED:
-            return event
-    return None
 
 
 async def backfill_temporal_requester(request: Request, row: WorkflowRunRow) -> bool:
@@ -427,7 +419,7 @@ async def backfill_temporal_requester(request: Request, row: WorkflowRunRow) -> 
         if client is None:
             checks.mark(row, failed=True)
             return False
-        found = await asyncio.wait_for(_find_cancel_request(client, row), HISTORY_TIMEOUT_S)
+        found = await asyncio.wait_for(find_cancel_request(client, row), HISTORY_TIMEOUT_S)
     except Exception as error:  # noqa: BLE001 - history unavailable: no backfill
         log.info("history of run %s not readable (%s); no requester backfill", row.run_id,
                  type(error).__name__)
@@ -436,16 +428,7 @@ async def backfill_temporal_requester(request: Request, row: WorkflowRunRow) -> 
     if found is None:
         checks.mark(row)
         return False
-    attributes = found.workflow_execution_cancel_requested_event_attributes
-    requested_at = (to_iso(found.event_time.ToDatetime(tzinfo=UTC))
-                    if found.HasField("event_time") else utc_now_iso())
-    event = ev.WorkflowCancellationRequested(
-        workflow_id=row.workflow_id, run_id=row.run_id, workflow_type=row.workflow_type,
-        requester=(attributes.identity or "unknown")[:200],
-        source_boundary="temporal_history",
-        reason=attributes.cause[:500] or None,
-        requested_at=requested_at,
-    )
+    event = cancellation_fact(row, found, "temporal_history")
     async with db.transaction() as conn:
         written = await append_event(conn, event, job_id=row.job_id,
                                      workflow_id=row.workflow_id, run_id=row.run_id,
