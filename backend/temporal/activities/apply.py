@@ -32,7 +32,6 @@ from backend.config import AppPaths, AppSettings, load_settings
 from backend.domain import events as ev
 from backend.domain.model import CamelModel
 from backend.domain.profile import CandidateProfile
-from backend.llm.admission import release as release_reservation
 from backend.pipeline.enrich import USER_AGENT
 from backend.projections.apply_runs import read_state
 from backend.runtime.faults import fault_point
@@ -42,7 +41,7 @@ from backend.store.db import Database
 from backend.store.events import append_event
 from backend.store.profile import read_profile
 from backend.temporal.activities.heartbeating import heartbeating
-from backend.temporal.activities.lifecycle import record_run_started, record_run_terminal
+from backend.temporal.activities.lifecycle import record_run_lifecycle
 from backend.temporal.contracts import RunRef, WorkflowLifecycleInput
 
 MAX_PAGE_BYTES = 2_000_000
@@ -287,16 +286,10 @@ class ApplyActivities:
 
     @activity.defn(name="record_apply_lifecycle")
     async def record_apply_lifecycle(self, input: WorkflowLifecycleInput) -> None:
-        run = input.run
-        async with self._db.transaction() as conn:
-            if input.outcome == "started":
-                await record_run_started(conn, run, job_id=input.job_id,
-                                         input_summary=input.input_summary)
-                return
-            await release_reservation(conn, run.run_id)
-            await store.release_run_claims(conn, workflow_id=run.workflow_id, run_id=run.run_id)
-            await record_run_terminal(conn, run, outcome=input.outcome,
-                                      error_code=input.error_code, job_id=input.job_id)
+        async def release_claims(conn, input: WorkflowLifecycleInput) -> None:
+            await store.release_run_claims(conn, workflow_id=input.run.workflow_id,
+                                           run_id=input.run.run_id)
+        await record_run_lifecycle(self._db, input, release_claims)
 
 
 async def mark_user_applied(conn, job_id: str, *, workflow_id: str | None = None,

@@ -20,7 +20,6 @@ from temporalio.exceptions import ApplicationError
 from backend.config import AppPaths, AppSettings, load_settings
 from backend.domain import events as ev
 from backend.domain.profile import CandidateProfile
-from backend.llm.admission import release as release_reservation
 from backend.pipeline import cover as cover_logic
 from backend.pipeline import enrich as enrich_logic
 from backend.pipeline import score as score_logic
@@ -40,7 +39,7 @@ from backend.store.db import Database
 from backend.store.events import append_event
 from backend.store.profile import read_profile
 from backend.temporal.activities.heartbeating import heartbeating
-from backend.temporal.activities.lifecycle import record_run_started, record_run_terminal
+from backend.temporal.activities.lifecycle import record_run_lifecycle
 from backend.temporal.contracts import (
     RunRef,
     StageFailureInput,
@@ -381,18 +380,11 @@ class PreparationActivities:
 
     @activity.defn(name="record_workflow_lifecycle")
     async def record_workflow_lifecycle(self, input: WorkflowLifecycleInput) -> None:
-        run = input.run
-        async with self._db.transaction() as conn:
-            if input.outcome == "started":
-                await record_run_started(conn, run, job_id=input.job_id,
-                                         input_summary=input.input_summary)
-                return
-            await release_reservation(conn, run.run_id)
+        async def cancel_owned_stages(conn, input: WorkflowLifecycleInput) -> None:
             if input.outcome == "canceled" and input.job_id:
                 await stages.cancel_owned(conn, input.job_id,
-                                          stages.Owner(run.workflow_id, run.run_id, 0))
-            await record_run_terminal(conn, run, outcome=input.outcome,
-                                      error_code=input.error_code, job_id=input.job_id)
+                                          stages.Owner(input.run.workflow_id, input.run.run_id, 0))
+        await record_run_lifecycle(self._db, input, cancel_owned_stages)
 
 
 def _render_both(resume: ResumeDoc, letter: CoverLetterDoc, folder, generation: int):
