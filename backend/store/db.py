@@ -19,6 +19,7 @@ from typing import Any
 import aiosqlite
 
 from backend.domain.clock import utc_now_iso
+from backend.store.backup import backup_before_upgrade, backups_dir_for
 
 # Three processes share the file (API, worker, migrations at start). A user's command must
 # wait out another process's write transaction on a loaded machine, not fail with
@@ -69,29 +70,46 @@ def _apply_pragmas_waiting(conn: sqlite3.Connection) -> None:
             time.sleep(0.05)
 
 
-def migrate(path: Path) -> list[int]:
-    """Apply missing migrations; returns the versions this call applied."""
+class DatabaseTooNewError(RuntimeError):
+    """The database was written by a newer JobCtrl: its schema is unknown to this build.
+
+    Raised before anything is written, so reinstalling the newer version finds the data
+    exactly as it left it."""
+
+    def __init__(self, database_version: int, known_version: int, path: Path):
+        self.database_version = database_version
+        self.known_version = known_version
+        self.path = path
+        super().__init__(
+            f"This data folder was written by a newer JobCtrl (database version "
+            f"{database_version}); this JobCtrl knows up to {known_version}. "
+            f"Install the newer version again. (Data folder: {path.parent})"
+        )
+
+
+Migration = tuple[int, str, str]  # (version, file name, SQL script)
+
+
+def migrate(
+    path: Path,
+    *,
+    migrations: list[Migration] | None = None,
+    backups_dir: Path | None = None,
+) -> list[int]:
+    """Apply missing migrations; returns the versions this call applied.
+
+    Refuses a database that has versions this build does not know (a newer JobCtrl wrote
+    it) with :class:`DatabaseTooNewError`, changing nothing. Before migrating a database
+    that already has a schema, takes a backup (``backend.store.backup``) so an upgrade can
+    be undone; a failing migration rolls back and the backup stays. ``migrations``
+    (default: the packaged files) lets tests build a database at an older version."""
+    known = sorted(migrations if migrations is not None else _migration_files())
     conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
     try:
         _apply_pragmas_waiting(conn)
-        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("BEGIN IMMEDIATE")  # decide and apply under one write lock
         try:
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS schema_migrations ("
-                " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
-            )
-            done = {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
-            applied = []
-            for version, name, script in _migration_files():
-                if version in done:
-                    continue
-                for statement in _split_statements(script):
-                    conn.execute(statement)
-                conn.execute(
-                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
-                    (version, name, utc_now_iso()),
-                )
-                applied.append(version)
+            applied = _apply_missing(conn, path, known, backups_dir or backups_dir_for(path))
             conn.execute("COMMIT")
             return applied
         except BaseException:
@@ -99,6 +117,43 @@ def migrate(path: Path) -> list[int]:
             raise
     finally:
         conn.close()
+
+
+def _applied_versions(conn: sqlite3.Connection) -> set[int] | None:
+    """The versions recorded in ``schema_migrations``; None for a fresh database."""
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+    ).fetchone()
+    if not exists:
+        return None
+    return {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
+
+
+def _apply_missing(
+    conn: sqlite3.Connection, path: Path, known: list[Migration], backups_dir: Path
+) -> list[int]:
+    done = _applied_versions(conn)
+    known_versions = {version for version, _name, _script in known}
+    unknown = (done or set()) - known_versions
+    if unknown:
+        raise DatabaseTooNewError(max(unknown), max(known_versions, default=0), path)
+    pending = [entry for entry in known if done is None or entry[0] not in done]
+    if not pending:
+        return []
+    if done:  # an existing database with data: keep a way back before changing its schema
+        backup_before_upgrade(path, backups_dir, new_version=pending[-1][0])
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations ("
+        " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+    )
+    for version, name, script in pending:
+        for statement in _split_statements(script):
+            conn.execute(statement)
+        conn.execute(
+            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+            (version, name, utc_now_iso()),
+        )
+    return [version for version, _name, _script in pending]
 
 
 class Database:
