@@ -227,12 +227,26 @@ def folder_size(path: Path) -> int:
     return sum(file_size(item) for item in path.rglob("*") if item.is_file()) if path.exists() else 0
 
 
+def used_bytes(database: Path) -> int | None:
+    """Pages in use (page count minus free pages, WAL included): the logical size, which
+    the file size hides while SQLite reuses free pages or the WAL is not checkpointed."""
+    if not database.exists():
+        return None
+    with contextlib.suppress(sqlite3.Error), contextlib.closing(connect_ro(database)) as conn:
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        free = conn.execute("PRAGMA freelist_count").fetchone()[0]
+        return (pages - free) * conn.execute("PRAGMA page_size").fetchone()[0]
+    return None
+
+
 def file_sample(app_dir: Path) -> dict[str, int]:
     database = app_dir / "jobctrl.db"
     history = app_dir / "temporal" / "history.db"
     return {
         "db": file_size(database), "db_wal": file_size(Path(f"{database}-wal")),
+        "db_used": used_bytes(database) or 0,
         "history": file_size(history), "history_wal": file_size(Path(f"{history}-wal")),
+        "history_used": used_bytes(history) or 0,
         "logs": folder_size(app_dir / "logs"), "artifacts": folder_size(app_dir / "artifacts"),
     }
 
@@ -308,6 +322,16 @@ def per_cycle(first: float, last: float, cycles: int) -> float | None:
     return (last - first) / cycles if cycles > 0 else None
 
 
+def slope(points: list[tuple[float, float]]) -> float | None:
+    """Least-squares slope: per-cycle growth less sensitive to one noisy endpoint."""
+    if len(points) < 2:
+        return None
+    mean_x = sum(x for x, _ in points) / len(points)
+    mean_y = sum(y for _, y in points) / len(points)
+    spread = sum((x - mean_x) ** 2 for x, _ in points)
+    return sum((x - mean_x) * (y - mean_y) for x, y in points) / spread if spread else None
+
+
 def growth_report(samples: list[dict]) -> dict:
     """Warm = cycle 2 (cycle 1 discovers and prepares every job); numbers from it to the
     last cycle."""
@@ -328,6 +352,9 @@ def growth_report(samples: list[dict]) -> dict:
             "rss_mb_warm": round(a["rss"] / MB, 1), "rss_mb_last": round(b["rss"] / MB, 1),
             "rss_ratio": round(b["rss"] / a["rss"], 3),
             "rss_mb_per_cycle": _round(per_cycle(a["rss"] / MB, b["rss"] / MB, span), 2),
+            "rss_mb_per_cycle_fit": _round(slope(
+                [(s["cycle"], s["processes"][name]["rss"] / MB) for s in samples[1:]
+                 if "rss" in s["processes"].get(name, {})]), 3),
             "fds_first_last": [first.get("fds"), b["fds"]],
             "threads_first_last": [first.get("threads"), b["threads"]],
             "children_first_last": [first.get("children"), b["children"]],
@@ -356,14 +383,14 @@ def print_report(report: dict, samples: list[dict], watch: StreamWatch) -> None:
     span = f"cycle {report['warm_cycle']} → {report['last_cycle']}"
     print(f"\nProcesses ({span}):")
     print(f"  {'process':10} {'RSS c1':>7} {'warm':>7} {'last':>7} {'ratio':>6} {'MB/cyc':>7}"
-          f" {'fds':>9} {'threads':>9}")
+          f" {'fit':>7} {'fds':>9} {'threads':>9}")
     for name, row in report["processes"].items():
         if "error" in row:
             print(f"  {name:10} {row['error']}")
             continue
         print(f"  {name:10} {row['rss_mb_cycle1']:7.1f} {row['rss_mb_warm']:7.1f}"
               f" {row['rss_mb_last']:7.1f} {row['rss_ratio']:6.3f}"
-              f" {_fmt(row['rss_mb_per_cycle']):>7}"
+              f" {_fmt(row['rss_mb_per_cycle']):>7} {_fmt(row['rss_mb_per_cycle_fit']):>7}"
               f" {'→'.join(str(x) for x in row['fds_first_last']):>9}"
               f" {'→'.join(str(x) for x in row['threads_first_last']):>9}"
               + ("  (pid changed: restarted)" if row["pid_changed"] else ""))
