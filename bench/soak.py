@@ -271,6 +271,25 @@ async def settle(database: Path, timeout: float) -> dict[str, int]:
         await asyncio.sleep(SETTLE_POLL_S)
 
 
+async def read_latencies(api: ApiClient) -> dict[str, float]:
+    """Median ms of 3 calls of each read the desktop makes: do reads slow down as the
+    history of runs grows?"""
+    reads = {
+        "operations": api.pipeline_operations, "jobs": lambda: api.jobs(limit=50),
+        "discovery_runs": api.discovery_runs,
+        "workflow_runs": lambda: api.workflow_runs(limit=50),
+    }
+    result = {}
+    for name, call in reads.items():
+        times = []
+        for _ in range(3):
+            started = time.perf_counter()
+            await call()
+            times.append((time.perf_counter() - started) * 1000)
+        result[name] = round(sorted(times)[1], 2)
+    return result
+
+
 async def run_cycle(number: int, api: ApiClient, watch: StreamWatch, serve: ServeProcess,
                     args) -> dict:
     database = serve.app_dir / "jobctrl.db"
@@ -285,6 +304,7 @@ async def run_cycle(number: int, api: ApiClient, watch: StreamWatch, serve: Serv
     settled_s = time.perf_counter() - started
     await watch.caught_up(busy["newest_event"])
     await api.workflow_runs(limit=1)  # folds the projection up to date, as a desktop read does
+    latencies = await read_latencies(api)
     info = read_runtime_info(serve.app_dir)
     with contextlib.closing(connect_ro(database)) as conn:
         problems = correctness(conn, watch.ids, args.expect_jobs)
@@ -297,6 +317,7 @@ async def run_cycle(number: int, api: ApiClient, watch: StreamWatch, serve: Serv
         "stream_connects": watch.connects, "stream_reconnects": watch.reconnects,
         "processes": process_sample(info.pids if info else {}),
         "files": file_sample(serve.app_dir), "tables": tables, "event_types": events,
+        "read_ms": latencies,
         "problems": problems,
     }
 
@@ -370,6 +391,11 @@ def growth_report(samples: list[dict]) -> dict:
             a, b = warm[key].get(name, 0), last[key].get(name, 0)
             report[kind][name] = {"warm": a, "last": b,
                                   "per_cycle": _round(per_cycle(a, b, span), 1)}
+    report["read_ms"] = {name: {"warm": warm["read_ms"][name], "last": last["read_ms"][name],
+                                "max": max(s["read_ms"][name] for s in samples[1:] or samples)}
+                         for name in warm["read_ms"]}
+    report["discover_s"] = {"warm": warm["discover_s"], "last": last["discover_s"],
+                            "max": max(s["discover_s"] for s in samples[1:] or samples)}
     report["jobs_added_after_warm"] = (last["tables"].get("jobs", 0)
                                        - warm["tables"].get("jobs", 0))
     return report
@@ -409,6 +435,12 @@ def print_report(report: dict, samples: list[dict], watch: StreamWatch) -> None:
     for name, row in report["event_types"].items():
         if row["per_cycle"]:
             print(f"    {name:40} {row['per_cycle']:8.1f}/cycle")
+    print(f"\nReads, median of 3 (ms, {span}): " + ", ".join(
+        f"{name} {row['warm']:.1f} → {row['last']:.1f} (max {row['max']:.1f})"
+        for name, row in report["read_ms"].items()))
+    row = report["discover_s"]
+    print(f"Discover request → terminal event (s): {row['warm']:.2f} → {row['last']:.2f}"
+          f" (max {row['max']:.2f})")
     print(f"\nSSE: one connection, {watch.connects} connect(s), {watch.reconnects} reconnect(s),"
           f" {len(watch.ids)} events received"
           + (f", ended with {watch.error}" if watch.error else ", live to the end"))
