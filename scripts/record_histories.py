@@ -27,6 +27,29 @@ built-in offline model, and drives it through the API like the desktop does:
 10. ``budget-exceeded``: a ceiling below one paid call: a new job's preparation and a
     one-job Tailor batch fail at the spend preflight, before any model call.
 
+Then the closing paths the first set left out (``Steps.run_second_set``, added later):
+
+11. ``budget-exceeded`` (again, still over the ceiling): contact research fails at its
+    spend preflight (``ContactResearchWorkflow``).
+12. ``discover-canceled``: a Greenhouse board on loopback that holds its answer; the
+    Discover run of only that source is canceled (``/v1/workflow-runs/{runId}/actions/cancel``)
+    while it crawls: ``finalize_discovery`` with ``canceled``.
+13. ``discover-failed``: a Discover of only a board that answers 500: the family fails
+    (``record_family_failure``), the sweep, then the run fails (every family failed).
+14. ``stage-gave-up``: a posting whose page always answers 500: its preparation's Enrich
+    exhausts its attempts, ``reconcile_stage_failure``, the job's workflow fails.
+15. ``enrich-condition``: postings on hosts whose robots.txt refuses every crawler; resolving
+    the condition for one host (``/v1/pipeline/conditions/enrich/resolve``) starts the
+    continuation Enrich → Score → Tailor → Cover → PDF for its job (completed).
+16. ``continuation-canceled``: the same on a second host whose page holds its answer; the
+    continuation is canceled while its Enrich waits.
+17. ``research-canceled``: a paid model on loopback that holds its answer; contact research
+    is canceled while its extraction call waits.
+18. ``budget-exceeded`` (again): the third host's continuation fails at its spend preflight.
+
+Not recorded: the auto-apply loop's continue-as-new (after ``POLLS_PER_RUN`` = 200 polls
+of 3 s; no setting or API input lowers it).
+
 The canceled and failed runs matter as much as the completed ones: the closing paths
 (lifecycle activity, cancel bookkeeping, typed failure) are commands too.
 
@@ -51,6 +74,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Awaitable, Callable
+from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -65,6 +89,7 @@ from backend.domain.ids import job_id_for_url  # noqa: E402
 from backend.runtime.supervisor import Supervisor  # noqa: E402
 from backend.sources.board_file import demo_board_text  # noqa: E402
 from backend.temporal.client import connect_temporal  # noqa: E402
+from backend.temporal.workflows.preparation import prep_workflow_id  # noqa: E402
 
 DEFAULT_OUT = ROOT / "tests" / "unit" / "data" / "histories"
 WAIT_S = 240.0
@@ -91,35 +116,55 @@ SLOW_PAGE = (b"<!doctype html><html><body><main><h1>Platform Engineer</h1><p>Pyt
              b" and AWS for a logistics platform. Hybrid in Berlin.</p></main></body></html>")
 
 
-class LoopbackPages:
-    """Loopback pages: an application form (so the dry-run apply parks a packet), a
-    robots.txt that allows everything, a posting page under ``/slow/`` and a "paid model"
-    (any POST) that answer only once released (so a preparation is still enriching, and a
-    batch still tailoring, when it is canceled)."""
+class Gate:
+    """A loopback answer held until released: ``requested`` is set when it is asked for."""
 
     def __init__(self) -> None:
-        self.slow_requested = threading.Event()
-        self.release_slow = threading.Event()
-        self.model_called = threading.Event()
-        self.release_model = threading.Event()
+        self.requested = threading.Event()
+        self.release = threading.Event()
+
+    def hold(self) -> None:
+        self.requested.set()
+        self.release.wait(timeout=WAIT_S)
+
+
+class LoopbackPages:
+    """Loopback pages: an application form (so the dry-run apply parks a packet), a
+    robots.txt (allowing everything unless told otherwise), posting pages under ``/jobs/``,
+    pages and a board API under ``/broken/`` that always answer 500, and answers held until
+    released: a posting page under ``/slow/``, a board API under ``/held-board/``, a "paid
+    model" (any POST; a second one under ``/llm2/``). So a preparation is still enriching, a
+    batch still tailoring, a Discover still crawling... when it is canceled."""
+
+    def __init__(self, robots: bytes = b"User-agent: *\nAllow: /\n") -> None:
+        self.slow, self.model, self.board, self.model2 = Gate(), Gate(), Gate(), Gate()
+        # The names the first steps use.
+        self.slow_requested, self.release_slow = self.slow.requested, self.slow.release
+        self.model_called, self.release_model = self.model.requested, self.model.release
         pages = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802 - http.server's naming
                 if self.path == "/robots.txt":
-                    self.reply(b"User-agent: *\nAllow: /\n", "text/plain")
+                    self.reply(robots, "text/plain")
                     return
-                if self.path.startswith("/slow/"):
-                    pages.slow_requested.set()
-                    pages.release_slow.wait(timeout=WAIT_S)
+                if self.path.startswith("/broken/"):
+                    self.reply(b"upstream broke", "text/plain", 500)
+                    return
+                if self.path.startswith("/held-board/"):
+                    pages.board.hold()
+                    self.reply(b'{"jobs": []}', "application/json")
+                    return
+                if self.path.startswith(("/slow/", "/jobs/")):
+                    if self.path.startswith("/slow/"):
+                        pages.slow.hold()
                     self.reply(SLOW_PAGE, "text/html")
                     return
                 self.reply(FORM_PAGE, "text/html")
 
-            def do_POST(self) -> None:  # noqa: N802 - the held "paid model" (/llm/v1/...)
+            def do_POST(self) -> None:  # noqa: N802 - the held "paid models" (/llm/v1/...)
                 self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                pages.model_called.set()
-                pages.release_model.wait(timeout=WAIT_S)
+                (pages.model2 if self.path.startswith("/llm2/") else pages.model).hold()
                 self.reply(b'{"error": {"message": "released"}}', "application/json", 503)
 
             def reply(self, body: bytes, kind: str, status: int = 200) -> None:
@@ -135,11 +180,12 @@ class LoopbackPages:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.host = f"127.0.0.1:{self.server.server_address[1]}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def stop(self) -> None:
-        self.release_slow.set()
-        self.release_model.set()
+        for gate in (self.slow, self.model, self.board, self.model2):
+            gate.release.set()
         self.server.shutdown()
         self.server.server_close()
 
@@ -200,13 +246,15 @@ class Recorder:
         self.written: list[Path] = []
 
     async def step(self, label: str, drive: Callable[[], Awaitable[None]],
-                   keep: set[str] | None = None) -> None:
-        """``keep``: only these workflow types (others the step starts are recorded elsewhere)."""
+                   keep: set[str] | None = None, ids: set[str] | None = None) -> None:
+        """``keep``: only these workflow types (others the step starts are recorded
+        elsewhere); ``ids``: only these workflow ids (one job among the ones it prepares)."""
         before = set(await executions(self.client))
         await drive()
         await wait_all_closed(self.client)
         new = [e for key, e in (await executions(self.client)).items()
-               if key not in before and (keep is None or e.workflow_type in keep)]
+               if key not in before and (keep is None or e.workflow_type in keep)
+               and (ids is None or e.id in ids)]
         smallest: dict[str, object] = {}
         for execution in new:
             kept = smallest.get(execution.workflow_type)
@@ -229,6 +277,10 @@ async def record(out: Path) -> None:
     # The paid-model steps store an API key: keep it in the temporary app dir.
     os.environ.setdefault("JOBCTRL_SECRETS_BACKEND", "file")
     pages = LoopbackPages()
+    # Hosts whose robots.txt refuses every crawler: their postings' Enrich is blocked until
+    # the user resolves the condition for that host (one host per continuation recorded).
+    refusing = {name: LoopbackPages(robots=b"User-agent: *\nDisallow: /\n")
+                for name in ("completes", "canceled", "budget")}
     with tempfile.TemporaryDirectory(prefix="jobctrl-histories-") as tmp:
         app_dir = Path(tmp)
         postings = demo_postings(4)
@@ -245,11 +297,13 @@ async def record(out: Path) -> None:
             async with httpx.AsyncClient(
                     base_url=info.api_base_url, timeout=30,
                     headers={"Authorization": f"Bearer {info.api_token}"}) as http:
-                steps = Steps(client, http, board, postings, pages)
+                steps = Steps(client, http, board, postings, pages, refusing)
                 await steps.run(Recorder(client, out))
         finally:
             await supervisor.stop()
             pages.stop()
+            for host in refusing.values():
+                host.stop()
 
 
 def ok(response: httpx.Response) -> dict:
@@ -263,8 +317,18 @@ class Steps:
     """What the user does, through the API, in the order the recordings need."""
 
     def __init__(self, client: Client, http: httpx.AsyncClient, board: Path,
-                 postings: list[dict], pages: LoopbackPages) -> None:
+                 postings: list[dict], pages: LoopbackPages,
+                 refusing: dict[str, LoopbackPages]) -> None:
         self.client, self.http, self.board, self.pages = client, http, board, pages
+        self.refusing = refusing
+        self.demo_source = {"kind": "json_file", "id": "demo-slice", "path": str(board)}
+        self.dead_posting = page_posting("dead-1", f"{pages.base}/broken/data-engineer",
+                                         "Data Engineer")
+        self.refused_postings = {
+            name: page_posting(f"refused-{name}", f"{host.base}/{path}/backend-engineer",
+                               "Backend Engineer")
+            for (name, host), path in zip(refusing.items(), ("jobs", "slow", "jobs"),
+                                          strict=True)}
         self.postings = postings[:3]
         self.budget_posting = postings[3]
         self.slow_posting = {"id": "slow-1", "url": f"{pages.base}/slow/platform-engineer",
@@ -292,6 +356,30 @@ class Steps:
         self.postings_on_board([*self.postings, self.slow_posting, self.budget_posting])
         await recorder.step("budget-exceeded", self.exceed_budget,
                             keep={"JobPreparationWorkflow", "BatchStageWorkflow"})
+        await self.run_second_set(recorder)
+
+    async def run_second_set(self, recorder: Recorder) -> None:
+        """The closing paths the first set did not reach (added later; see the README)."""
+        # Still over the budget: contact research fails at its spend preflight.
+        await recorder.step("budget-exceeded", self.research_contacts_over_budget,
+                            keep={"ContactResearchWorkflow"})
+        ok(await self.http.patch("/v1/settings", json={
+            "dailyBudgetUsd": 25, "llm": {"provider": "offline"}}))
+        await recorder.step("discover-canceled", self.cancel_crawling_discover,
+                            keep={"DiscoverWorkflow"})
+        await recorder.step("discover-failed", self.discover_failing_source,
+                            keep={"DiscoverWorkflow"})
+        self.postings_on_board([*self.postings, self.slow_posting, self.budget_posting,
+                                self.dead_posting, *self.refused_postings.values()])
+        await recorder.step("stage-gave-up", self.discover,
+                            ids={prep_workflow_id(job_id_for_url(self.dead_posting["url"]))})
+        await recorder.step("enrich-condition", partial(self.resolve_refused_host, "completes"))
+        await recorder.step("continuation-canceled", self.cancel_resumed_enrich)
+        await recorder.step("research-canceled", self.cancel_contact_research,
+                            keep={"ContactResearchWorkflow"})
+        ok(await self.http.patch("/v1/settings", json={"dailyBudgetUsd": 0.0001}))
+        await recorder.step("budget-exceeded", partial(self.resolve_refused_host, "budget"),
+                            keep={"PreparationContinuationWorkflow"})
 
     def postings_on_board(self, postings: list[dict]) -> None:
         write_board(self.board, postings)
@@ -300,9 +388,13 @@ class Steps:
         body = ok(response)
         await wait_closed(self.client, body["workflowId"], body["firstExecutionRunId"])
 
-    async def discover(self) -> None:
-        await self.started(await self.http.post("/v1/pipeline/actions/run-stage",
-                                                json={"stage": "discover"}))
+    async def discover(self, source_ids: list[str] | None = None) -> None:
+        await self.started(await self.start_discover(source_ids))
+
+    async def start_discover(self, source_ids: list[str] | None) -> httpx.Response:
+        extra = {"sourceIds": source_ids} if source_ids else {}
+        return await self.http.post("/v1/pipeline/actions/run-stage",
+                                    json={"stage": "discover", **extra})
 
     async def save_profile(self) -> None:
         saved = ok(await self.http.put("/v1/profile", json=PROFILE))
@@ -373,6 +465,89 @@ class Steps:
         await self.discover()
         await wait_all_closed(self.client)
         await self.tailor_batch()
+
+
+    async def research_contacts_over_budget(self) -> None:
+        await self.started(await self.http.post(
+            f"/v1/jobs/{self.applying}/actions/research-contacts"))
+
+    async def with_source(self, source: dict, drive: Callable[[], Awaitable[None]]) -> None:
+        """One more source next to the demo slice while ``drive`` runs, then only the slice."""
+        ok(await self.http.patch("/v1/settings", json={"sources": [self.demo_source, source]}))
+        try:
+            await drive()
+        finally:
+            ok(await self.http.patch("/v1/settings", json={"sources": [self.demo_source]}))
+
+    async def cancel_crawling_discover(self) -> None:
+        """The user's "Cancel run" while a board (loopback, held) is being crawled."""
+        source = {"kind": "greenhouse", "id": "held-board", "boardToken": "harborlight",
+                  "baseUrl": f"{self.pages.base}/held-board"}
+
+        async def drive() -> None:
+            body = ok(await self.start_discover([source["id"]]))
+
+            async def crawling() -> bool:
+                return self.pages.board.requested.is_set()
+
+            await wait_until(crawling, "the held board to be crawled")
+            run_id = body["firstExecutionRunId"]
+            ok(await self.http.post(f"/v1/workflow-runs/{run_id}/actions/cancel"))
+            await wait_closed(self.client, body["workflowId"], run_id)
+            self.pages.board.release.set()
+
+        await self.with_source(source, drive)
+
+    async def discover_failing_source(self) -> None:
+        """Every source of the run answers 500: the family fails, so does the run."""
+        source = {"kind": "greenhouse", "id": "broken-board", "boardToken": "harborlight",
+                  "baseUrl": f"{self.pages.base}/broken"}
+        await self.with_source(source, partial(self.discover, [source["id"]]))
+
+    async def resolve(self, name: str) -> dict:
+        """The user allows JobCtrl to fetch the refusing host's pages: a continuation."""
+        return ok(await self.http.post("/v1/pipeline/conditions/enrich/resolve", json={
+            "code": "ENRICH_ROBOTS_DISALLOWED", "host": self.refusing[name].host}))
+
+    async def resolve_refused_host(self, name: str) -> None:
+        body = await self.resolve(name)
+        await wait_closed(self.client, body["workflowId"], body["firstExecutionRunId"])
+
+    async def cancel_resumed_enrich(self) -> None:
+        """The continuation's Enrich waits on the host's (held) page: cancel the run then."""
+        host = self.refusing["canceled"]
+        body = await self.resolve("canceled")
+
+        async def enriching() -> bool:
+            return host.slow.requested.is_set()
+
+        await wait_until(enriching, "the resumed Enrich to fetch its page")
+        run_id = body["firstExecutionRunId"]
+        ok(await self.http.post(f"/v1/workflow-runs/{run_id}/actions/cancel"))
+        await wait_closed(self.client, body["workflowId"], run_id)
+        host.slow.release.set()
+
+    async def cancel_contact_research(self) -> None:
+        """A paid model that holds its answer: cancel contact research while it waits."""
+        ok(await self.http.patch("/v1/settings", json={"llm": {
+            "provider": "openai_compat", "baseUrl": f"{self.pages.base}/llm2/v1",
+            "model": "gpt-4o", "apiKeySecret": "openai"}}))
+        body = ok(await self.http.post(f"/v1/jobs/{self.applying}/actions/research-contacts"))
+
+        async def extracting() -> bool:
+            return self.pages.model2.requested.is_set()
+
+        await wait_until(extracting, "the research's extraction call")
+        run_id = body["firstExecutionRunId"]
+        ok(await self.http.post(f"/v1/workflow-runs/{run_id}/actions/cancel"))
+        await wait_closed(self.client, body["workflowId"], run_id)
+        self.pages.model2.release.set()
+
+
+def page_posting(key: str, url: str, title: str) -> dict:
+    """A file-imported posting with no description: Enrich must fetch its page."""
+    return {"id": key, "url": url, "title": title, "company": "Harborlight Logistics",
+            "location": "Berlin", "remote": "hybrid"}
 
 
 def main() -> None:
