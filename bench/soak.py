@@ -454,6 +454,67 @@ def _fmt(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}"
 
 
+# -- write amplification ------------------------------------------------------------------
+
+
+def memberships_per_job(conn: sqlite3.Connection) -> int:
+    """How many Discover executions the most-linked job belongs to (every stage write of
+    a job updates the cohort counts of each of them, by trigger, migration 0013)."""
+    return conn.execute("SELECT COALESCE(MAX(n), 0) FROM (SELECT COUNT(*) AS n"
+                        " FROM discovery_execution_jobs GROUP BY tenant_id, job_id)").fetchone()[0]
+
+
+def time_score_flip(database: Path, rounds: int = 5) -> float:
+    """Median ms to move every job's score row to ``queued`` and back, as a rescore does,
+    each flip in a transaction that is rolled back."""
+    times = []
+    with contextlib.closing(sqlite3.connect(database, isolation_level=None)) as conn:
+        for _ in range(rounds):
+            conn.execute("BEGIN")
+            started = time.perf_counter()
+            conn.execute("CREATE TEMP TABLE saved AS SELECT rowid AS rid, status"
+                         " FROM job_stage_states WHERE stage = 'score'")
+            conn.execute("UPDATE job_stage_states SET status = 'queued' WHERE stage = 'score'")
+            conn.execute("UPDATE job_stage_states SET status = (SELECT status FROM saved"
+                         " WHERE rid = job_stage_states.rowid) WHERE stage = 'score'")
+            times.append((time.perf_counter() - started) * 1000)
+            conn.execute("ROLLBACK")
+    return sorted(times)[len(times) // 2]
+
+
+def write_amplification_probe(database: Path, first_run_id: str) -> dict:
+    """On a copy of the soaked database: the cost of a stage status change for every job
+    with the memberships the soak accumulated, against the same copy trimmed to the first
+    Discover's memberships only (the baseline: one execution per job)."""
+    folder = Path(tempfile.mkdtemp(prefix="jobctrl-bench-soak-probe-"))
+    try:
+        copy = folder / "copy.db"
+        with contextlib.closing(connect_ro(database)) as source, \
+                contextlib.closing(sqlite3.connect(copy)) as target:
+            source.backup(target)
+            soaked_memberships = memberships_per_job(target)
+        soaked_ms = time_score_flip(copy)
+        with contextlib.closing(sqlite3.connect(copy)) as conn:
+            conn.execute("DELETE FROM discovery_execution_jobs WHERE discover_run_id <> ?",
+                         (first_run_id,))
+            conn.commit()
+            baseline_memberships = memberships_per_job(conn)
+        baseline_ms = time_score_flip(copy)
+        return {"memberships_per_job": soaked_memberships, "flip_ms": round(soaked_ms, 1),
+                "baseline_memberships_per_job": baseline_memberships,
+                "baseline_flip_ms": round(baseline_ms, 1),
+                "ratio": round(soaked_ms / baseline_ms, 1) if baseline_ms else None}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def print_probe(probe: dict) -> None:
+    print(f"\nStage write cost (every job's score row → queued → back, median of 5, on a copy):"
+          f" {probe['flip_ms']:.1f} ms with {probe['memberships_per_job']} Discover"
+          f" memberships per job vs {probe['baseline_flip_ms']:.1f} ms with"
+          f" {probe['baseline_memberships_per_job']} → {probe['ratio']}x")
+
+
 # -- main ---------------------------------------------------------------------------------
 
 
@@ -481,7 +542,9 @@ async def soak(args, app_dir: Path) -> dict:
                 break
         report = growth_report(samples)
         print_report(report, samples, watch)
-        return {"samples": samples, "report": report,
+        probe = write_amplification_probe(app_dir / "jobctrl.db", samples[0]["run_id"])
+        print_probe(probe)
+        return {"samples": samples, "report": report, "write_probe": probe,
                 "stream": {"connects": watch.connects, "reconnects": watch.reconnects,
                            "events": len(watch.ids), "error": watch.error},
                 "soak_s": round(time.perf_counter() - soak_started, 1)}
