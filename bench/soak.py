@@ -16,7 +16,9 @@ and for every preparation to settle, then samples:
 Correctness, checked every cycle (exit 1 if any fails): exactly ``--expect-jobs`` jobs
 with distinct canonical URLs, no dedupe key used twice in ``job_events``, and the SSE
 stream delivered every ``job_events`` id exactly once and in order. Growth numbers are
-reported, never asserted.
+reported, never asserted. At the end, on a copy of the database, a probe times a stage
+status change of every job with the Discover memberships the soak accumulated against one
+membership per job (the cohort-count triggers fan out per membership).
 
     .venv/bin/python bench/soak.py [--cycles 20] [--json soak.json] [--keep]
 
