@@ -124,9 +124,11 @@ async def snapshot_stage_counts(db: Database, execution: ExecutionKey | None
     stage rows of every job or of the whole execution: non-running (stage, status) totals
     and job totals are trigger-maintained (``job_stage_status_counts`` / ``job_counts``,
     migration 0012; ``execution_cohort_stage_counts`` / ``execution_cohort_job_counts``,
-    migration 0013); running rows are read once through the status index (their owner
-    run decides processing vs needsVerification, which no trigger can keep) and labelled
-    with their cohort; stale scores are read only when any exists. Each cohort equals
+    migration 0013, kept for the executions in ``counted_executions``, migration 0014;
+    any other execution's are derived from its members); running rows are read once
+    through the status index (their owner run decides processing vs needsVerification,
+    which no trigger can keep) and labelled with their cohort; stale scores are read
+    only when any exists. Each cohort equals
     ``stage_counts(db, cohort scope)``; ``everything`` equals ``stage_counts(db, 1 = 1)``."""
     workflow_id, run_id = (execution.workflow_id, execution.run_id) if execution else (None,
                                                                                         None)
@@ -155,17 +157,44 @@ async def snapshot_stage_counts(db: Database, execution: ExecutionKey | None
 COHORTS = ("observed_this_run", "existing_backlog")
 
 
+async def _is_counted(db: Database, execution: ExecutionKey) -> bool:
+    """Whether triggers keep this execution's cohort counts (migration 0014: only the
+    newest few executions and any still running; one primary-key lookup)."""
+    row = await db.fetchone(
+        "SELECT 1 FROM counted_executions WHERE tenant_id = ? AND discover_workflow_id = ?"
+        " AND discover_run_id = ?", (TENANT_ID, execution.workflow_id, execution.run_id))
+    return row is not None
+
+
+# An execution outside counted_executions: the same totals the triggers would keep, with
+# one GROUP BY over its own members (O(execution size), only when an old run is selected).
+_DERIVED_STAGE_TOTALS = (
+    "SELECT m.cohort, s.stage, s.status, COUNT(*) FROM discovery_execution_jobs m"
+    " JOIN job_stage_states s ON s.tenant_id = m.tenant_id AND s.job_id = m.job_id"
+    " WHERE m.tenant_id = ? AND m.discover_workflow_id = ? AND m.discover_run_id = ?"
+    " AND s.status != 'running' GROUP BY 1, 2, 3")
+_DERIVED_JOB_TOTALS = (
+    "SELECT m.cohort, COUNT(*) FROM discovery_execution_jobs m JOIN jobs j"
+    " ON j.job_id = m.job_id AND j.tenant_id = m.tenant_id WHERE m.tenant_id = ?"
+    " AND m.discover_workflow_id = ? AND m.discover_run_id = ? GROUP BY 1")
+
+
 async def _cohort_totals(db: Database, execution: ExecutionKey
                          ) -> tuple[dict[str, list[tuple]], dict[str, int]]:
-    """The execution's maintained non-running totals per cohort, and its job totals."""
+    """The execution's non-running totals per cohort, and its job totals: maintained
+    rows when the execution is counted, else derived from its members."""
     key = (TENANT_ID, execution.workflow_id, execution.run_id)
-    totals = await db.fetchall(
-        "SELECT cohort, stage, status, n FROM execution_cohort_stage_counts"
-        " WHERE tenant_id = ? AND discover_workflow_id = ? AND discover_run_id = ?"
-        " AND status != 'running' AND n > 0", key)
-    jobs = await db.fetchall(
-        "SELECT cohort, n FROM execution_cohort_job_counts WHERE tenant_id = ?"
-        " AND discover_workflow_id = ? AND discover_run_id = ?", key)
+    if await _is_counted(db, execution):
+        totals = await db.fetchall(
+            "SELECT cohort, stage, status, n FROM execution_cohort_stage_counts"
+            " WHERE tenant_id = ? AND discover_workflow_id = ? AND discover_run_id = ?"
+            " AND status != 'running' AND n > 0", key)
+        jobs = await db.fetchall(
+            "SELECT cohort, n FROM execution_cohort_job_counts WHERE tenant_id = ?"
+            " AND discover_workflow_id = ? AND discover_run_id = ?", key)
+    else:
+        totals = await db.fetchall(_DERIVED_STAGE_TOTALS, key)
+        jobs = await db.fetchall(_DERIVED_JOB_TOTALS, key)
     rows: dict[str, list[tuple]] = {}
     for cohort, stage, status, n in totals:
         rows.setdefault(cohort, []).append((stage, status, True, n))
@@ -214,13 +243,20 @@ def cohort_scope(execution: ExecutionKey, cohort: str) -> Scope:
 async def unresolved_work(db: Database, execution: ExecutionKey) -> int:
     """``remaining`` summed over both cohorts' blocks (waiting + processing + unverified =
     pending, queued and running rows of the canonical stages), from the maintained
-    totals: the owner-run split does not matter for the sum."""
-    row = await db.fetchone(
-        "SELECT COALESCE(SUM(n), 0) FROM execution_cohort_stage_counts WHERE tenant_id = ?"
-        " AND discover_workflow_id = ? AND discover_run_id = ?"
-        f" AND stage IN ({','.join('?' * len(STAGES))})"
-        " AND status IN ('pending', 'queued', 'running')",
-        (TENANT_ID, execution.workflow_id, execution.run_id, *STAGES))
+    totals when the execution is counted, else from its members: the owner-run split does
+    not matter for the sum."""
+    key = (TENANT_ID, execution.workflow_id, execution.run_id)
+    stages = f"({','.join('?' * len(STAGES))})"
+    if await _is_counted(db, execution):
+        sql = ("SELECT COALESCE(SUM(n), 0) FROM execution_cohort_stage_counts"
+               " WHERE tenant_id = ? AND discover_workflow_id = ? AND discover_run_id = ?"
+               f" AND stage IN {stages} AND status IN ('pending', 'queued', 'running')")
+    else:
+        sql = ("SELECT COUNT(*) FROM discovery_execution_jobs m JOIN job_stage_states s"
+               " ON s.tenant_id = m.tenant_id AND s.job_id = m.job_id WHERE m.tenant_id = ?"
+               " AND m.discover_workflow_id = ? AND m.discover_run_id = ?"
+               f" AND s.stage IN {stages} AND s.status IN ('pending', 'queued', 'running')")
+    row = await db.fetchone(sql, (*key, *STAGES))
     return int(row[0])
 
 
