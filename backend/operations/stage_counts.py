@@ -169,8 +169,9 @@ async def _is_counted(db: Database, execution: ExecutionKey) -> bool:
 # An execution outside counted_executions: the same totals the triggers would keep, with
 # one GROUP BY over its own members (O(execution size), only when an old run is selected).
 _DERIVED_STAGE_TOTALS = (
+    # CROSS JOIN: walk the execution's members, not every stage row of the tenant.
     "SELECT m.cohort, s.stage, s.status, COUNT(*) FROM discovery_execution_jobs m"
-    " JOIN job_stage_states s ON s.tenant_id = m.tenant_id AND s.job_id = m.job_id"
+    " CROSS JOIN job_stage_states s ON s.tenant_id = m.tenant_id AND s.job_id = m.job_id"
     " WHERE m.tenant_id = ? AND m.discover_workflow_id = ? AND m.discover_run_id = ?"
     " AND s.status != 'running' GROUP BY 1, 2, 3")
 _DERIVED_JOB_TOTALS = (
@@ -252,7 +253,7 @@ async def unresolved_work(db: Database, execution: ExecutionKey) -> int:
                " WHERE tenant_id = ? AND discover_workflow_id = ? AND discover_run_id = ?"
                f" AND stage IN {stages} AND status IN ('pending', 'queued', 'running')")
     else:
-        sql = ("SELECT COUNT(*) FROM discovery_execution_jobs m JOIN job_stage_states s"
+        sql = ("SELECT COUNT(*) FROM discovery_execution_jobs m CROSS JOIN job_stage_states s"
                " ON s.tenant_id = m.tenant_id AND s.job_id = m.job_id WHERE m.tenant_id = ?"
                " AND m.discover_workflow_id = ? AND m.discover_run_id = ?"
                f" AND s.stage IN {stages} AND s.status IN ('pending', 'queued', 'running')")
