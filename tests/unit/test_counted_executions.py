@@ -78,7 +78,7 @@ def member_statements(rng: random.Random, run_id: str, order: int, jobs: int
     return [("INSERT INTO discovery_execution_jobs (tenant_id, discover_workflow_id,"
              " discover_run_id, job_id, cohort, linked_at) VALUES ('local', ?, ?, ?, ?, ?)",
              (WORKFLOW, run_id, f"job-{number:04d}", rng.choice(COHORTS),
-              f"2026-01-0{order}T00:00:00.000Z"))
+              f"2026-01-{order:02d}T00:00:00.000Z"))
             for number in range(jobs) if rng.random() < 0.8]
 
 
@@ -220,3 +220,42 @@ async def test_the_migration_keeps_the_newest_three_and_drops_the_rest(tmp_path)
         await assert_every_execution_equals_row_by_row(db, (*runs, "disc-10"))
     finally:
         await db.close()
+
+
+def discovery_run(run_id: str, day: int, status: str) -> tuple[str, tuple]:
+    return ("INSERT INTO discovery_runs (discover_run_id, tenant_id, discover_workflow_id,"
+            " status, families_json, progress_total, started_at) VALUES (?, 'local', ?, ?,"
+            " '[]', 1, ?) ON CONFLICT (discover_run_id) DO UPDATE SET status = excluded.status",
+            (run_id, WORKFLOW, status, f"2026-02-{day:02d}T00:00:00.000Z"))
+
+
+async def test_the_set_follows_discover_start_not_link_order(db):
+    """The newest Discover links its first member before older ones link theirs (a swept
+    backlog job, as bench/operations_scale.py seeds them): the set still keeps the newest
+    three by discovery_runs.started_at, and keeps an old Discover that discovery_runs shows
+    running until it ends."""
+    rng = random.Random(9)
+    await run(db, job_statements(rng, 40))
+    runs = ("old-running", *(f"d{day}" for day in range(2, 8)))
+    await run(db, [discovery_run("old-running", 1, "running"),
+                   *[discovery_run(f"d{day}", day, "completed") for day in range(2, 8)]])
+    for run_id in ("d7", *runs[:-1]):   # the newest first, then oldest to newer
+        await run(db, member_statements(rng, run_id, 1, 40))
+    assert await counted(db) == {"old-running", "d5", "d6", "d7"}
+    await assert_counted_equal_recount(db)
+    await assert_every_execution_equals_row_by_row(db, runs)
+    await run(db, [discovery_run("old-running", 1, "completed"), discovery_run("d8", 8, "running"),
+                   *member_statements(rng, "d8", 8, 40)])
+    assert await counted(db) == {"d6", "d7", "d8"}
+    await churn_stages(db, rng)
+    await assert_counted_equal_recount(db)
+    await assert_every_execution_equals_row_by_row(db, (*runs, "d8"))
+
+
+async def churn_stages(db: Database, rng: random.Random) -> None:
+    async with db.transaction() as conn:
+        rows = list(await (await conn.execute(
+            "SELECT job_id, stage FROM job_stage_states")).fetchall())
+        for job_id, stage in rng.sample(rows, len(rows) // 2):
+            await conn.execute("UPDATE job_stage_states SET status = ? WHERE job_id = ?"
+                               " AND stage = ?", (rng.choice(STATUSES), job_id, stage))

@@ -4,9 +4,9 @@
 -- saw the job), inside the single writer's transaction (bench/README.md, "Soak").
 --
 -- Now the counts are kept only for a bounded set of executions, the ones read as live:
--- counted_executions holds the newest three per tenant (by the order they linked their
--- first member), plus any older one whose Discover run the run projection still shows
--- running. Correctness never depends on which executions are in the set: an execution in
+-- counted_executions holds the newest three per tenant (by their Discover's start,
+-- discovery_runs.started_at, else their first link), plus any older one whose Discover
+-- is not known to have ended (discovery_runs or the run projection shows it running). Correctness never depends on which executions are in the set: an execution in
 -- it has exact counts (it enters the set only while it has no member, when all its counts
 -- are zero, and every later write is counted), and backend/operations/stage_counts.py
 -- derives any other execution's counts with one GROUP BY over its own members.
@@ -14,26 +14,34 @@ CREATE TABLE counted_executions (
     tenant_id             TEXT NOT NULL,
     discover_workflow_id  TEXT NOT NULL,
     discover_run_id       TEXT NOT NULL,
-    admitted              INTEGER NOT NULL,   -- per-tenant admission order, newest highest
+    started_at            TEXT NOT NULL,      -- the Discover's start, else its first link
+    admitted              INTEGER NOT NULL,   -- per-tenant admission order (tie-break)
+    retiring              INTEGER NOT NULL DEFAULT 0,  -- only inside the member trigger
     PRIMARY KEY (tenant_id, discover_workflow_id, discover_run_id)
 );
 
--- Backfill: the newest three executions per tenant by their first link, and any whose
--- Discover run the projection shows running, stay counted (their 0013 rows are exact);
--- every other execution's rows go.
-INSERT INTO counted_executions (tenant_id, discover_workflow_id, discover_run_id, admitted)
-    SELECT tenant_id, discover_workflow_id, discover_run_id, admitted FROM (
-        SELECT tenant_id, discover_workflow_id, discover_run_id,
+-- Backfill: the newest three executions per tenant by start, and any not known to have
+-- ended, stay counted (their 0013 rows are exact); every other execution's rows go.
+INSERT INTO counted_executions
+        (tenant_id, discover_workflow_id, discover_run_id, started_at, admitted)
+    SELECT tenant_id, discover_workflow_id, discover_run_id, started_at, admitted FROM (
+        SELECT tenant_id, discover_workflow_id, discover_run_id, started_at,
                ROW_NUMBER() OVER (PARTITION BY tenant_id
-                                  ORDER BY first_linked, discover_run_id) AS admitted,
+                                  ORDER BY started_at, discover_run_id) AS admitted,
                ROW_NUMBER() OVER (PARTITION BY tenant_id
-                                  ORDER BY first_linked DESC, discover_run_id DESC) AS age
-        FROM (SELECT tenant_id, discover_workflow_id, discover_run_id,
-                     MIN(linked_at) AS first_linked
-              FROM discovery_execution_jobs GROUP BY 1, 2, 3)) e
-    WHERE age <= 3 OR EXISTS (SELECT 1 FROM workflow_run_projections w
-                              WHERE w.tenant_id = e.tenant_id AND w.run_id = e.discover_run_id
-                                  AND w.status = 'running');
+                                  ORDER BY started_at DESC, discover_run_id DESC) AS age
+        FROM (SELECT m.tenant_id, m.discover_workflow_id, m.discover_run_id,
+                     COALESCE((SELECT r.started_at FROM discovery_runs r
+                               WHERE r.discover_run_id = m.discover_run_id
+                                   AND r.tenant_id = m.tenant_id),
+                              MIN(m.linked_at)) AS started_at
+              FROM discovery_execution_jobs m GROUP BY 1, 2, 3)) e
+    WHERE age <= 3
+        OR EXISTS (SELECT 1 FROM discovery_runs r WHERE r.discover_run_id = e.discover_run_id
+                       AND r.tenant_id = e.tenant_id AND r.status = 'running')
+        OR EXISTS (SELECT 1 FROM workflow_run_projections w
+                   WHERE w.tenant_id = e.tenant_id AND w.run_id = e.discover_run_id
+                       AND w.status = 'running');
 
 DELETE FROM execution_cohort_stage_counts WHERE NOT EXISTS (
     SELECT 1 FROM counted_executions c WHERE c.tenant_id = execution_cohort_stage_counts.tenant_id
@@ -114,14 +122,18 @@ END;
 
 -- Membership insert, in order: (1) an execution with no other member enters the set (its
 -- counts are all zero at that moment, so from here on they are exact); (2) executions with
--- three newer ones in the set leave it, with their count rows, unless the run projection
--- shows their Discover still running; (3) the member is counted if its execution is in
--- the set. Statements of a trigger body run in order, in the inserting statement.
+-- three newer ones in the set (by start, then admission) leave it with their count rows,
+-- unless their Discover is not known to have ended; (3) the member is counted if its
+-- execution is in the set. Statements of a trigger body run in order, in the inserting
+-- statement. The set is a handful of rows, so (2) costs a few lookups.
 CREATE TRIGGER execution_cohort_counts_member_insert AFTER INSERT ON discovery_execution_jobs
 BEGIN
     INSERT OR IGNORE INTO counted_executions
-            (tenant_id, discover_workflow_id, discover_run_id, admitted)
+            (tenant_id, discover_workflow_id, discover_run_id, started_at, admitted)
         SELECT new.tenant_id, new.discover_workflow_id, new.discover_run_id,
+               COALESCE((SELECT r.started_at FROM discovery_runs r
+                         WHERE r.discover_run_id = new.discover_run_id
+                             AND r.tenant_id = new.tenant_id), new.linked_at),
                COALESCE((SELECT MAX(admitted) FROM counted_executions
                          WHERE tenant_id = new.tenant_id), 0) + 1
         WHERE NOT EXISTS (SELECT 1 FROM discovery_execution_jobs m
@@ -129,37 +141,31 @@ BEGIN
                               AND m.discover_workflow_id = new.discover_workflow_id
                               AND m.discover_run_id = new.discover_run_id
                               AND m.job_id <> new.job_id);
-    DELETE FROM execution_cohort_stage_counts WHERE EXISTS (
-        SELECT 1 FROM counted_executions c
-        WHERE c.tenant_id = new.tenant_id
-            AND c.tenant_id = execution_cohort_stage_counts.tenant_id
-            AND c.discover_workflow_id = execution_cohort_stage_counts.discover_workflow_id
-            AND c.discover_run_id = execution_cohort_stage_counts.discover_run_id
-            AND (SELECT COUNT(*) FROM counted_executions x
-                 WHERE x.tenant_id = c.tenant_id AND x.admitted > c.admitted) >= 3
-            AND NOT EXISTS (SELECT 1 FROM workflow_run_projections w
-                            WHERE w.tenant_id = c.tenant_id AND w.run_id = c.discover_run_id
-                                AND w.status = 'running'));
-    DELETE FROM execution_cohort_job_counts WHERE EXISTS (
-        SELECT 1 FROM counted_executions c
-        WHERE c.tenant_id = new.tenant_id
-            AND c.tenant_id = execution_cohort_job_counts.tenant_id
-            AND c.discover_workflow_id = execution_cohort_job_counts.discover_workflow_id
-            AND c.discover_run_id = execution_cohort_job_counts.discover_run_id
-            AND (SELECT COUNT(*) FROM counted_executions x
-                 WHERE x.tenant_id = c.tenant_id AND x.admitted > c.admitted) >= 3
-            AND NOT EXISTS (SELECT 1 FROM workflow_run_projections w
-                            WHERE w.tenant_id = c.tenant_id AND w.run_id = c.discover_run_id
-                                AND w.status = 'running'));
-    DELETE FROM counted_executions
+    UPDATE counted_executions SET retiring = 1
         WHERE tenant_id = new.tenant_id
             AND (SELECT COUNT(*) FROM counted_executions x
                  WHERE x.tenant_id = counted_executions.tenant_id
-                     AND x.admitted > counted_executions.admitted) >= 3
+                     AND (x.started_at, x.admitted)
+                         > (counted_executions.started_at, counted_executions.admitted)) >= 3
+            AND NOT EXISTS (SELECT 1 FROM discovery_runs r
+                            WHERE r.discover_run_id = counted_executions.discover_run_id
+                                AND r.tenant_id = counted_executions.tenant_id
+                                AND r.status = 'running')
             AND NOT EXISTS (SELECT 1 FROM workflow_run_projections w
                             WHERE w.tenant_id = counted_executions.tenant_id
                                 AND w.run_id = counted_executions.discover_run_id
                                 AND w.status = 'running');
+    DELETE FROM execution_cohort_stage_counts WHERE EXISTS (
+        SELECT 1 FROM counted_executions c
+        WHERE c.retiring = 1 AND c.tenant_id = execution_cohort_stage_counts.tenant_id
+            AND c.discover_workflow_id = execution_cohort_stage_counts.discover_workflow_id
+            AND c.discover_run_id = execution_cohort_stage_counts.discover_run_id);
+    DELETE FROM execution_cohort_job_counts WHERE EXISTS (
+        SELECT 1 FROM counted_executions c
+        WHERE c.retiring = 1 AND c.tenant_id = execution_cohort_job_counts.tenant_id
+            AND c.discover_workflow_id = execution_cohort_job_counts.discover_workflow_id
+            AND c.discover_run_id = execution_cohort_job_counts.discover_run_id);
+    DELETE FROM counted_executions WHERE retiring = 1;
     INSERT INTO execution_cohort_stage_counts
             (tenant_id, discover_workflow_id, discover_run_id, cohort, stage, status, n)
         SELECT new.tenant_id, new.discover_workflow_id, new.discover_run_id, new.cohort,
