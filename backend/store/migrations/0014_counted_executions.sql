@@ -125,7 +125,8 @@ END;
 -- three newer ones in the set (by start, then admission) leave it with their count rows,
 -- unless their Discover is not known to have ended; (3) the member is counted if its
 -- execution is in the set. Statements of a trigger body run in order, in the inserting
--- statement. The set is a handful of rows, so (2) costs a few lookups.
+-- statement. The set is a handful of rows, so (2) costs a few lookups (the count rows go
+-- by primary-key range, only for the retiring executions).
 CREATE TRIGGER execution_cohort_counts_member_insert AFTER INSERT ON discovery_execution_jobs
 BEGIN
     INSERT OR IGNORE INTO counted_executions
@@ -155,16 +156,14 @@ BEGIN
                             WHERE w.tenant_id = counted_executions.tenant_id
                                 AND w.run_id = counted_executions.discover_run_id
                                 AND w.status = 'running');
-    DELETE FROM execution_cohort_stage_counts WHERE EXISTS (
-        SELECT 1 FROM counted_executions c
-        WHERE c.retiring = 1 AND c.tenant_id = execution_cohort_stage_counts.tenant_id
-            AND c.discover_workflow_id = execution_cohort_stage_counts.discover_workflow_id
-            AND c.discover_run_id = execution_cohort_stage_counts.discover_run_id);
-    DELETE FROM execution_cohort_job_counts WHERE EXISTS (
-        SELECT 1 FROM counted_executions c
-        WHERE c.retiring = 1 AND c.tenant_id = execution_cohort_job_counts.tenant_id
-            AND c.discover_workflow_id = execution_cohort_job_counts.discover_workflow_id
-            AND c.discover_run_id = execution_cohort_job_counts.discover_run_id);
+    DELETE FROM execution_cohort_stage_counts
+        WHERE (tenant_id, discover_workflow_id, discover_run_id) IN (
+            SELECT tenant_id, discover_workflow_id, discover_run_id FROM counted_executions
+            WHERE retiring = 1);
+    DELETE FROM execution_cohort_job_counts
+        WHERE (tenant_id, discover_workflow_id, discover_run_id) IN (
+            SELECT tenant_id, discover_workflow_id, discover_run_id FROM counted_executions
+            WHERE retiring = 1);
     DELETE FROM counted_executions WHERE retiring = 1;
     INSERT INTO execution_cohort_stage_counts
             (tenant_id, discover_workflow_id, discover_run_id, cohort, stage, status, n)
