@@ -6,8 +6,9 @@
 -- Now the counts are kept only for a bounded set of executions, the ones read as live:
 -- counted_executions holds the newest three per tenant (by their Discover's start,
 -- discovery_runs.started_at, else their first link), plus any older one whose Discover
--- is not known to have ended (discovery_runs or the run projection shows it running). Correctness never depends on which executions are in the set: an execution in
--- it has exact counts (it enters the set only while it has no member, when all its counts
+-- is not known to have ended (discovery_runs or the run projection shows it running).
+-- Correctness never depends on which executions are in the set: an execution in it has
+-- exact counts (it enters the set only while it has no member, when all its counts
 -- are zero, and every later write is counted), and backend/operations/stage_counts.py
 -- derives any other execution's counts with one GROUP BY over its own members.
 CREATE TABLE counted_executions (
