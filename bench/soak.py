@@ -460,8 +460,9 @@ def _fmt(value: float | None) -> str:
 
 
 def memberships_per_job(conn: sqlite3.Connection) -> int:
-    """How many Discover executions the most-linked job belongs to (every stage write of
-    a job updates the cohort counts of each of them, by trigger, migration 0013)."""
+    """How many Discover executions the most-linked job belongs to (under migration 0013
+    every stage write of a job updated the cohort counts of each of them; since 0014 only
+    those of the few counted executions, which is what the probe shows)."""
     return conn.execute("SELECT COALESCE(MAX(n), 0) FROM (SELECT COUNT(*) AS n"
                         " FROM discovery_execution_jobs GROUP BY tenant_id, job_id)").fetchone()[0]
 
