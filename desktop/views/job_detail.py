@@ -17,13 +17,11 @@ from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QComboBox,
-    QFrame,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QScrollArea,
     QTabWidget,
     QTextBrowser,
     QVBoxLayout,
@@ -44,6 +42,7 @@ from desktop.views.partials.jobs_table_model import (
     STATUS_WORDS,
     current_stage,
 )
+from desktop.views.partials.scroll_column import fill_with_scroll_column
 from desktop.views.status_indicators import COLORS
 
 RETRYABLE = frozenset({"failed", "exhausted", "blocked", "canceled"})
@@ -138,19 +137,8 @@ class JobDetail(LiveView):
     # -- layout ---------------------------------------------------------------------------
 
     def _build(self) -> None:
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        scroll = QScrollArea(self)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        # Text wraps to the pane's width; only long content scrolls, vertically.
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        outer.addWidget(scroll)
-        body = QWidget(scroll)
-        scroll.setWidget(body)
-        layout = QVBoxLayout(body)
-        layout.setContentsMargins(10, 4, 6, 6)
-        layout.setSpacing(10)
+        _scroll, body, layout = fill_with_scroll_column(self, margins=(10, 4, 6, 6), spacing=10,
+                                                        wrap_width=True)
 
         self.placeholder = QLabel("Select a job to see its stages, score and materials.", body)
         self.placeholder.setObjectName("emptyHint")

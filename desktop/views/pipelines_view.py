@@ -34,7 +34,6 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QProgressBar,
     QPushButton,
-    QScrollArea,
     QSizePolicy,
     QTabWidget,
     QVBoxLayout,
@@ -48,6 +47,7 @@ from desktop.presenters import operations as ops
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
 from desktop.views.live_view import LiveView
+from desktop.views.partials.scroll_column import fill_with_scroll_column
 from desktop.views.partials.settings_sources import KIND_LABELS
 from desktop.views.partials.stage_count_grid import StageCountGrid
 from desktop.views.partials.technical_disclosure import TechnicalDisclosure
@@ -119,17 +119,7 @@ class PipelinesView(LiveView):
     # -- layout ---------------------------------------------------------------------------
 
     def _build(self) -> None:
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        self.scroll = QScrollArea(self)
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        outer.addWidget(self.scroll)
-        content = QWidget(self.scroll)
-        self.scroll.setWidget(content)
-        layout = QVBoxLayout(content)
-        layout.setContentsMargins(4, 8, 4, 8)
-        layout.setSpacing(10)
+        self.scroll, content, layout = fill_with_scroll_column(self, margins=(4, 8, 4, 8), spacing=10)
         layout.addLayout(self._build_header(content))
         self.error_label = _label(content, "pipelinesError")
         self.error_label.setStyleSheet(f"color: {COLORS['bad']};")

@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QDateEdit,
-    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -46,6 +45,7 @@ from desktop.qt_compat import emit
 from desktop.shell import ShellController
 from desktop.views.live_view import LiveView
 from desktop.views.partials.runs_table_model import SORT_KEYS, RunsTableModel
+from desktop.views.partials.scroll_column import scroll_column
 from desktop.views.partials.technical_disclosure import TechnicalDisclosure
 from desktop.views.status_indicators import COLORS
 
@@ -190,15 +190,8 @@ class RunsView(LiveView):
         return self.table
 
     def _build_detail(self, parent: QWidget) -> QScrollArea:
-        scroll = QScrollArea(parent)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        pane = QWidget(scroll)
+        scroll, pane, layout = scroll_column(parent, margins=(10, 0, 4, 0), spacing=6)
         pane.setObjectName("runDetail")
-        scroll.setWidget(pane)
-        layout = QVBoxLayout(pane)
-        layout.setContentsMargins(10, 0, 4, 0)
-        layout.setSpacing(6)
         self.detail_title = _label(pane, "runTitle")
         font = self.detail_title.font()
         font.setPointSizeF(font.pointSizeF() * 1.2)

@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
-    QScrollArea,
     QSpinBox,
     QTableWidget,
     QVBoxLayout,
@@ -39,6 +38,7 @@ from desktop.formatting import describe_api_error
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
 from desktop.views.live_view import LiveView
+from desktop.views.partials.scroll_column import scroll_column
 from desktop.views.partials.settings_form import ErrorLabel, field_messages, hint, match_fields
 from desktop.views.partials.settings_profile import ProfileEditor
 from desktop.views.partials.settings_sources import SourcesEditor
@@ -98,17 +98,9 @@ class SettingsView(LiveView):
     def _build(self) -> None:
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
-        scroll = QScrollArea(self)
-        self.scroll = scroll
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        body = QWidget(scroll)
+        self.scroll, body, column = scroll_column(self, margins=(4, 8, 12, 8), spacing=12)
         self.body = body
-        column = QVBoxLayout(body)
-        column.setContentsMargins(4, 8, 12, 8)
-        column.setSpacing(12)
-        scroll.setWidget(body)
-        outer.addWidget(scroll, 1)
+        outer.addWidget(self.scroll, 1)
 
         save_row = QHBoxLayout()
         save_row.setContentsMargins(4, 6, 12, 2)

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
-    QScrollArea,
     QSizePolicy,
     QTableView,
     QVBoxLayout,
@@ -36,6 +35,7 @@ from desktop.models.keyed_table_model import Column, KeyedTableModel, SortRole, 
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
 from desktop.views.live_view import LiveView
+from desktop.views.partials.scroll_column import fill_with_scroll_column
 from desktop.views.status_indicators import COLORS
 
 CHART_DAYS = 30
@@ -223,17 +223,7 @@ class SpendView(LiveView):
     def _build(self) -> None:
         # In a scroll area: the boxes need ~520 px, more than a small laptop's window has
         # left under the header and tabs; the window must not be taller than the screen.
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        self.scroll = QScrollArea(self)
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        outer.addWidget(self.scroll)
-        content = QWidget(self.scroll)
-        self.scroll.setWidget(content)
-        layout = QVBoxLayout(content)
-        layout.setContentsMargins(0, 6, 4, 0)
-        layout.setSpacing(10)
+        self.scroll, content, layout = fill_with_scroll_column(self, margins=(0, 6, 4, 0), spacing=10)
 
         self.banner = QLabel("", self)
         self.banner.setObjectName("budgetBanner")
