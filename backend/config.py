@@ -139,7 +139,8 @@ class AppSettings(CamelModel):
         default_factory=lambda: list(DEFAULT_SOURCES))
     llm: LlmSettings = LlmSettings()
     min_fit_score: int = Field(
-        default=0, ge=0, le=100, description="Jobs scored below this get no tailored materials"
+        default=50, ge=0, le=100,
+        description="Jobs scored below this get no tailored materials (0: every job does)"
     )
     stage_heartbeat_timeout_s: int = Field(
         default=120, ge=5, le=600,

@@ -8,6 +8,7 @@ import contextlib
 import json
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -98,6 +99,28 @@ class ApiClient:
 
     async def put_profile(self, profile: dict[str, Any]) -> dict[str, Any]:
         return await self._json("PUT", "/v1/profile", json=profile)
+
+    async def import_profile(self, source: Path | str | bytes,
+                             file_name: str | None = None) -> dict[str, Any]:
+        """A résumé file (a path, or its bytes and name) turned into a draft profile for
+        review: ``{"profile", "unplaced", "source"}``. Nothing is saved."""
+        if isinstance(source, bytes):
+            data, name = source, file_name or "resume"
+        else:
+            path = Path(source)
+            data, name = await asyncio.to_thread(path.read_bytes), file_name or path.name
+        # Uploads and PDF parsing take longer than the default timeout allows.
+        return await self._json("POST", "/v1/profile/import", files={"file": (name, data)},
+                                timeout=httpx.Timeout(60))
+
+    async def import_sample_profile(self) -> dict[str, Any]:
+        """The bundled sample résumé as a draft (``profile.sample`` is true)."""
+        return await self._json("POST", "/v1/profile/import", params={"sample": "true"},
+                                timeout=httpx.Timeout(60))
+
+    async def export_profile(self) -> dict[str, Any]:
+        """The saved résumé as a JSON Resume document."""
+        return await self._json("GET", "/v1/profile/export", params={"format": "jsonresume"})
 
     async def spend(self) -> dict[str, Any]:
         return await self._json("GET", "/v1/spend")

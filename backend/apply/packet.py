@@ -35,16 +35,15 @@ class ApplyPacket:
 def profile_answers(profile: CandidateProfile | None) -> dict[str, str]:
     if profile is None:
         return {}
-    basics = (profile.json_resume or {}).get("basics") or {}
-    location = basics.get("location") if isinstance(basics.get("location"), dict) else {}
+    basics = profile.basics
+    city = basics.location.city if basics.location else None
     candidates = {
-        "fullName": profile.name or basics.get("name"),
-        "email": profile.email or basics.get("email"),
-        "phone": profile.phone or basics.get("phone"),
-        "headline": profile.headline or basics.get("label"),
-        "location": (location or {}).get("city") or (profile.locations[0]
-                                                      if profile.locations else None),
-        "website": basics.get("url"),
+        "fullName": basics.name,
+        "email": basics.email,
+        "phone": basics.phone,
+        "headline": basics.label,
+        "location": city or (profile.locations[0] if profile.locations else None),
+        "website": basics.url,
         "salaryExpectation": (f"{profile.salary_floor} {profile.salary_currency or ''}".strip()
                               if profile.salary_floor else None),
     }

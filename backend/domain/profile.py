@@ -1,4 +1,10 @@
-"""The candidate profile: what every score, resume and letter is measured against."""
+"""The candidate profile: what every score, résumé and letter is measured against.
+
+Two parts: the résumé itself, stored as a JSON Resume document (``resume``), and the
+job seeker's preferences (titles, places, remote, salary, words). ``resumeText`` keeps
+the original text of a profile that was pasted or imported, so nothing is lost when the
+structure is a best effort.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +13,12 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from backend.domain.model import CamelModel
+from backend.domain.resume import Basics, JsonResume, SkillGroup
 
 RemotePreference = Literal["remote_only", "remote_or_hybrid", "any", "onsite"]
+
+# Flat fields of the first profile shape (before the résumé was structured).
+_LEGACY_BASICS = {"name": "name", "email": "email", "phone": "phone", "headline": "label"}
 
 
 def _clean_keywords(values: list[str]) -> list[str]:
@@ -20,50 +30,91 @@ def _clean_keywords(values: list[str]) -> list[str]:
     return list(seen.values())
 
 
+class ImportOrigin(CamelModel):
+    file_name: str | None = Field(default=None, max_length=300)
+    format: Literal["pdf", "docx", "text", "markdown", "jsonresume", "pasted"]
+    imported_at: str | None = Field(default=None, max_length=40)
+
+
 class CandidateProfile(CamelModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(default="", max_length=200)
-    email: str | None = Field(default=None, max_length=200)
-    phone: str | None = Field(default=None, max_length=60)
-    headline: str | None = Field(default=None, max_length=200)
-    resume_text: str | None = Field(default=None, max_length=60_000)
-    json_resume: dict[str, Any] | None = Field(
-        default=None, description="A JSON Resume document (jsonresume.org schema)"
-    )
+    resume: JsonResume = JsonResume()
+    resume_text: str | None = Field(
+        default=None, max_length=60_000,
+        description="The original text of a pasted or imported résumé, kept as it was")
+    imported_from: ImportOrigin | None = None
+    sample: bool = Field(default=False, description="The bundled sample profile, not the user's")
     target_titles: list[str] = Field(default_factory=list, max_length=50)
     locations: list[str] = Field(default_factory=list, max_length=50)
     remote_preference: RemotePreference = "any"
     salary_floor: int | None = Field(default=None, ge=0, le=10_000_000)
     salary_currency: str | None = Field(default=None, pattern=r"^[A-Z]{3}$")
-    skills: list[str] = Field(default_factory=list, max_length=300)
+    work_authorization: list[str] = Field(
+        default_factory=list, max_length=20,
+        description="Countries or regions the candidate may work in without sponsorship")
     must_have_keywords: list[str] = Field(default_factory=list, max_length=100)
     deal_breaker_keywords: list[str] = Field(default_factory=list, max_length=100)
 
-    @field_validator("target_titles", "locations", "skills", "must_have_keywords",
-                     "deal_breaker_keywords")
+    @model_validator(mode="before")
+    @classmethod
+    def _from_legacy_shape(cls, data: Any) -> Any:
+        """Profiles saved before the résumé was structured (flat name / email / skills and
+        an optional ``jsonResume``) read as the structured shape."""
+        if not isinstance(data, dict):
+            return data
+        legacy_keys = {*_LEGACY_BASICS, "skills", "json_resume", "jsonResume"}
+        if not legacy_keys & data.keys():
+            return data
+        data = dict(data)
+        resume = dict(data.pop("json_resume", None) or data.pop("jsonResume", None) or {})
+        basics = dict(resume.get("basics") or {})
+        for old, new in _LEGACY_BASICS.items():
+            value = data.pop(old, None)
+            if value and not basics.get(new):
+                basics[new] = value
+        resume["basics"] = basics
+        skills = [s for s in data.pop("skills", None) or [] if isinstance(s, str)]
+        listed = JsonResume.model_validate({"skills": resume.get("skills") or []}).skill_names()
+        extra = [s for s in skills if s.lower() not in {n.lower() for n in listed}]
+        if extra:
+            resume["skills"] = [*(resume.get("skills") or []), {"name": "Skills", "keywords": extra}]
+        data["resume"] = resume
+        return data
+
+    @field_validator("target_titles", "locations", "must_have_keywords",
+                     "deal_breaker_keywords", "work_authorization")
     @classmethod
     def _normalize_lists(cls, values: list[str]) -> list[str]:
         return _clean_keywords(values)
 
-    @model_validator(mode="after")
-    def _json_resume_shape(self) -> CandidateProfile:
-        if self.json_resume is not None and not isinstance(self.json_resume.get("basics", {}), dict):
-            raise ValueError("jsonResume.basics must be an object")
-        return self
+    @property
+    def basics(self) -> Basics:
+        return self.resume.basics
+
+    @property
+    def email(self) -> str | None:
+        return self.resume.basics.email
+
+    @property
+    def phone(self) -> str | None:
+        return self.resume.basics.phone
+
+    @property
+    def headline(self) -> str | None:
+        return self.resume.basics.label
 
     def all_skills(self) -> list[str]:
-        """Skills from the profile and the JSON Resume, deduplicated, in profile order."""
-        skills = list(self.skills)
-        for group in (self.json_resume or {}).get("skills", []) or []:
-            if isinstance(group, dict):
-                skills.append(str(group.get("name", "")))
-                skills.extend(str(k) for k in group.get("keywords", []) or [])
-        return _clean_keywords(skills)
+        """Every skill the résumé lists, deduplicated, in résumé order."""
+        return _clean_keywords(self.resume.skill_names())
 
     def display_name(self) -> str:
-        basics = (self.json_resume or {}).get("basics") or {}
-        return self.name or str(basics.get("name") or "") or "Candidate"
+        return self.resume.basics.name or "Candidate"
 
     def is_empty(self) -> bool:
-        return not (self.resume_text or self.json_resume or self.skills or self.target_titles)
+        return not (self.resume_text or not self.resume.is_empty() or self.target_titles)
+
+    def with_skills(self, skills: list[str]) -> CandidateProfile:
+        """A copy whose résumé lists ``skills`` as one group (tests and the sample use it)."""
+        groups = [SkillGroup(name="Skills", keywords=_clean_keywords(skills))]
+        return self.model_copy(update={"resume": self.resume.model_copy(update={"skills": groups})})

@@ -4,6 +4,8 @@
 - Tailor (and so Cover and PDF) stays blocked by Enrich while the posting is low-confidence.
 - A downstream stage never starts while its upstream stage is queued or running.
 - A succeeded stage is not redone unless explicitly forced (rescore, re-tailor, retry).
+- Tailor (and so Cover and PDF) is skipped below the fit threshold, unless the user asked
+  to prepare this job anyway.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ class PickupFacts:
     user_status: str | None
     force: bool
     current_run_id: str
+    prepare_anyway: bool = False  # the user asked for materials whatever the fit
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,8 @@ def decide_pickup(facts: PickupFacts) -> Decision:
         return Decision("blocked", st.UPSTREAM_NOT_SUCCEEDED)
     if not facts.has_profile and facts.stage in ("score", "tailor", "cover"):
         return Decision("blocked", st.PROFILE_MISSING)
-    if facts.stage == "tailor" and (facts.latest_score or 0) < facts.min_fit_score:
+    if (facts.stage == "tailor" and not facts.prepare_anyway
+            and (facts.latest_score or 0) < facts.min_fit_score):
         return Decision("skipped", st.BELOW_MIN_FIT_SCORE)
     return RUN
 

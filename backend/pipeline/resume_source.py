@@ -20,8 +20,8 @@ class SourceResume:
 
 
 def read_source_resume(profile: CandidateProfile) -> SourceResume:
-    if profile.json_resume:
-        return _from_json_resume(profile.json_resume)
+    if profile.resume.work or not profile.resume_text:
+        return _from_json_resume(profile.resume.export())
     return _from_text(profile.resume_text or "")
 
 

@@ -26,8 +26,7 @@ class ResumeRejected(TypedFailure, ValueError):
 
 
 def contact_lines(profile: CandidateProfile) -> list[str]:
-    basics = (profile.json_resume or {}).get("basics") or {}
-    lines = [profile.email or basics.get("email"), profile.phone or basics.get("phone")]
+    lines = [profile.email, profile.phone]
     if profile.locations:
         lines.append(profile.locations[0])
     return [str(line) for line in lines if line]
@@ -80,7 +79,7 @@ def tailor_prompt(profile: CandidateProfile, job: JobText, score: ScoreResult) -
     return json.dumps({
         "candidate": {"name": profile.display_name(), "skills": profile.all_skills(),
                       "resumeText": (profile.resume_text or "")[:12000],
-                      "jsonResume": profile.json_resume},
+                      "jsonResume": profile.resume.export()},
         "job": {"title": job.title, "company": job.company, "description": job.description[:10000]},
         "fit": {"score": score.score, "matched": score.matched, "missing": score.missing},
     }, ensure_ascii=False)
@@ -100,7 +99,7 @@ def parse_model_resume(text: str, profile: CandidateProfile) -> ResumeDoc:
 
 def _reject_invented_skills(document: ResumeDoc, profile: CandidateProfile) -> None:
     known = {normalize(skill) for skill in profile.all_skills()}
-    source_text = normalize(json.dumps(profile.json_resume or {}) + (profile.resume_text or ""))
+    source_text = normalize(json.dumps(profile.resume.export()) + (profile.resume_text or ""))
     for section in document.sections:
         if "skill" not in section.title.lower():
             continue

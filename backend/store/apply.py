@@ -125,15 +125,18 @@ PREPARED_SELECT = (
     "SELECT j.job_id, j.title, j.company, j.apply_url, j.description_html, j.user_status,"
     f" {_LATEST_SCORE} AS score, {_latest_artifact('resume_pdf')} AS resume_pdf,"
     f" {_latest_artifact('cover_letter_pdf')} AS cover_pdf, j.first_seen_at,"
-    " p.status AS apply_status, p.park_reason, p.run_id AS owner_run_id"
+    " p.status AS apply_status, p.park_reason, p.run_id AS owner_run_id,"
+    " j.prepare_anyway_at IS NOT NULL AS prepare_anyway"
     " FROM jobs j LEFT JOIN apply_run_projections p"
     " ON p.tenant_id = j.tenant_id AND p.job_id = j.job_id"
 )
-# Prepared: fit score at or above the threshold and both PDFs rendered. A job with any
+# Prepared: fit score at or above the threshold (or the user said "prepare anyway") and
+# both PDFs rendered. A job with any
 # apply history stays visible even when it would no longer qualify.
 PREPARED_WHERE = (
     " WHERE j.tenant_id = ? AND (p.job_id IS NOT NULL OR ("
-    f"{_LATEST_SCORE} >= ? AND {_latest_artifact('resume_pdf')} IS NOT NULL"
+    f"({_LATEST_SCORE} >= ? OR j.prepare_anyway_at IS NOT NULL)"
+    f" AND {_latest_artifact('resume_pdf')} IS NOT NULL"
     f" AND {_latest_artifact('cover_letter_pdf')} IS NOT NULL))"
 )
 
@@ -153,6 +156,7 @@ class PreparedJob:
     apply_status: str | None
     park_reason: str | None
     owner_run_id: str | None
+    prepare_anyway: bool = False
 
     @property
     def status(self) -> str:
@@ -175,7 +179,7 @@ def claimable(job: PreparedJob, *, approval_required: bool, min_fit_score: int) 
     """The claim rule, re-evaluated at every claim with the settings of that moment."""
     if job.user_status is not None or job.resume_pdf is None or job.cover_pdf is None:
         return False
-    if job.score is None or job.score < min_fit_score:
+    if not job.prepare_anyway and (job.score is None or job.score < min_fit_score):
         return False
     if job.status == "approved":
         return True

@@ -19,6 +19,7 @@ from typing import Any
 import aiosqlite
 
 from backend.domain.clock import utc_now_iso
+from backend.store.data_migrations import DATA_STEPS
 from backend.store.backup import backup_before_upgrade, backups_dir_for
 
 # Three processes share the file (API, worker, migrations at start). A user's command must
@@ -149,6 +150,9 @@ def _apply_missing(
     for version, name, script in pending:
         for statement in _split_statements(script):
             conn.execute(statement)
+        data_step = DATA_STEPS.get(version)
+        if data_step is not None:
+            data_step(conn)
         conn.execute(
             "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
             (version, name, utc_now_iso()),

@@ -35,6 +35,10 @@ LATEST_SCORE = (
 )
 
 
+LATEST_LEDGER = ("(SELECT s.ledger_json FROM job_scores s WHERE s.job_id = j.job_id"
+                 " ORDER BY s.version DESC LIMIT 1)")
+
+
 def _where(filters: JobFilter) -> tuple[str, list]:
     clauses, params = ["j.tenant_id = ?"], [TENANT_ID]
     if filters.q:
@@ -73,7 +77,7 @@ async def list_jobs(db: Database, filters: JobFilter, *, sort: SortKey, descendi
     rows = await db.fetchall(
         f"SELECT j.job_id, j.url, j.title, j.company, j.location, j.remote, j.salary_min,"
         f" j.salary_max, j.salary_currency, j.posted_at, j.first_seen_at, j.user_status,"
-        f" {LATEST_SCORE} AS score,"
+        f" {LATEST_SCORE} AS score, {LATEST_LEDGER} AS ledger_json,"
         f" (SELECT json_group_object(t.stage, t.status) FROM job_stage_states t"
         f"   WHERE t.job_id = j.job_id) AS stages_json"
         f" FROM jobs j WHERE {where}"
@@ -85,6 +89,8 @@ async def list_jobs(db: Database, filters: JobFilter, *, sort: SortKey, descendi
     for row in rows:
         item = dict(row)
         item["stages"] = json.loads(item.pop("stages_json") or "{}")
+        ledger = item.pop("ledger_json")
+        item["ledger"] = json.loads(ledger) if ledger else None
         items.append(item)
     return int(total), items
 

@@ -51,3 +51,10 @@ async def observe_posting(
         (TENANT_ID, job_id, source_family, posting.source_key, discover_run_id, int(is_new), now),
     )
     return ObservedJob(job_id=job_id, is_new=is_new)
+
+
+async def mark_prepare_anyway(conn: aiosqlite.Connection, job_id: str) -> None:
+    """The user wants materials for this job whatever its fit (kept until they mark it)."""
+    await conn.execute(
+        "UPDATE jobs SET prepare_anyway_at = COALESCE(prepare_anyway_at, ?)"
+        " WHERE tenant_id = ? AND job_id = ?", (utc_now_iso(), TENANT_ID, job_id))

@@ -61,30 +61,34 @@ class ScoreRow:
     model: str
     profile_revision: int
     created_at: str
+    ledger: dict | None = None  # the FitLedger JSON; None for scores made before it
 
 
 async def latest_score(conn: aiosqlite.Connection, job_id: str) -> ScoreRow | None:
     cursor = await conn.execute(
         "SELECT version, score, rationale, matched_json, missing_json, provider, model,"
-        " profile_revision, created_at FROM job_scores WHERE job_id = ?"
+        " profile_revision, created_at, ledger_json FROM job_scores WHERE job_id = ?"
         " ORDER BY version DESC LIMIT 1",
         (job_id,),
     )
     row = await cursor.fetchone()
     if row is None:
         return None
-    return ScoreRow(row[0], row[1], row[2], json.loads(row[3]), json.loads(row[4]), *row[5:])
+    return ScoreRow(row[0], row[1], row[2], json.loads(row[3]), json.loads(row[4]), *row[5:9],
+                    ledger=json.loads(row[9]) if row[9] else None)
 
 
 async def insert_score(conn, job_id: str, *, version: int, score: int, rationale: str,
                        matched: list[str], missing: list[str], provider: str, model: str,
-                       profile_revision: int, workflow_id: str, run_id: str) -> None:
+                       profile_revision: int, workflow_id: str, run_id: str,
+                       ledger: dict | None = None) -> None:
     await conn.execute(
         "INSERT INTO job_scores (tenant_id, job_id, version, score, rationale, matched_json,"
-        " missing_json, provider, model, profile_revision, workflow_id, run_id, created_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " missing_json, provider, model, profile_revision, workflow_id, run_id, created_at,"
+        " ledger_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (TENANT_ID, job_id, version, score, rationale, json.dumps(matched), json.dumps(missing),
-         provider, model, profile_revision, workflow_id, run_id, utc_now_iso()),
+         provider, model, profile_revision, workflow_id, run_id, utc_now_iso(),
+         json.dumps(ledger) if ledger is not None else None),
     )
 
 

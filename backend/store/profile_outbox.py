@@ -33,9 +33,8 @@ def preparation_view(profile: CandidateProfile) -> dict:
     """What Score, Tailor and Cover read from a profile. JSON Resume's ``meta`` (theme,
     version, lastModified) is presentation only: a save that changes just that is a
     style / template save and resumes nothing."""
-    data = profile.model_dump(mode="json")
-    if isinstance(data.get("json_resume"), dict):
-        data["json_resume"] = {k: v for k, v in data["json_resume"].items() if k != "meta"}
+    data = profile.model_dump(mode="json", exclude={"imported_from"})
+    data["resume"] = {k: v for k, v in data["resume"].items() if k != "meta"}
     return data
 
 

@@ -7,17 +7,19 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import ConfigDict
+from pydantic import ConfigDict, Field
 
 from backend.api.errors import ApiError, error_responses
 from backend.api.security import require_token
 from backend.domain import events as ev
+from backend.domain.fit_reasons import reasons_from_json
 from backend.domain.model import CamelModel
 from backend.domain.stages import ACTIVE_STATUSES, STAGES, StageStatus
 from backend.store import stages as stage_store
 from backend.store.discovery import list_runs
 from backend.store.events import append_event
 from backend.store.job_queries import JobFilter, SortKey, job_detail, list_jobs
+from backend.store.jobs import mark_prepare_anyway
 from backend.temporal.dispatch import stages_from, start_preparation
 from backend.temporal.workflows.preparation import prep_workflow_id
 
@@ -42,6 +44,8 @@ class JobSummary(CamelModel):
     first_seen_at: str
     user_status: str | None
     score: int | None
+    fit_reasons: list[str] = Field(default_factory=list,
+                                   description="The fit checklist's top lines")
     stages: dict[str, str]
 
 
@@ -64,7 +68,7 @@ async def get_jobs(
         description="With ``stage``: that stage's status; alone: any stage in that status"),
     user_status: Literal["applied", "skipped", "none"] | None = Query(
         default=None, alias="userStatus", description="``none``: neither applied nor skipped"),
-    sort: SortKey = "firstSeen",
+    sort: SortKey = "score",
     order: Literal["asc", "desc"] = "desc",
     limit: int = Query(default=50, ge=1, le=500),
     offset: int = Query(default=0, ge=0, le=10_000_000),
@@ -73,8 +77,9 @@ async def get_jobs(
                         stage_status=stage_status, user_status=user_status)
     total, rows = await list_jobs(request.app.state.context.db, filters, sort=sort,
                                   descending=order == "desc", limit=limit, offset=offset)
-    return JobPage(total=total, limit=limit, offset=offset,
-                   items=[JobSummary.model_validate(row) for row in rows])
+    items = [JobSummary.model_validate({**row, "fit_reasons": reasons_from_json(row.pop("ledger"))})
+             for row in rows]
+    return JobPage(total=total, limit=limit, offset=offset, items=items)
 
 
 async def _job_or_404(request: Request, job_key: str) -> dict:
@@ -86,8 +91,20 @@ async def _job_or_404(request: Request, job_key: str) -> dict:
 
 @router.get("/v1/jobs/{job_key}", responses=error_responses(401, 404, 422))
 async def get_job(request: Request, job_key: str = JOB_KEY) -> dict[str, Any]:
-    """Stages (canonical job_stage_states), enrichment, score, materials and artifacts."""
-    return _camel(await _job_or_404(request, job_key))
+    """Stages (canonical job_stage_states), enrichment, score (with its evidence ledger),
+    materials, artifacts, and where the job stands against the fit threshold."""
+    detail = await _job_or_404(request, job_key)
+    detail["fit_threshold"] = _fit_threshold(request, detail)
+    return _camel(detail)
+
+
+def _fit_threshold(request: Request, detail: dict) -> dict:
+    """``below`` is null while the job has no score: unknown is not "above"."""
+    minimum = request.app.state.context.settings.min_fit_score
+    score = detail["score"]["score"] if detail["score"] else None
+    below = None if score is None else score < minimum
+    return {"min_fit_score": minimum, "below": below,
+            "prepare_anyway": detail.get("prepare_anyway_at") is not None}
 
 
 def _camel(value: Any) -> Any:
@@ -189,6 +206,24 @@ async def rescore(request: Request, job_key: str = JOB_KEY):
              status_code=202, responses=error_responses(401, 404, 409, 503))
 async def retailor(request: Request, job_key: str = JOB_KEY):
     return await _policy_rerun(request, job_key, ["tailor", "cover", "pdf"])
+
+
+@router.post("/v1/jobs/{job_key}/actions/prepare-anyway", response_model=StageDispatch,
+             status_code=202, responses=error_responses(401, 404, 409, 503))
+async def prepare_anyway(request: Request, job_key: str = JOB_KEY):
+    """Tailor, Cover and PDF for a job below the fit threshold: the user's call, kept for
+    this job (it may then enter Apply Review). Checks the worker before writing anything."""
+    context = request.app.state.context
+    detail = await _job_or_404(request, job_key)
+    if _active(detail):
+        raise ApiError(409, "preparation_running", "This job is being prepared right now.")
+    if detail["score"] is None:
+        raise ApiError(409, "not_scored", "This job has no fit score yet; it is prepared "
+                       "as soon as it is scored.")
+    await context.require_runtime()
+    async with context.db.transaction() as conn:
+        await mark_prepare_anyway(conn, job_key)
+    return await _dispatch(request, job_key, "tailor", force=[])
 
 
 async def _policy_rerun(request: Request, job_key: str, forced: list[str]):

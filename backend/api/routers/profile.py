@@ -1,13 +1,25 @@
-"""GET / PUT /v1/profile: the candidate profile every stage measures against."""
+"""The candidate profile every stage measures against.
+
+GET / PUT /v1/profile read and save it. ``POST /v1/profile/import`` turns a résumé file
+(or, with ``sample=true``, the bundled sample résumé, through the same path) into a
+*draft* for the user to review: it saves nothing. ``GET /v1/profile/export`` gives the
+résumé back as a JSON Resume document.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, BackgroundTasks, Depends, Request
+from typing import Any, Literal
 
-from backend.api.errors import error_responses
+from fastapi import APIRouter, BackgroundTasks, Depends, File, Query, Request, UploadFile
+from starlette.concurrency import run_in_threadpool
+
+from backend.api.errors import ApiError, error_responses
 from backend.api.security import require_token
 from backend.domain.model import CamelModel
 from backend.domain.profile import CandidateProfile
+from backend.profile_import import MAX_BYTES, import_resume
+from backend.profile_import.draft import draft_profile, sample_resume_file
+from backend.profile_import.errors import ResumeImportError
 from backend.runtime.faults import fault_point
 from backend.store.profile import read_profile, save_profile
 
@@ -20,11 +32,27 @@ class ProfileEnvelope(CamelModel):
     profile: CandidateProfile
 
 
+class ImportSource(CamelModel):
+    file_name: str | None
+    format: str
+    pages: int | None
+    characters: int
+
+
+class ImportDraft(CamelModel):
+    profile: CandidateProfile
+    unplaced: list[str]
+    source: ImportSource
+
+
+async def _stored_profile(request: Request) -> tuple[int, CandidateProfile] | None:
+    async with request.app.state.context.db.transaction() as conn:
+        return await read_profile(conn)
+
+
 @router.get("/v1/profile", response_model=ProfileEnvelope, responses=error_responses(401))
 async def get_profile(request: Request) -> ProfileEnvelope:
-    db = request.app.state.context.db
-    async with db.transaction() as conn:
-        stored = await read_profile(conn)
+    stored = await _stored_profile(request)
     if stored is None:
         return ProfileEnvelope(revision=0, profile=CandidateProfile())
     return ProfileEnvelope(revision=stored[0], profile=stored[1])
@@ -47,3 +75,43 @@ async def _drain_after_save(app) -> None:
     # A crash here (committed, not dispatched) is what the startup drain recovers.
     fault_point(app.state.context.paths, "profile-outbox-after-commit")
     app.state.profile_drainer.kick()
+
+
+@router.post("/v1/profile/import", response_model=ImportDraft,
+             responses=error_responses(400, 401, 413, 415, 422))
+async def import_profile(
+    request: Request,
+    file: UploadFile | None = File(default=None, description="PDF, DOCX, text, Markdown or JSON Resume"),
+    sample: bool = Query(default=False, description="Import the bundled sample résumé instead"),
+) -> ImportDraft:
+    """A draft for review; nothing is saved. The user's current preferences are kept and
+    empty ones are suggested from the résumé."""
+    if sample:
+        path = sample_resume_file()
+        data, file_name, content_type = path.read_bytes(), path.name, "text/markdown"
+    elif file is None:
+        raise ApiError(400, "file_required", "Choose a résumé file to import.")
+    else:
+        data = await file.read(MAX_BYTES + 1)
+        file_name, content_type = file.filename, file.content_type
+    try:
+        result = await run_in_threadpool(import_resume, data, file_name=file_name,
+                                         content_type=content_type)
+    except ResumeImportError as error:
+        raise ApiError(error.http_status, error.code, str(error)) from None
+    stored = await _stored_profile(request)
+    draft = draft_profile(result, current=stored[1] if stored else None, file_name=file_name,
+                          sample=sample)
+    return ImportDraft(profile=draft, unplaced=result.unplaced, source=ImportSource(
+        file_name=file_name, format=result.format, pages=result.pages,
+        characters=result.characters))
+
+
+@router.get("/v1/profile/export", responses=error_responses(401, 404, 422))
+async def export_profile(
+    request: Request, format: Literal["jsonresume"] = Query(default="jsonresume"),
+) -> dict[str, Any]:
+    stored = await _stored_profile(request)
+    if stored is None:
+        raise ApiError(404, "profile_missing", "No profile is saved yet.")
+    return stored[1].resume.export()

@@ -134,6 +134,7 @@ class PreparationActivities:
             user_status=facts.job["user_status"],
             force=input.force,
             current_run_id=input.run.run_id,
+            prepare_anyway=facts.job.get("prepare_anyway_at") is not None,
         ))
 
     async def _run_stage(

@@ -1,0 +1,72 @@
+"""The fit evidence ledger: each posting requirement, matched to the profile's evidence.
+
+The score is derived from the ledger (``score_from_ledger``), whoever built it: the
+offline rules or a model. The job detail shows it as a checklist; the tailored résumé and
+letter lean on its evidence.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from backend.domain.model import CamelModel
+
+RequirementKind = Literal[
+    "title", "seniority", "skill", "experience_years", "language", "location",
+    "work_authorization", "degree", "salary", "keyword",
+]
+Importance = Literal["must", "nice"]
+Status = Literal["met", "missing", "unknown"]
+
+
+class Requirement(CamelModel):
+    kind: RequirementKind
+    label: str = Field(min_length=1, max_length=200, description='"Python", "On-site in Berlin"')
+    importance: Importance = "must"
+    status: Status
+    evidence: str | None = Field(
+        default=None, max_length=300,
+        description='What proves it: "Senior Backend Engineer, Northwind (2021–)"')
+    detail: str | None = Field(
+        default=None, max_length=300,
+        description='Why it is missing or unknown: "you want remote or Berlin"')
+    deal_breaker: bool = Field(default=False, description="Missing it caps the score")
+
+
+class ScoreCap(CamelModel):
+    score: int = Field(ge=0, le=100)
+    reason: str = Field(min_length=1, max_length=300)
+
+
+class FitLedger(CamelModel):
+    requirements: list[Requirement] = Field(default_factory=list, max_length=80)
+    cap: ScoreCap | None = None
+    method: str = Field(default="rules-v1", max_length=40,
+                        description="rules-v1 (offline) or model")
+
+    def met(self) -> list[Requirement]:
+        return [r for r in self.requirements if r.status == "met"]
+
+    def missing(self) -> list[Requirement]:
+        return [r for r in self.requirements if r.status == "missing"]
+
+
+# A missing must-have weighs three times a nice-to-have; unknown counts half.
+WEIGHTS = {"must": 3.0, "nice": 1.0}
+STATUS_CREDIT = {"met": 1.0, "unknown": 0.5, "missing": 0.0}
+DEAL_BREAKER_CAP = 15
+
+
+def score_from_ledger(ledger: FitLedger) -> int:
+    """0–100: the weighted share of requirements met, capped by a deal-breaker."""
+    total = sum(WEIGHTS[r.importance] for r in ledger.requirements)
+    if total == 0:
+        score = 50  # nothing to measure against: neither a fit nor a misfit
+    else:
+        earned = sum(WEIGHTS[r.importance] * STATUS_CREDIT[r.status] for r in ledger.requirements)
+        score = round(100 * earned / total)
+    if ledger.cap is not None:
+        score = min(score, ledger.cap.score)
+    return max(0, min(100, score))
