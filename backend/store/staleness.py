@@ -37,6 +37,13 @@ async def stale_score_jobs(db: Database) -> list[str]:
     return [row[0] for row in rows]
 
 
+_THRESHOLD_CLEARED = (
+    "SELECT j.job_id FROM jobs j JOIN job_stage_states s ON s.job_id = j.job_id"
+    " AND s.stage = 'tailor' AND s.status = 'skipped' AND s.blocked_reason = ?"
+    " JOIN job_scores sc ON sc.job_id = j.job_id"
+    f" WHERE {_IDLE_UNMARKED} AND {_LATEST_SCORE} AND sc.score >= ?")
+
+
 async def stale_material_jobs(db: Database, *, min_fit_score: int) -> list[str]:
     """Jobs whose tailored resume predates the saved profile, plus jobs whose Tailor was
     skipped below the fit threshold but whose latest score now meets it."""
@@ -44,14 +51,16 @@ async def stale_material_jobs(db: Database, *, min_fit_score: int) -> list[str]:
         "SELECT j.job_id FROM jobs j JOIN job_materials m ON m.job_id = j.job_id"
         " JOIN candidate_profiles p ON p.tenant_id = j.tenant_id"
         f" WHERE {_IDLE_UNMARKED} AND {_LATEST_RESUME} AND m.profile_revision < p.revision"
-        " UNION"
-        " SELECT j.job_id FROM jobs j JOIN job_stage_states s ON s.job_id = j.job_id"
-        " AND s.stage = 'tailor' AND s.status = 'skipped' AND s.blocked_reason = ?"
-        " JOIN job_scores sc ON sc.job_id = j.job_id"
-        f" WHERE {_IDLE_UNMARKED} AND {_LATEST_SCORE} AND sc.score >= ?"
-        " ORDER BY 1",
+        f" UNION {_THRESHOLD_CLEARED} ORDER BY 1",
         (TENANT_ID, BELOW_MIN_FIT_SCORE, TENANT_ID, min_fit_score),
     )
+    return [row[0] for row in rows]
+
+
+async def threshold_cleared_jobs(db: Database, *, min_fit_score: int) -> list[str]:
+    """Jobs skipped below an older, higher threshold that ``min_fit_score`` now clears."""
+    rows = await db.fetchall(f"{_THRESHOLD_CLEARED} ORDER BY 1",
+                             (BELOW_MIN_FIT_SCORE, TENANT_ID, min_fit_score))
     return [row[0] for row in rows]
 
 

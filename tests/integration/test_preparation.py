@@ -19,22 +19,38 @@ from tests.integration.conftest import write_settings
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
 
 PROFILE = {
-    "name": "Ada Example",
-    "email": "ada@example.org",
-    "headline": "Backend engineer",
+    "resume": {
+        "basics": {"name": "Ada Example", "label": "Backend Engineer", "email": "ada@example.org",
+                   "summary": "Backend engineer with eight years of Python.",
+                   "location": {"city": "Berlin", "countryCode": "DE"}},
+        "work": [
+            {"name": "Northwind GmbH", "position": "Senior Backend Engineer", "location": "Berlin",
+             "startDate": "2020-03",
+             "highlights": ["Built a PostgreSQL-backed billing platform serving 2M customers",
+                            "Moved 40 services to Kubernetes on AWS with Terraform",
+                            "Mentored four engineers"]},
+            {"name": "Contoso AG", "position": "Backend Engineer", "location": "Hamburg",
+             "startDate": "2016-01", "endDate": "2020-02",
+             "highlights": ["Wrote the Kafka event pipeline in Go and Python",
+                            "Ran the SQL reporting warehouse"]},
+        ],
+        "education": [{"institution": "TU Berlin", "studyType": "BSc", "area": "Computer Science"}],
+        "skills": [{"name": "Backend", "keywords": ["Python", "Go", "SQL", "PostgreSQL", "Kafka"]},
+                   {"name": "Infrastructure", "keywords": ["Kubernetes", "AWS", "Terraform"]}],
+        "languages": [{"language": "English", "fluency": "C2"},
+                      {"language": "German", "fluency": "Native speaker"}],
+    },
     "targetTitles": ["Backend Engineer", "Platform Engineer", "Data Engineer"],
     "locations": ["Berlin", "Remote"],
     "remotePreference": "remote_or_hybrid",
     "salaryFloor": 70000,
     "salaryCurrency": "EUR",
-    "skills": ["Python", "PostgreSQL", "Kubernetes", "AWS", "Terraform", "Go", "SQL", "Kafka"],
+    "workAuthorization": ["EU"],
     "mustHaveKeywords": ["Python"],
     "dealBreakerKeywords": ["on-call 24/7"],
-    "resumeText": "Ada Example\nBackend engineer with eight years of Python.\n\nEXPERIENCE\n"
-                  "- Built a PostgreSQL-backed billing platform serving 2M customers\n"
-                  "- Moved 40 services to Kubernetes on AWS with Terraform\n"
-                  "- Mentored four engineers\n\nEDUCATION\n- BSc Computer Science, TU Berlin\n",
 }
+SKILLS = [skill for group in PROFILE["resume"]["skills"] for skill in group["keywords"]]
+THRESHOLD = 50  # the default
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
@@ -57,9 +73,13 @@ async def prepared(tmp_path_factory):
 
 
 async def all_pdfs_done(http) -> bool:
-    page = (await http.get("/v1/jobs", params={"stage": "pdf", "stageStatus": "succeeded",
-                                               "limit": 1})).json()
-    return page["total"] == 234
+    """Every job's PDF stage is settled: rendered, or skipped below the threshold."""
+    settled = 0
+    for status in ("succeeded", "skipped"):
+        page = (await http.get("/v1/jobs", params={"stage": "pdf", "stageStatus": status,
+                                                   "limit": 1})).json()
+        settled += page["total"]
+    return settled == 234
 
 
 async def wait_for(predicate, *, timeout: float) -> None:
@@ -76,29 +96,63 @@ def event_counts(app_dir: Path) -> dict[str, int]:
         return dict(conn.execute("SELECT type, COUNT(*) FROM job_events GROUP BY type"))
 
 
-async def test_every_job_gets_scored_and_materials_rendered(prepared):
-    counts = event_counts(prepared["app_dir"])
+def latest_scores(app_dir: Path) -> dict[str, int]:
+    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+        return dict(conn.execute(
+            "SELECT job_id, score FROM job_scores s WHERE version ="
+            " (SELECT MAX(version) FROM job_scores x WHERE x.job_id = s.job_id)"))
+
+
+def jobs_with_materials(app_dir: Path) -> set[str]:
+    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+        return {row[0] for row in conn.execute(
+            "SELECT job_id FROM job_materials UNION SELECT job_id FROM job_artifacts")}
+
+
+async def test_only_jobs_at_or_above_the_threshold_get_materials(prepared):
+    """The whole demo board, offline, a backend-engineer profile, the default threshold:
+    every job is scored; exactly the ones at or above it are prepared and wait in Apply
+    Review; the rest are skipped with their score and the threshold, and cost nothing."""
+    app_dir, http = prepared["app_dir"], prepared["http"]
+    scores = latest_scores(app_dir)
+    above = {job for job, score in scores.items() if score >= THRESHOLD}
+    assert len(scores) == 234 and 0 < len(above) < 234
+    assert jobs_with_materials(app_dir) == above
+    counts = event_counts(app_dir)
     assert counts["JobEnriched"] == 234
     assert counts["JobScored"] == 234
-    assert counts["ResumeApproved"] == 234
-    assert counts["CoverLetterGenerated"] == 234
-    assert counts["PdfRendered"] == 468
+    assert counts["ResumeApproved"] == len(above)
+    assert counts["CoverLetterGenerated"] == len(above)
+    assert counts["PdfRendered"] == 2 * len(above)
+    queue = (await http.get("/v1/apply/queue", params={"limit": 500})).json()
+    assert {item["jobKey"] for item in queue["items"]} == above
+    below = sorted(set(scores) - above)
+    detail = (await http.get(f"/v1/jobs/{below[0]}")).json()
+    tailor = next(s for s in detail["stages"] if s["stage"] == "tailor")
+    assert (tailor["status"], tailor["blockedReason"]) == ("skipped", "below_min_fit_score")
+    assert detail["fitThreshold"] == {"minFitScore": THRESHOLD, "below": True,
+                                      "prepareAnyway": False}
+    assert detail["resume"] is None and detail["artifacts"] == []
     # every preparation, the Discover run, and the continuation the first profile save started
     assert counts["WorkflowCompleted"] == 234 + 1 + 1
     assert "StageFailed" not in counts and "StageExhausted" not in counts
 
 
-async def test_a_job_detail_has_explainable_score_and_real_pdfs(prepared):
+async def test_a_job_detail_has_its_fit_evidence_and_real_pdfs(prepared):
     http = prepared["http"]
-    best = (await http.get("/v1/jobs", params={"sort": "score", "limit": 1})).json()["items"][0]
-    assert best["score"] >= 60
+    best = (await http.get("/v1/jobs", params={"limit": 1})).json()["items"][0]  # best fit first
+    assert best["score"] >= 70
     assert set(best["stages"].values()) == {"succeeded"}
+    assert best["fitReasons"] and all(line[0] in "✓✗?C" for line in best["fitReasons"])
     detail = (await http.get(f"/v1/jobs/{best['jobId']}")).json()
-    assert "Python" in detail["score"]["rationale"]
+    ledger = detail["score"]["ledger"]
+    python = next(r for r in ledger["requirements"] if r["label"] == "Python")
+    assert python["status"] == "met" and python["evidence"]
+    assert detail["fitThreshold"]["below"] is False
     assert detail["score"]["provider"] == "offline"
     assert detail["resume"]["content"]["name"] == "Ada Example"
     skills = detail["resume"]["content"]["sections"][0]
-    assert skills["title"] == "Skills for this role" and skills["items"][0] in PROFILE["skills"]
+    assert skills["title"] == "Skills for this role" and skills["items"][0] in SKILLS
     assert detail["coverLetter"]["content"]["paragraphs"][0].startswith("I am applying for the")
     kinds = {artifact["kind"]: artifact for artifact in detail["artifacts"]}
     assert set(kinds) == {"resume_pdf", "cover_letter_pdf"}
@@ -132,6 +186,51 @@ async def test_a_second_discover_prepares_nothing_again(prepared):
     after = event_counts(prepared["app_dir"])
     for kind in ("JobScored", "ResumeApproved", "PdfRendered", "StageStarted"):
         assert after.get(kind) == before.get(kind), kind
+
+
+async def queue_keys(http) -> set[str]:
+    queue = (await http.get("/v1/apply/queue", params={"limit": 500})).json()
+    return {item["jobKey"] for item in queue["items"]}
+
+
+async def test_prepare_anyway_prepares_one_job_below_the_threshold(prepared):
+    app_dir, http = prepared["app_dir"], prepared["http"]
+    scores = latest_scores(app_dir)
+    job_id = min(scores, key=scores.get)  # the worst fit
+    assert job_id not in jobs_with_materials(app_dir)
+    response = await http.post(f"/v1/jobs/{job_id}/actions/prepare-anyway")
+    assert response.status_code == 202, response.text
+
+    async def prepared_now() -> bool:
+        return job_id in jobs_with_materials(app_dir) and job_id in await queue_keys(http)
+
+    await wait_for(prepared_now, timeout=120)
+    detail = (await http.get(f"/v1/jobs/{job_id}")).json()
+    assert detail["fitThreshold"]["below"] is True and detail["fitThreshold"]["prepareAnyway"]
+    assert {s["stage"]: s["status"] for s in detail["stages"]}["pdf"] == "succeeded"
+    missing = await http.post("/v1/jobs/job_" + "0" * 24 + "/actions/prepare-anyway")
+    assert missing.status_code == 404
+
+
+async def test_lowering_the_threshold_prepares_exactly_the_jobs_it_clears(prepared):
+    """Reversible: raising it back hides them from Apply Review again, materials kept."""
+    app_dir, http = prepared["app_dir"], prepared["http"]
+    scores = latest_scores(app_dir)
+    lowered = THRESHOLD - 10
+    had = jobs_with_materials(app_dir)
+    cleared = {job for job, score in scores.items() if lowered <= score < THRESHOLD} - had
+    assert cleared, "the demo board has jobs just under the threshold"
+    assert (await http.patch("/v1/settings", json={"minFitScore": lowered})).status_code == 200
+
+    async def all_cleared_prepared() -> bool:
+        return jobs_with_materials(app_dir) == had | cleared
+
+    await wait_for(all_cleared_prepared, timeout=300)
+    assert cleared <= await queue_keys(http)
+    assert (await http.patch("/v1/settings", json={"minFitScore": THRESHOLD})).status_code == 200
+    back = await queue_keys(http)
+    assert not cleared & back
+    assert jobs_with_materials(app_dir) == had | cleared
 
 
 async def test_rescore_runs_only_score_and_mark_skipped(prepared):
@@ -196,11 +295,11 @@ async def test_settings_validate_every_field_and_save_nothing_when_invalid(prepa
         assert error["code"] == "validation_error"
         assert any(f.startswith(field) for f in error["fields"]), (field, error)
     assert (settings_file.read_bytes() if settings_file.exists() else None) == before
-    ok = await http.patch("/v1/settings", json={"minFitScore": 40, "llm": {"timeoutS": 30}})
+    ok = await http.patch("/v1/settings", json={"minFitScore": 90, "llm": {"timeoutS": 30}})
     assert ok.status_code == 200
-    assert ok.json()["minFitScore"] == 40 and ok.json()["llm"]["provider"] == "offline"
-    assert json.loads(settings_file.read_text())["minFitScore"] == 40
-    await http.patch("/v1/settings", json={"minFitScore": 0})
+    assert ok.json()["minFitScore"] == 90 and ok.json()["llm"]["provider"] == "offline"
+    assert json.loads(settings_file.read_text())["minFitScore"] == 90
+    await http.patch("/v1/settings", json={"minFitScore": THRESHOLD})
 
 
 async def test_profile_saves_are_revisioned_and_a_no_op_changes_nothing(prepared):

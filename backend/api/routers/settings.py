@@ -14,6 +14,8 @@ from backend.api.routers.schedule import reconcile_after_settings_save
 from backend.api.security import require_token
 from backend.config import AppSettings, save_settings
 from backend.runtime.budget_resume import nudge_budget_resume
+from backend.store.staleness import threshold_cleared_jobs
+from backend.temporal.dispatch import stages_from, start_preparation
 
 router = APIRouter(tags=["settings"], dependencies=[Depends(require_token)])
 
@@ -56,4 +58,23 @@ async def patch_settings(request: Request, patch: dict[str, Any] = Body(...)) ->
         await nudge_auto_apply(context)  # the standing apply loop follows at once
     if before.daily_budget_usd != updated.daily_budget_usd:
         await nudge_budget_resume(context)  # budget-halted preparation, too
+    if updated.min_fit_score < before.min_fit_score:
+        await prepare_threshold_cleared(context)
     return updated
+
+
+async def prepare_threshold_cleared(context) -> None:
+    """A lowered threshold prepares exactly the jobs it now clears (a raised one needs no
+    work: Apply Review and the Jobs view read the threshold of the moment, and the
+    materials stay, so lowering it again is enough to undo it). Without a ready worker the
+    jobs wait for "Re-tailor stale" instead; the save itself never fails for it."""
+    job_ids = await threshold_cleared_jobs(context.db, min_fit_score=context.settings.min_fit_score)
+    if not job_ids:
+        return
+    try:
+        client = await context.require_runtime()
+    except ApiError:
+        return
+    for job_id in job_ids:
+        await start_preparation(client, job_id, stages=stages_from("tailor"),
+                                heartbeat_timeout_s=context.settings.stage_heartbeat_timeout_s)
