@@ -403,3 +403,33 @@ def describe_accepted(accepted: Payload) -> str:
     if accepted.get("alreadyRunning"):
         return f"Discover is already running — run {run}"
     return f"Discover started — run {run}"
+
+
+# -- money of a posting --------------------------------------------------------------------
+
+CURRENCY_SYMBOLS = {"EUR": "€", "USD": "$", "GBP": "£", "JPY": "¥", "INR": "₹"}
+
+
+def _amount(value: int, compact: bool) -> str:
+    if compact:
+        thousands = value / 1000
+        return f"{thousands:,.0f}k" if thousands == int(thousands) else f"{thousands:,.1f}k"
+    return f"{value:,}"
+
+
+def salary_range_text(low: int | None, high: int | None, currency: str | None) -> str:
+    """"€70k–90k", "$120k–150k", "from £60k", "up to CHF 95k"; blank when unknown (a
+    missing or zero bound is unknown, never "0")."""
+    low, high = (low or None), (high or None)
+    if low is None and high is None:
+        return ""
+    code = (currency or "").upper()
+    symbol = CURRENCY_SYMBOLS.get(code, f"{code} " if code else "")
+    compact = all(value % 100 == 0 for value in (low, high) if value is not None)
+    if low is not None and high is not None and low != high:
+        return f"{symbol}{_amount(low, compact)}–{_amount(high, compact)}"
+    if low is not None and high is not None:
+        return f"{symbol}{_amount(low, compact)}"
+    if low is not None:
+        return f"from {symbol}{_amount(low, compact)}"
+    return f"up to {symbol}{_amount(high, compact)}"

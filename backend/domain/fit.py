@@ -53,20 +53,38 @@ class FitLedger(CamelModel):
         return [r for r in self.requirements if r.status == "missing"]
 
 
-# A missing must-have weighs three times a nice-to-have; unknown counts half.
+# A must-have weighs three times a nice-to-have; unknown earns half. Some kinds weigh more
+# than one skill: the line of work and the place decide whether the job is possible at all.
 WEIGHTS = {"must": 3.0, "nice": 1.0}
+KIND_WEIGHTS: dict[str, float] = {"title": 2.0, "location": 2.0, "seniority": 1.5,
+                                  "experience_years": 1.5, "language": 1.5, "work_authorization": 1.5}
 STATUS_CREDIT = {"met": 1.0, "unknown": 0.5, "missing": 0.0}
+# A missing deal-breaker caps the score. The rules set the cap per deal-breaker (the lowest
+# wins); DEAL_BREAKER_CAP is for a ledger that flags one without setting a cap.
 DEAL_BREAKER_CAP = 15
+CAPS = {
+    "deal_breaker_keyword": 10,   # a word the job seeker refuses ("crypto")
+    "onsite_for_remote_only": 20,
+    "far_title_family": 25,       # sales or marketing for a backend engineer
+    "hybrid_for_remote_only": 35,
+    "seniority_gap": 40,          # a junior role for a staff engineer, or the reverse
+}
+
+
+def requirement_weight(requirement: Requirement) -> float:
+    return WEIGHTS[requirement.importance] * KIND_WEIGHTS.get(requirement.kind, 1.0)
 
 
 def score_from_ledger(ledger: FitLedger) -> int:
     """0–100: the weighted share of requirements met, capped by a deal-breaker."""
-    total = sum(WEIGHTS[r.importance] for r in ledger.requirements)
+    total = sum(requirement_weight(r) for r in ledger.requirements)
     if total == 0:
         score = 50  # nothing to measure against: neither a fit nor a misfit
     else:
-        earned = sum(WEIGHTS[r.importance] * STATUS_CREDIT[r.status] for r in ledger.requirements)
+        earned = sum(requirement_weight(r) * STATUS_CREDIT[r.status] for r in ledger.requirements)
         score = round(100 * earned / total)
     if ledger.cap is not None:
         score = min(score, ledger.cap.score)
+    elif any(r.deal_breaker and r.status == "missing" for r in ledger.requirements):
+        score = min(score, DEAL_BREAKER_CAP)
     return max(0, min(100, score))

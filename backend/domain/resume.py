@@ -151,14 +151,15 @@ class JsonResume(CamelModel):
                     or self.basics.label)
 
     def export(self) -> dict[str, Any]:
-        """The document as JSON Resume: no nulls, no empty sections we added."""
+        """The document as JSON Resume: no nulls or empty lists that we added."""
         return _prune(self.model_dump(mode="json", by_alias=True))
 
 
 def _prune(value: Any) -> Any:
     if isinstance(value, dict):
         pruned = {key: _prune(item) for key, item in value.items()}
-        return {key: item for key, item in pruned.items() if item not in (None, [], {}, "")}
+        # Empty strings stay: a document that had them gets them back (lossless).
+        return {key: item for key, item in pruned.items() if item not in (None, [], {})}
     if isinstance(value, list):
         return [_prune(item) for item in value]
     return value

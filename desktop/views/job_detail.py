@@ -1,5 +1,7 @@
-"""One job's detail: stages, fit score and rationale, the tailored materials and the
-per-job actions. Refetches when an event names this job; the actions answer in plain words.
+"""One job's detail: stages, the fit (score, the checklist of what the posting asks against
+what the profile proves, the minimum-fit threshold with "Prepare anyway"), the tailored
+materials and the per-job actions. Refetches when an event names this job; the actions
+answer in plain words. Materials written from the bundled sample profile say so.
 
 The "Contacts" group at the bottom is a slot (``contacts_slot``) for ``ContactsPanel``
 (``desktop/views/contacts_panel.py``): embedded when that module exists.
@@ -7,6 +9,7 @@ The "Contacts" group at the bottom is a slot (``contacts_slot``) for ``ContactsP
 
 from __future__ import annotations
 
+import asyncio
 import html
 import importlib.util
 from collections.abc import Callable
@@ -28,12 +31,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.client import ApiClient, StreamedEvent
+from desktop.client import ApiClient, ApiRequestError, StreamedEvent
 from desktop.formatting import describe_api_error, stage_reason_words
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
 from desktop.views.live_view import LiveView
 from desktop.views.partials.blocked_site_notice import BlockedSiteNotice
+from desktop.views.partials.fit_checklist import (
+    FitChecklist,
+    cap_text,
+    is_below_threshold,
+    offers_prepare_anyway,
+    threshold_text,
+)
 from desktop.views.partials.jobs_table_model import (
     ATTENTION,
     STAGE_ORDER,
@@ -51,7 +61,9 @@ NOOP_WORDS = {
     "preparation_running": "This job is already being prepared.",
     "already_succeeded": "That stage is already done.",
     "nothing_running": "Nothing is running for this job.",
+    "not_scored": "Score this job first: its fit decides what gets prepared.",
 }
+SAMPLE_MARK = "from the sample profile, not yours"
 ROBOTS_CODE = "ENRICH_ROBOTS_DISALLOWED"
 PDF_KINDS = {"resume_pdf": "Open resume PDF", "cover_letter_pdf": "Open cover letter PDF"}
 
@@ -100,6 +112,8 @@ def describe_action(action: str, answer: dict[str, Any]) -> str:
         return f"Marked {mark}." if mark else "Mark cleared."
     if action == "cancel":
         return "Cancellation requested; stages stop shortly."
+    if action == "prepare-anyway":
+        return "Preparing it anyway: the résumé, letter and PDFs are being written."
     if answer.get("alreadyRunning"):
         return "Already running."
     if answer.get("workflowId"):
@@ -121,6 +135,14 @@ def scored_by_text(score: dict[str, Any]) -> str:
     return f"scored by {words}" if words else "scorer unknown"
 
 
+async def _profile_or_none(client: ApiClient) -> dict[str, Any] | None:
+    """The profile, only to mark materials written from the sample; never blocks the job."""
+    try:
+        return await client.profile()
+    except ApiRequestError:
+        return None
+
+
 class JobDetail(LiveView):
     """Not bound to a view key: it refetches only for events that name its job."""
 
@@ -130,6 +152,7 @@ class JobDetail(LiveView):
         super().__init__(controller, parent)
         self.job_key: str | None = None
         self.detail: dict[str, Any] | None = None
+        self.profile_sample = False
         self.pdf_paths: dict[str, str] = {}
         self._build()
         controller.event_received.connect(self._on_event)
@@ -248,17 +271,38 @@ class JobDetail(LiveView):
         layout = QVBoxLayout(group)
         self.score_label = QLabel("—", group)
         self.score_label.setObjectName("scoreLabel")
+        self.cap_label = self._fit_note(group, "capLabel")
+        threshold_row = QHBoxLayout()
+        self.threshold_label = self._fit_note(group, "thresholdLabel")
+        self.prepare_anyway_button = self._button(
+            "Prepare anyway", "prepareAnywayButton", group, lambda: self._act("prepare-anyway"),
+            "Write the résumé, cover letter and PDFs for this job despite its low fit")
+        threshold_row.addWidget(self.threshold_label, 1)
+        threshold_row.addWidget(self.prepare_anyway_button, 0, Qt.AlignmentFlag.AlignTop)
+        self.checklist = FitChecklist(group)
         self.rationale_label = QLabel("", group)
         self.rationale_label.setObjectName("rationaleLabel")
         self.rationale_label.setWordWrap(True)
         self.rationale_label.setTextInteractionFlags(
             Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.score_label)
+        layout.addWidget(self.cap_label)
+        layout.addLayout(threshold_row)
+        layout.addWidget(self.checklist)
         layout.addWidget(self.rationale_label)
         return group
 
+    def _fit_note(self, parent: QWidget, name: str) -> QLabel:
+        label = QLabel("", parent)
+        label.setObjectName(name)
+        label.setWordWrap(True)
+        label.setStyleSheet(f"color: {COLORS['busy']}; font-weight: 600;")
+        label.hide()
+        return label
+
     def _build_materials(self) -> QGroupBox:
         group = QGroupBox("Materials", self.content)
+        self.materials_group = group
         layout = QVBoxLayout(group)
         pdf_row = QHBoxLayout()
         self.pdf_buttons: dict[str, QPushButton] = {}
@@ -317,18 +361,25 @@ class JobDetail(LiveView):
 
     async def fetch(self, client: ApiClient) -> dict[str, Any] | None:
         key = self.job_key
-        return None if key is None else await client.job(key)
+        if key is None:
+            return None
+        job, profile = await asyncio.gather(client.job(key), _profile_or_none(client))
+        sample = bool(((profile or {}).get("profile") or {}).get("sample"))
+        return {"job": job, "profileSample": sample}
 
-    def apply(self, result: dict[str, Any] | None) -> None:
+    def apply(self, answer: dict[str, Any] | None) -> None:
+        result = (answer or {}).get("job")
         if result is None or result.get("jobId") != self.job_key:
             return  # the selection moved on while this was in flight
         self.detail = result
+        self.profile_sample = answer["profileSample"]
         self.placeholder.hide()
         self.content.show()
         self._show_title(result)
         self.blocked_notice.show_job(result)
         self._show_stages(result)
         self._show_score(result.get("score"))
+        self._show_threshold(result)
         self._show_materials(result)
         self._update_buttons()
 
@@ -370,6 +421,8 @@ class JobDetail(LiveView):
         if not score:
             self.score_label.setText("Not scored yet")
             self.rationale_label.setText("")
+            self.checklist.set_ledger(None)
+            self.cap_label.hide()
             return
         self.score_label.setText(
             f"<span style='font-size:15pt'><b>{score['score']}</b></span> / 100"
@@ -378,19 +431,39 @@ class JobDetail(LiveView):
         # The internal names stay available to whoever looks closer.
         self.score_label.setToolTip(f"Score version {score.get('version')}: "
                                     f"{score.get('provider') or '?'} / {score.get('model') or '?'}")
+        ledger = score.get("ledger")
+        self.checklist.set_ledger(ledger)
+        cap = cap_text(ledger)
+        self.cap_label.setText(cap or "")
+        self.cap_label.setVisible(cap is not None)
+        self.rationale_label.setText(self._rationale_html(score, with_lists=ledger is None))
+
+    @staticmethod
+    def _rationale_html(score: dict[str, Any], *, with_lists: bool) -> str:
+        """The scorer's sentence; before the checklist existed, the matched / missing lists."""
         lines = [html.escape(score.get("rationale") or "")]
-        if score.get("matched"):
+        if with_lists and score.get("matched"):
             lines.append("<b>Matches:</b> " + html.escape(", ".join(score["matched"])))
-        if score.get("missing"):
+        if with_lists and score.get("missing"):
             lines.append("<b>Missing:</b> " + html.escape(", ".join(score["missing"])))
-        self.rationale_label.setText("<br>".join(lines))
+        return "<br>".join(line for line in lines if line)
+
+    def _show_threshold(self, job: dict[str, Any]) -> None:
+        text = threshold_text(job)
+        self.threshold_label.setText(text or "")
+        self.threshold_label.setVisible(text is not None)
+        self.prepare_anyway_button.setVisible(offers_prepare_anyway(job))
 
     def _show_materials(self, job: dict[str, Any]) -> None:
         resume, letter = job.get("resume"), job.get("coverLetter")
+        marked = self.profile_sample and (resume or letter)
+        self.materials_group.setTitle(f"Materials — {SAMPLE_MARK}" if marked else "Materials")
+        missing = ("<p>Not prepared: the fit is below your threshold.</p>"
+                   if is_below_threshold(job) else None)
         self.resume_view.setHtml(resume_html(resume["content"]) if resume else
-                                 "<p>No tailored resume yet.</p>")
+                                 missing or "<p>No tailored resume yet.</p>")
         self.letter_view.setHtml(letter_html(letter["content"]) if letter else
-                                 "<p>No cover letter yet.</p>")
+                                 missing or "<p>No cover letter yet.</p>")
         self.pdf_paths = {a["kind"]: a["path"] for a in job.get("artifacts") or []
                           if a.get("path")}
         for kind, button in self.pdf_buttons.items():
@@ -412,6 +485,7 @@ class JobDetail(LiveView):
         self.cancel_button.setEnabled(busy)
         scored = statuses.get("score") == "succeeded"
         self.rescore_button.setEnabled(not busy and scored)
+        self.prepare_anyway_button.setEnabled(not busy and scored)
         self.retailor_button.setEnabled(not busy and statuses.get("tailor") == "succeeded")
         mark = job.get("userStatus")
         self.applied_button.setEnabled(mark != "applied")
@@ -445,7 +519,8 @@ class JobDetail(LiveView):
             self.invalidate()
 
         def failed(error: Exception) -> None:
-            self._say(describe_api_error(error), "bad")
+            known = isinstance(error, ApiRequestError) and error.code in NOOP_WORDS
+            self._say(NOOP_WORDS[error.code] if known else describe_api_error(error), "bad")
             emit(self.action_finished, action, error)
 
         self.controller.call(lambda client: client.job_action(key, action, **body), done,

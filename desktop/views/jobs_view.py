@@ -2,15 +2,18 @@
 
 Search and filters run on the server; the list holds up to ``row_limit`` matching rows,
 fetched in pages, sorted on the server by the clicked column (so a truncated list holds
-the right top rows) and kept sorted locally by a proxy. Events update rows in place: an
-event that carries the canonical value (a score, a stage's new status, the user's mark)
-patches its row; anything else — or a patch that could move the row in or out of the
-current filters — refetches, debounced. Refetches diff into the model, so selection,
-sorting and scroll survive.
+the right top rows) and kept sorted locally by a proxy. It opens sorted by fit, best
+first; a click on a header changes that for as long as the view lives. Each row gets the
+user's minimum fit (``minFitScore`` from the settings), so a job below it says so.
+Events update rows in place: an event that carries the canonical value (a score, a
+stage's new status, the user's mark) patches its row; anything else — or a patch that
+could move the row in or out of the current filters — refetches, debounced. Refetches
+diff into the model, so selection, sorting and scroll survive.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, QSortFilterProxyModel, Qt, QTimer, Signal
@@ -42,6 +45,7 @@ from desktop.views.partials.jobs_table_model import (
     FILTER_FIELDS,
     FIT,
     LOCATION,
+    SALARY,
     SERVER_SORT,
     SORT_FIELDS,
     STAGE,
@@ -61,8 +65,10 @@ SEARCH_DEBOUNCE_MS = 300
 # Title takes the rest.
 JOBS_FIXED_TEXTS = {
     FIT: ("Fit", "100"),
+    SALARY: ("Salary", "€120k–150k"),
     STAGE: (*STAGE_TITLES.values(), "Materials ready", "Discovered"),
-    STATUS: ("ready to apply", "not started", "waiting", "running", "skipped"),
+    STATUS: ("ready to apply", "not started", "waiting", "running", "skipped",
+             "below your threshold"),
 }
 JOBS_FITTED_CAPS = {COMPANY: 160, LOCATION: 230}
 TITLE_MIN = 200  # the title is what the user reads first
@@ -139,7 +145,7 @@ class JobsView(LiveView):
         self.table.setObjectName("jobsTable")
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
-        self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # server order until a click
+        self.table.sortByColumn(FIT, Qt.SortOrder.DescendingOrder)  # best fit first
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         # Ctrl/Shift-click selects several jobs for a batch; the current row is the detail.
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
@@ -198,6 +204,14 @@ class JobsView(LiveView):
 
     async def fetch(self, client: ApiClient) -> dict[str, Any]:
         params = self.query()
+        items, settings = await asyncio.gather(self._fetch_items(client, params),
+                                               client.settings())
+        minimum = settings.get("minFitScore")
+        for item in items["items"]:
+            item["minFitScore"] = minimum
+        return {"params": params, **items}
+
+    async def _fetch_items(self, client: ApiClient, params: dict[str, Any]) -> dict[str, Any]:
         items: list[dict[str, Any]] = []
         total = 0
         while True:
@@ -207,7 +221,7 @@ class JobsView(LiveView):
             items.extend(page["items"])
             if len(page["items"]) < limit or len(items) >= min(total, self.row_limit):
                 break
-        return {"params": params, "total": total, "items": items}
+        return {"total": total, "items": items}
 
     def apply(self, result: dict[str, Any]) -> None:
         if result["params"] != self.query():

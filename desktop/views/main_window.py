@@ -2,6 +2,8 @@
 live Activity list.
 
 No I/O here: the window calls the controller's plain methods and reacts to its signals.
+A résumé file dragged anywhere over the window shows a drop hint; dropped, it goes
+through Settings' one importer and opens as a draft in Settings → Your profile.
 Later views (Pipelines, Runs, Jobs, ...) become more tabs and connect to
 ``controller.views_invalidated`` for the view keys they show.
 """
@@ -9,10 +11,12 @@ Later views (Pipelines, Runs, Jobs, ...) become more tabs and connect to
 from __future__ import annotations
 
 import html
+from pathlib import Path
 
-from PySide6.QtCore import Qt, QUrl, Signal
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtCore import QEvent, QObject, Qt, QUrl, Signal
+from PySide6.QtGui import QCloseEvent, QDropEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -32,6 +36,8 @@ from desktop.shell import SERVICE_NAMES, DiscoverOutcome, ShellController
 from desktop.views.activity_view import ActivityView
 from desktop.views.apply_review_view import ApplyReviewView
 from desktop.views.jobs_view import JobsView
+from desktop.views.partials import profile_import
+from desktop.views.partials.profile_import import dropped_resume
 from desktop.views.pipelines_view import PipelinesView
 from desktop.views.runs_view import RunsView
 from desktop.views.settings_view import SettingsView
@@ -76,6 +82,31 @@ class Banner(QFrame):
         self.show()
 
 
+DRAG_EVENTS = frozenset({QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop})
+DROP_HINT_STYLE = ("#dropHint { background: rgba(31, 111, 235, 0.12); border: 2px dashed #1f6feb;"
+                   " border-radius: 10px; color: #1d3b66; font-size: 15pt; font-weight: 600; }")
+
+
+class DropHint(QLabel):
+    """Covers the window while a résumé file is dragged over it."""
+
+    def __init__(self, parent: QWidget):
+        super().__init__(parent)
+        self.setObjectName("dropHint")
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setWordWrap(True)
+        self.setStyleSheet(DROP_HINT_STYLE)
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.hide()
+
+    def show_for(self, path: Path) -> None:
+        self.setText(f"Drop {path.name} to import your résumé\n"
+                     "It opens as a draft in Settings → Your profile; nothing is saved yet.")
+        self.setGeometry(self.parentWidget().rect().adjusted(8, 8, -8, -8))
+        self.raise_()
+        self.show()
+
+
 PREFERRED_SIZE = (1240, 860)  # the Pipelines grid and its side panels without scrolling
 
 
@@ -106,9 +137,14 @@ class MainWindow(QMainWindow):
         self.hide_to_tray = False
         self.setWindowTitle("JobCtrl")
         self.resize(*initial_size(self.screen()))
+        self._banner_shows_import = False
         self._build()
         self._connect()
         self._update_actions()
+        # Drags are watched app-wide: a text input under the cursor must not swallow a
+        # résumé file (it would paste its path).
+        self.setAcceptDrops(True)
+        QApplication.instance().installEventFilter(self)
 
     # -- layout ---------------------------------------------------------------------------
 
@@ -167,6 +203,7 @@ class MainWindow(QMainWindow):
         footer.addStretch(1)
         root.addLayout(footer)
 
+        self.drop_hint = DropHint(central)
         self.setCentralWidget(central)
         self._show_jobs_count()
         self._show_links()
@@ -187,14 +224,65 @@ class MainWindow(QMainWindow):
         jobs.select_job(job_key)
 
     def open_profile(self) -> None:
-        """Pipelines' "Add your profile": Settings, scrolled to the profile."""
+        """The first-run panel's "Type it in myself": Settings → Your profile."""
         self.show_view("settings").focus_profile()
+
+    # -- importing a résumé ---------------------------------------------------------------
+
+    @property
+    def importer(self) -> profile_import.ProfileImporter:
+        return self.views["settings"].profile_page.importer
+
+    def choose_resume(self, origin: str) -> None:
+        path = profile_import.choose_resume_file(self)
+        if path is not None:
+            self.importer.import_file(path, origin)
+
+    def _on_import_progress(self, origin: str, text: str, tone: str) -> None:
+        """An import's words where it was started: the first-run panel, or (a drop) the
+        banner over every view."""
+        if origin == "first-run":
+            self.views["pipelines"].profile_notice.show_progress(text, tone)
+        elif origin == "drop" and text:
+            self._banner_shows_import = True
+            self.banner.show_message(text, "error" if tone == "bad" else "info")
+        elif origin == "drop" and self._banner_shows_import:
+            self._banner_shows_import = False
+            self.banner.hide()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
+        kind = event.type()
+        if kind == QEvent.Type.DragLeave:
+            self.drop_hint.hide()
+        elif (kind in DRAG_EVENTS and isinstance(watched, QWidget)
+              and watched.window() is self):
+            return self._on_drag(event)
+        return super().eventFilter(watched, event)
+
+    def _on_drag(self, event: QDropEvent) -> bool:
+        """Accept one résumé file; anything else goes on to the widget under the cursor."""
+        path = dropped_resume(event.mimeData())
+        if path is None:
+            self.drop_hint.hide()
+            return False
+        event.acceptProposedAction()
+        if event.type() == QEvent.Type.Drop:
+            self.drop_hint.hide()
+            self.importer.import_file(path, "drop")
+        else:
+            self.drop_hint.show_for(path)
+        return True
 
     def _connect(self) -> None:
         for key, view in self.views.items():
             if key != "jobs" and hasattr(view, "open_job"):
                 view.open_job.connect(self.open_job)
-        self.views["pipelines"].profile_requested.connect(self.open_profile)
+        pipelines, settings = self.views["pipelines"], self.views["settings"]
+        pipelines.profile_requested.connect(self.open_profile)
+        pipelines.import_requested.connect(lambda: self.choose_resume("first-run"))
+        pipelines.sample_requested.connect(lambda: self.importer.import_sample("first-run"))
+        settings.profile_page.draft_opened.connect(lambda: self.show_view("settings"))
+        self.importer.progress.connect(self._on_import_progress)
         c = self.controller
         c.service_status.connect(self.on_service_status)
         c.runtime_ready.connect(self.on_runtime_ready)

@@ -6,9 +6,10 @@ new Discover run" (only when no work is running; it only focuses the Discover co
 the run-history coverage; the source-family progress bar (the monotonic spine) with
 provider facts and "N resumed"; reconciliation; the three scopes' per-stage counts;
 capacity (slots, active items, approximate task-queue observations); the ETA as a range
-with confidence or "No ETA" with its reason; the Discover launch controls (with a notice
-and a way to Settings while no candidate profile is saved: Discover alone only finds
-postings); and the identifiers in a collapsed technical disclosure.
+with confidence or "No ETA" with its reason; the Discover launch controls (with the
+first-run profile panel while no candidate profile is saved — Discover alone only finds
+postings — and a marker while the saved one is the sample); and the identifiers in a
+collapsed technical disclosure.
 
 Timing follows the spec's live query: stale after 10 s, polled every 15 s while the
 selected run is discovering or draining and every 60 s otherwise, never while hidden, and
@@ -26,7 +27,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -47,6 +47,7 @@ from desktop.presenters import operations as ops
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
 from desktop.views.live_view import LiveView
+from desktop.views.partials.profile_prompt import ProfilePrompt
 from desktop.views.partials.scroll_column import fill_with_scroll_column
 from desktop.views.partials.settings_sources import KIND_LABELS
 from desktop.views.partials.stage_count_grid import StageCountGrid
@@ -61,14 +62,6 @@ QPushButton:pressed { background: #1a5fcc; }
 QPushButton:disabled { background: #c9d3df; border-color: #b9c4d1; color: #f4f6f8; }
 """
 MUTED = "color: #6a6a6a;"
-PROFILE_NOTICE = ("#profileNotice { background: #eef3fb; border: 1px solid #b9cbe8;"
-                  " border-radius: 6px; } #profileNotice QLabel { color: #1d3b66; }")
-PROFILE_NOTICE_TITLE = ("Add your profile so JobCtrl can score postings and write your "
-                        "résumé and letters.")
-PROFILE_NOTICE_DETAIL = ("Without it, Discover only finds postings: scoring, résumé "
-                         "tailoring and cover letters wait until a profile is saved.")
-
-
 def _label(parent: QWidget, name: str, *, wrap: bool = True, muted: bool = False) -> QLabel:
     """A selectable label. Multi-line lists are built with <br> and do not wrap: a wrapping
     rich-text label inside nested layouts may be given too little height and overlap."""
@@ -102,7 +95,9 @@ class PipelinesView(LiveView):
     view_keys = frozenset({PIPELINES, SETTINGS})
     setup_focused = Signal()       # "Set up a new Discover run" moved focus to the controls
     discover_started = Signal(object)  # the accepted answer of run-stage discover
-    profile_requested = Signal()  # "Add your profile": the window opens Settings on it
+    profile_requested = Signal()  # "Type it in myself": the window opens Settings on it
+    import_requested = Signal()   # "Import your résumé…": the window asks for the file
+    sample_requested = Signal()   # "Try it with a sample profile"
 
     def __init__(self, controller: ShellController, parent: QWidget | None = None):
         super().__init__(controller, parent)
@@ -283,33 +278,24 @@ class PipelinesView(LiveView):
         layout.addLayout(side, 2)
         return box
 
-    def _build_profile_notice(self, parent: QWidget) -> QFrame:
-        """Shown while no profile is saved: Discover alone only finds postings."""
-        notice = QFrame(parent)
-        notice.setObjectName("profileNotice")
-        notice.setStyleSheet(PROFILE_NOTICE)
-        layout = QHBoxLayout(notice)
-        layout.setContentsMargins(12, 8, 8, 8)
-        text = QLabel(notice)
-        text.setObjectName("profileNoticeText")
-        text.setWordWrap(True)
-        text.setText(f"<b>{html.escape(PROFILE_NOTICE_TITLE)}</b><br>"
-                     f"{html.escape(PROFILE_NOTICE_DETAIL)}")
-        self.profile_notice_text = text
-        self.profile_button = QPushButton("Add your profile…", notice)
-        self.profile_button.setObjectName("addProfileButton")
-        self.profile_button.setToolTip("Open Settings at Your profile")
-        self.profile_button.clicked.connect(lambda: emit(self.profile_requested))
-        layout.addWidget(text, 1)
-        layout.addWidget(self.profile_button, 0, Qt.AlignmentFlag.AlignVCenter)
-        notice.hide()  # until the profile was read: unknown is not "missing"
-        self.profile_notice = notice
-        return notice
+    def _build_profile_notice(self, parent: QWidget) -> ProfilePrompt:
+        """The first-run panel while no profile is saved (Discover alone only finds
+        postings); a short marker while the saved one is the sample."""
+        prompt = ProfilePrompt(parent)
+        prompt.type_requested.connect(lambda: emit(self.profile_requested))
+        prompt.import_requested.connect(lambda: emit(self.import_requested))
+        prompt.sample_requested.connect(lambda: emit(self.sample_requested))
+        self.profile_notice = prompt
+        self.profile_notice_text = prompt.text
+        return prompt
 
-    def _show_profile_state(self, revision: int | None) -> None:
+    def _show_profile_state(self, envelope: dict[str, Any] | None) -> None:
         # Revision 0 is the API's "nothing saved yet" (an empty default profile).
+        revision = (envelope or {}).get("revision")
         self.profile_saved = None if revision is None else revision > 0
-        self.profile_notice.setVisible(self.profile_saved is False)
+        profile = (envelope or {}).get("profile") or {}
+        name = ((profile.get("resume") or {}).get("basics") or {}).get("name")
+        self.profile_notice.show_state(self.profile_saved, bool(profile.get("sample")), name)
 
     # -- LiveView -------------------------------------------------------------------------
 
@@ -317,11 +303,11 @@ class PipelinesView(LiveView):
         snapshot, settings, profile = await asyncio.gather(
             client.pipeline_operations(), client.settings(), client.profile())
         return {"snapshot": snapshot, "sources": settings.get("sources") or [],
-                "profileRevision": profile.get("revision")}
+                "profile": profile}
 
     def apply(self, result: dict[str, Any]) -> None:
         self.error_label.hide()
-        self._show_profile_state(result["profileRevision"])
+        self._show_profile_state(result["profile"])
         self._show_sources(result["sources"])
         self.show_snapshot(result["snapshot"])
 

@@ -4,8 +4,11 @@ applying, email account and an external Temporal.
 The API is the validator: Save sends ``PATCH /v1/settings`` with what the form shows; a 422
 names the fields, and each message appears under its input while nothing is saved. Keys
 and the SMTP password are written to the keyring (``PUT /v1/secrets/{name}``) only after the
-settings were accepted, and are never shown again. The profile has its own Save
-(``PUT /v1/profile``). A refetch never overwrites edits that are not saved yet.
+settings were accepted, and are never shown again.
+
+Two pages, each with one Save: "Your profile" (``ProfilePage``: the résumé and the
+preferences, ``PUT /v1/profile``) and "App settings" (everything else). A refetch never
+overwrites edits that are not saved yet.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSpinBox,
     QTableWidget,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -38,9 +42,9 @@ from desktop.formatting import describe_api_error
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
 from desktop.views.live_view import LiveView
+from desktop.views.partials.profile_page import ProfilePage
 from desktop.views.partials.scroll_column import scroll_column
 from desktop.views.partials.settings_form import ErrorLabel, field_messages, hint, match_fields
-from desktop.views.partials.settings_profile import ProfileEditor
 from desktop.views.partials.settings_sources import SourcesEditor
 from desktop.views.status_indicators import COLORS
 
@@ -80,7 +84,6 @@ class SettingsView(LiveView):
     view_keys = frozenset({SETTINGS})
     saved = Signal()          # after a save the API accepted
     save_failed = Signal(object)
-    profile_saved = Signal(object)
     llm_tested = Signal(object)  # the answer dict, or the error
 
     def __init__(self, controller: ShellController, parent: QWidget | None = None):
@@ -98,20 +101,36 @@ class SettingsView(LiveView):
     def _build(self) -> None:
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
-        self.scroll, body, column = scroll_column(self, margins=(4, 8, 12, 8), spacing=12)
+        self.pages = QTabWidget(self)
+        self.pages.setObjectName("settingsPages")
+        self.pages.setDocumentMode(True)
+        self.profile_page = ProfilePage(self.controller, self.pages)
+        self.profile_editor = self.profile_page.editor
+        self.profile_page.draft_opened.connect(lambda: self.show_page("profile"))
+        self.pages.addTab(self.profile_page, "Your profile")
+        self.pages.addTab(self._build_app_settings(), "App settings")
+        outer.addWidget(self.pages, 1)
+
+    def _build_app_settings(self) -> QWidget:
+        page = QWidget(self.pages)
+        page.setObjectName("appSettingsPage")
+        self.app_settings_page = page
+        outer = QVBoxLayout(page)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.scroll, body, column = scroll_column(page, margins=(4, 8, 12, 8), spacing=12)
         self.body = body
         outer.addWidget(self.scroll, 1)
 
         save_row = QHBoxLayout()
         save_row.setContentsMargins(4, 6, 12, 2)
-        self.status = QLabel(self)
+        self.status = QLabel(page)
         self.status.setObjectName("settingsStatus")
         self.status.setWordWrap(True)
-        self.save_button = QPushButton("Save settings", self)
+        self.save_button = QPushButton("Save settings", page)
         self.save_button.setObjectName("saveSettings")
         self.save_button.setStyleSheet(PRIMARY_BUTTON)
         self.save_button.clicked.connect(self.save)
-        self.revert_button = QPushButton("Undo changes", self)
+        self.revert_button = QPushButton("Undo changes", page)
         self.revert_button.setObjectName("revertSettings")
         self.revert_button.clicked.connect(self.revert)
         save_row.addWidget(self.status, 1)
@@ -119,15 +138,17 @@ class SettingsView(LiveView):
         save_row.addWidget(self.save_button)
         outer.addLayout(save_row)
 
-        column.addWidget(self._sources_box())
-        column.addWidget(self._llm_box())
-        column.addWidget(self._budget_box())
-        column.addWidget(self._schedule_box())
-        column.addWidget(self._apply_box())
-        column.addWidget(self._smtp_box())
-        column.addWidget(self._advanced_box())
-        column.addWidget(self._profile_box())
+        for box in (self._sources_box(), self._llm_box(), self._budget_box(),
+                    self._schedule_box(), self._apply_box(), self._smtp_box(),
+                    self._advanced_box()):
+            column.addWidget(box)
         column.addStretch(1)
+        return page
+
+    def show_page(self, page: str) -> None:
+        """``profile`` or ``settings``."""
+        self.pages.setCurrentWidget(self.profile_page if page == "profile"
+                                    else self.app_settings_page)
 
     def _group(self, title: str) -> tuple[QGroupBox, QFormLayout]:
         box = QGroupBox(title, self.body)
@@ -264,38 +285,15 @@ class SettingsView(LiveView):
                     "host:7233 of a Temporal cluster. Takes effect when JobCtrl restarts.")
         return box
 
-    def _profile_box(self) -> QGroupBox:
-        box = QGroupBox("Your profile", self.body)
-        box.setObjectName("profileBox")
-        self.profile_box = box
-        layout = QVBoxLayout(box)
-        self.profile_editor = ProfileEditor(box)
-        layout.addWidget(self.profile_editor)
-        row = QHBoxLayout()
-        self.profile_status = QLabel(box)
-        self.profile_status.setObjectName("profileStatus")
-        self.profile_status.setWordWrap(True)
-        self.save_profile_button = QPushButton("Save profile", box)
-        self.save_profile_button.setObjectName("saveProfile")
-        self.save_profile_button.clicked.connect(self.save_profile)
-        row.addWidget(ProfileEditor.note(), 1)
-        row.addWidget(self.save_profile_button)
-        layout.addLayout(row)
-        layout.addWidget(self.profile_status)
-        return box
-
     def focus_profile(self) -> None:
-        """Scroll to "Your profile" (its top at the top) and put the cursor in Name: the
-        Pipelines view's "Add your profile" brings a new user here."""
-        self.body.layout().activate()  # a view just shown may not have laid out yet
-        self.scroll.verticalScrollBar().setValue(self.profile_box.y())
-        self.profile_editor.inputs["name"].setFocus(Qt.FocusReason.OtherFocusReason)
+        """"Your profile" with its top in view and the cursor in Name: the first-run panel
+        and an imported draft bring the user here."""
+        self.show_page("profile")
+        self.profile_page.focus()
 
     def _watch_edits(self) -> None:
-        """Any edit outside the profile marks the settings dirty (a refetch keeps them)."""
+        """Any edit of a setting marks the settings dirty (a refetch keeps them)."""
         for widget in self.body.findChildren(QWidget):
-            if self.profile_editor.isAncestorOf(widget):
-                continue
             if isinstance(widget, QLineEdit):
                 widget.textEdited.connect(self._mark_dirty)
             elif isinstance(widget, QCheckBox):
@@ -334,9 +332,7 @@ class SettingsView(LiveView):
         self.next_run.setText(schedule_text(result.get("schedule"), result.get("scheduleError")))
         if not self.dirty:
             self.fill(result["settings"])
-        if self.profile_editor.property("loaded") is not True:
-            self.profile_editor.set_profile(result["profile"]["profile"])
-            self.profile_editor.setProperty("loaded", True)
+        self.profile_page.show_saved(result["profile"])
         self._show_key_hints()
 
     def show_error(self, error: Exception) -> None:
@@ -457,32 +453,6 @@ class SettingsView(LiveView):
         else:
             self._set_status(f"Nothing was saved: {describe_api_error(error)}", "bad")
         emit(self.save_failed, error)
-
-    def save_profile(self) -> None:
-        profile = self.profile_editor.profile()
-        self.save_profile_button.setEnabled(False)
-        self.profile_status.setText("Saving…")
-
-        def done(answer: dict[str, Any]) -> None:
-            self.save_profile_button.setEnabled(True)
-            self.profile_editor.show_errors({})
-            self.profile_editor.set_profile(answer["profile"])
-            self.profile_status.setText("Profile saved." if answer.get("changed")
-                                        else "Profile saved (nothing had changed).")
-            emit(self.profile_saved, answer)
-
-        def failed(error: Exception) -> None:
-            self.save_profile_button.setEnabled(True)
-            if isinstance(error, ApiRequestError) and error.status == 422:
-                self.profile_editor.show_errors(field_messages(error, prefix="profile."))
-                self.profile_status.setText("The profile was not saved: fix the marked fields.")
-            else:
-                self.profile_status.setText(f"The profile was not saved: "
-                                            f"{describe_api_error(error)}")
-            emit(self.profile_saved, error)
-
-        self.controller.call(lambda client: client.put_profile(profile), done, failed,
-                             name="profile-save")
 
     # -- test connection ------------------------------------------------------------------
 

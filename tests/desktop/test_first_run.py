@@ -1,7 +1,9 @@
 """The first minutes of a new user, against real services on a fresh app folder: the
-Pipelines view asks for the candidate profile (Discover alone only finds postings), its
-button opens Settings at the profile, and the notice goes once a profile is saved; the
-Sources box shows no empty progress bar before any run.
+Pipelines view's first-run panel asks for the candidate profile (Discover alone only finds
+postings) three ways — import a résumé, try the sample, type it in; "Type it in myself"
+opens Settings at the profile; the sample opens as a draft, and once saved the panel
+becomes a "sample profile" marker; a real profile makes it go. The Sources box shows no
+empty progress bar before any run.
 
 A dedicated Supervisor (through the window's own ShellController) on a new app folder:
 the session's ``live_services`` may already hold a profile saved by other tests.
@@ -17,12 +19,13 @@ from PySide6.QtWidgets import QApplication
 
 from desktop.shell import ShellController
 from desktop.views.main_window import MainWindow
-from desktop.views.pipelines_view import PROFILE_NOTICE_TITLE
+from desktop.views.partials.profile_prompt import PROFILE_NOTICE_TITLE
 
 pytestmark = [pytest.mark.desktop, pytest.mark.integration]
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "_artifacts"
-PROFILE = {"name": "Ada Lovelace", "skills": ["Python", "SQL"],
+PROFILE = {"resume": {"basics": {"name": "Ada Lovelace"},
+                      "skills": [{"name": "Backend", "keywords": ["Python", "SQL"]}]},
            "targetTitles": ["Backend Engineer"]}
 
 
@@ -53,24 +56,45 @@ def test_a_first_run_asks_for_the_profile_until_one_is_saved(qtbot, qloop, tmp_p
     try:
         controller.start()
         qtbot.waitUntil(lambda: pipelines.profile_saved is False, timeout=120_000)
-        # A fresh folder: no profile, so the notice is there, next to Discover.
-        assert pipelines.profile_notice.isVisible()
-        assert pipelines.discover_box.isAncestorOf(pipelines.profile_notice)
-        assert PROFILE_NOTICE_TITLE in pipelines.profile_notice_text.text()
+        # A fresh folder: no profile, so the first-run panel is there, next to Discover.
+        prompt = pipelines.profile_notice
+        assert prompt.isVisible()
+        assert pipelines.discover_box.isAncestorOf(prompt)
+        assert PROFILE_NOTICE_TITLE in prompt.text.text()
         assert PROFILE_NOTICE_TITLE.startswith("Add your profile so JobCtrl can score")
+        assert all(button.isVisible() for button in
+                   (prompt.import_button, prompt.sample_button, prompt.type_button))
         # No run yet: the text says so, and no empty bar pretends to measure something.
         assert pipelines.family_text.text() == "No Discover run yet."
         assert not pipelines.family_bar.isVisible()
         _grab(window, "first-run-pipelines.png")
 
-        # The button opens Settings with "Your profile" in view and the cursor in Name.
+        # "Type it in myself" opens Settings on Your profile, the cursor in Name.
         window.activateWindow()
-        qtbot.mouseClick(pipelines.profile_button, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(prompt.type_button, Qt.MouseButton.LeftButton)
         assert window.tabs.currentWidget() is settings
-        assert _inside_viewport(settings.scroll, settings.profile_box)
-        assert settings.scroll.verticalScrollBar().value() > 0  # it scrolled down to it
-        qtbot.waitUntil(settings.profile_editor.inputs["name"].hasFocus, timeout=5_000)
+        assert settings.pages.currentWidget() is settings.profile_page
+        name_input = settings.profile_editor.input("resume.basics.name")
+        qtbot.waitUntil(name_input.hasFocus, timeout=5_000)
         _grab(window, "first-run-settings-profile.png")
+
+        # "Try it with a sample profile": a draft to review in Settings; saved, the panel
+        # turns into the sample marker.
+        window.show_view("pipelines")
+        page = settings.profile_page
+        with qtbot.waitSignal(page.draft_opened, timeout=30_000):
+            qtbot.mouseClick(prompt.sample_button, Qt.MouseButton.LeftButton)
+        assert window.tabs.currentWidget() is settings
+        assert page.draft_banner.isVisible()
+        assert name_input.text()  # the sample's name
+        _grab(window, "first-run-sample-draft.png")
+        with qtbot.waitSignal(page.saved, timeout=30_000) as saved:
+            qtbot.mouseClick(page.save_button, Qt.MouseButton.LeftButton)
+        assert saved.args[0]["profile"]["sample"] is True
+        window.show_view("pipelines")
+        qtbot.waitUntil(lambda: prompt.state == "sample", timeout=30_000)
+        assert prompt.isVisible() and not prompt.sample_button.isVisible()
+        assert prompt.text.text().startswith("<b>Using the sample profile (")
 
         # Saved through the API while Pipelines is on screen: the profile event reaches
         # the view over the stream and it drops the notice (its idle poll is 60 s away).
@@ -80,8 +104,8 @@ def test_a_first_run_asks_for_the_profile_until_one_is_saved(qtbot, qloop, tmp_p
         events: list[str] = []
         controller.event_received.connect(lambda event: events.append(event.type))
         _put_profile(qtbot, controller)
-        qtbot.waitUntil(lambda: pipelines.profile_saved is True, timeout=30_000)
-        assert not pipelines.profile_notice.isVisible()
+        qtbot.waitUntil(lambda: prompt.state == "real", timeout=30_000)
+        assert not prompt.isVisible()
         assert "CandidateProfileUpdated" in events
     finally:
         with qtbot.waitSignal(controller.stopped, timeout=60_000):

@@ -1,11 +1,16 @@
-"""The job detail's Fit box names the scorer in plain words, not internal ids."""
+"""The job detail's Fit box: the scorer in plain words (not internal ids), the checklist of
+what the posting asks against what the profile proves, the cap, the minimum-fit threshold
+with "Prepare anyway", and materials from the sample profile marked."""
 
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
 
+from desktop.client import ApiRequestError
 from desktop.shell import ShellController
 from desktop.views.job_detail import JobDetail, scored_by_text
+from desktop.views.partials.fit_checklist import cap_text, checklist_rows, threshold_text
 
 pytestmark = pytest.mark.desktop
 
@@ -32,3 +37,145 @@ def test_the_fit_box_shows_no_internal_names(qtbot, tmp_path):
     assert "built-in offline model" in text
     assert "offline-heuristic" not in text and "version" not in text
     assert "offline-heuristic" in detail.score_label.toolTip()
+
+
+# -- the fit checklist ----------------------------------------------------------------------
+
+LEDGER = {
+    "method": "rules-v1",
+    "cap": {"score": 15, "reason": "on-site role, you want remote"},
+    "requirements": [
+        {"kind": "skill", "label": "Kubernetes", "importance": "nice", "status": "met",
+         "evidence": "Platform Engineer, Contoso (2016–2020)", "detail": None,
+         "dealBreaker": False},
+        {"kind": "skill", "label": "Python", "importance": "must", "status": "met",
+         "evidence": "Senior Backend Engineer, Northwind (2021–)", "detail": None,
+         "dealBreaker": False},
+        {"kind": "location", "label": "On-site in Munich", "importance": "must",
+         "status": "missing", "evidence": None, "detail": "you want remote",
+         "dealBreaker": True},
+        {"kind": "language", "label": "German", "importance": "must", "status": "unknown",
+         "evidence": None, "detail": None, "dealBreaker": False},
+    ],
+}
+SCORE = {"version": 2, "score": 15, "rationale": "Strong backend match, but on-site.",
+         "matched": ["Python"], "missing": [], "provider": "offline",
+         "model": "offline-heuristic", "ledger": LEDGER}
+
+
+def test_checklist_rows_put_must_haves_first_with_evidence_and_why():
+    rows = checklist_rows(LEDGER)
+    assert [(row.group, row.mark, row.label) for row in rows] == [
+        ("must", "✓", "Python"), ("must", "✗", "On-site in Munich"), ("must", "?", "German"),
+        ("nice", "✓", "Kubernetes")]
+    assert rows[0].note == "Senior Backend Engineer, Northwind (2021–)"
+    assert rows[1].note == "you want remote (deal-breaker)"
+    assert rows[2].note == "not in the posting or your profile"
+    assert cap_text(LEDGER) == "Capped at 15: on-site role, you want remote"
+    assert cap_text({"requirements": [], "cap": None}) is None
+
+
+def test_threshold_words_never_claim_materials_that_were_not_written():
+    job = {"score": {"score": 15}, "fitThreshold": {"minFitScore": 50, "below": True}}
+    assert threshold_text(job) == ("Below your threshold (fit 15 < 50) — no résumé or letter "
+                                   "prepared")
+    assert threshold_text({**job, "resume": {"content": {}}}).endswith("prepared anyway at "
+                                                                       "your request")
+    asked = {**job, "fitThreshold": {"minFitScore": 50, "below": True, "prepareAnyway": True}}
+    assert threshold_text(asked).endswith("being prepared anyway at your request")
+    assert threshold_text({**job, "fitThreshold": {"minFitScore": 50, "below": False}}) is None
+    assert threshold_text({**job, "fitThreshold": None}) is None  # an older API: unknown
+
+
+def _detail(qtbot, tmp_path) -> JobDetail:
+    detail = JobDetail(ShellController(tmp_path))
+    qtbot.addWidget(detail)
+    detail.resize(520, 900)
+    detail.show()
+    return detail
+
+
+def _job(**extra) -> dict:
+    stages = [{"stage": "enrich", "status": "succeeded"},
+              {"stage": "score", "status": "succeeded"},
+              *({"stage": s, "status": "skipped", "blockedReason": "below_min_fit_score"}
+                for s in ("tailor", "cover", "pdf"))]
+    return {"jobId": "job_" + "a" * 24, "title": "Backend Engineer", "company": "Initech",
+            "location": "Munich", "url": None, "score": SCORE, "stages": stages,
+            "fitThreshold": {"minFitScore": 50, "below": True}, "resume": None,
+            "coverLetter": None, "artifacts": [], "userStatus": None, **extra}
+
+
+def test_the_fit_box_shows_the_checklist_the_cap_and_prepare_anyway(qtbot, tmp_path):
+    detail = _detail(qtbot, tmp_path)
+    detail.job_key = "job_" + "a" * 24
+    detail.apply({"job": _job(), "profileSample": False})
+    assert detail.checklist.isVisible()
+    assert detail.checklist.lines() == [
+        "✓ Python — Senior Backend Engineer, Northwind (2021–)",
+        "✗ On-site in Munich — you want remote (deal-breaker)",
+        "? German — not in the posting or your profile",
+        "✓ Kubernetes — Platform Engineer, Contoso (2016–2020)"]
+    assert detail.cap_label.isVisible()
+    assert detail.cap_label.text() == "Capped at 15: on-site role, you want remote"
+    assert detail.threshold_label.text() == ("Below your threshold (fit 15 < 50) — no résumé "
+                                             "or letter prepared")
+    assert detail.prepare_anyway_button.isVisible() and detail.prepare_anyway_button.isEnabled()
+    assert "Matches:" not in detail.rationale_label.text()  # the checklist says it
+    assert "fit score below your minimum" in detail.stage_labels["tailor"].text()
+    assert "ready" not in detail.stage_labels["pdf"].text().lower()
+    assert "below your threshold" in detail.resume_view.toPlainText()
+    assert detail.materials_group.title() == "Materials"
+
+
+def test_an_old_score_without_a_ledger_shows_its_rationale(qtbot, tmp_path):
+    detail = _detail(qtbot, tmp_path)
+    detail._show_score({**SCORE, "ledger": None})
+    assert not detail.checklist.isVisible() and not detail.cap_label.isVisible()
+    assert "<b>Matches:</b> Python" in detail.rationale_label.text()
+
+
+def test_materials_from_the_sample_profile_say_so(qtbot, tmp_path):
+    detail = _detail(qtbot, tmp_path)
+    detail.job_key = "job_" + "a" * 24
+    resume = {"content": {"name": "Sam Sample", "sections": []}}
+    detail.apply({"job": _job(resume=resume, fitThreshold={"minFitScore": 50, "below": False}),
+                  "profileSample": True})
+    assert detail.materials_group.title() == "Materials — from the sample profile, not yours"
+    assert not detail.threshold_label.isVisible()
+    assert not detail.prepare_anyway_button.isVisible()
+
+
+class _PrepareClient:
+    def __init__(self, answer):
+        self.answer = answer
+        self.calls: list[tuple[str, str]] = []
+
+    async def job_action(self, key, action, **body):
+        self.calls.append((key, action))
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+@pytest.mark.parametrize(("answer", "words"), [
+    ({"workflowId": "prep-1"}, "Preparing it anyway: the résumé, letter and PDFs are being "
+                               "written."),
+    (ApiRequestError(409, "preparation_running", "A preparation is running."),
+     "This job is already being prepared."),
+])
+def test_prepare_anyway_asks_the_api_and_answers_in_plain_words(qtbot, qloop, tmp_path, answer,
+                                                                 words):
+    detail = _detail(qtbot, tmp_path)
+    detail.job_key = "job_" + "a" * 24
+    detail.apply({"job": _job(), "profileSample": False})
+    client = _PrepareClient(answer)
+    detail.controller.client = client
+    detail.invalidate = lambda: None  # no refetch from the fake client
+    with qtbot.waitSignal(detail.action_finished, timeout=5_000):
+        qtbot.mouseClick(detail.prepare_anyway_button, Qt.MouseButton.LeftButton)
+    assert client.calls == [(detail.job_key, "prepare-anyway")]
+    assert detail.action_result.text() == words
+    detail.apply({"job": _job(fitThreshold={"minFitScore": 50, "below": True,
+                                            "prepareAnyway": True}), "profileSample": False})
+    assert not detail.prepare_anyway_button.isVisible()  # asked for: not offered twice

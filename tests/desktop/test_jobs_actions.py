@@ -8,6 +8,7 @@ posting on a second server whose robots.txt disallows ``/jobs/``."""
 
 from __future__ import annotations
 
+import copy
 import json
 import time
 from pathlib import Path
@@ -297,7 +298,8 @@ def test_a_selected_tailor_batch_with_two_workers(qtbot, live_services, jobs_vie
 @pytest.mark.integration
 def test_rescore_stale_after_a_profile_change(qtbot, live_services, jobs_view, board):
     view, keys = jobs_view, board["batch_keys"]
-    changed = {**PROFILE, "skills": [*PROFILE["skills"], "Rust"]}
+    changed = copy.deepcopy(PROFILE)
+    changed["resume"]["skills"].append({"name": "Systems", "keywords": ["Rust"]})
     with api(live_services) as http:
         wait_setup(lambda: all(idle(job(http, key)) for key in keys), "the batch finished")
         before = {key: job(http, key)["score"]["version"] for key in keys}

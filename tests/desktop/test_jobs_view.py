@@ -9,9 +9,12 @@ import pytest
 from PySide6.QtCore import Qt
 
 from desktop.client import StreamedEvent
+from desktop.formatting import salary_range_text
+from desktop.shell import ShellController
 from desktop.views.jobs_view import JobsView
 from desktop.views.partials.jobs_table_model import (
     FIT,
+    SALARY,
     STAGE,
     STATUS,
     JobsTableModel,
@@ -32,11 +35,68 @@ def test_current_stage_reads_like_a_person_would():
     assert current_stage({"enrich": "succeeded", "score": "running"}) == ("score", "running")
     assert current_stage({"enrich": "succeeded", "score": "failed"}) == ("score", "failed")
     assert current_stage({"enrich": "succeeded"}) == ("score", "pending")
-    done = dict.fromkeys(("enrich", "score", "tailor", "cover", "pdf"), "succeeded")
+    done = dict(DONE)
     assert current_stage(done) == (None, "ready")
     assert status_text({"stages": done, "userStatus": None}) == "ready to apply"
     assert status_text({"stages": done, "userStatus": "applied"}) == "Applied"
     assert status_text({"stages": {"enrich": "exhausted"}}) == "gave up after retries"
+
+
+@pytest.mark.desktop
+def test_salaries_read_as_a_range_and_unknown_stays_blank():
+    assert salary_range_text(70_000, 90_000, "EUR") == "€70k–90k"
+    assert salary_range_text(120_000, 150_000, "USD") == "$120k–150k"
+    assert salary_range_text(72_500, 80_000, "EUR") == "€72.5k–80k"
+    assert salary_range_text(60_000, None, "GBP") == "from £60k"
+    assert salary_range_text(None, 95_000, "CHF") == "up to CHF 95k"
+    assert salary_range_text(0, 0, "EUR") == ""  # a zero is unknown, never "0"
+    assert salary_range_text(None, None, None) == ""
+
+
+DONE = dict.fromkeys(("enrich", "score", "tailor", "cover", "pdf"), "succeeded")
+NOT_PREPARED = {"enrich": "succeeded", "score": "succeeded", "tailor": "skipped",
+                "cover": "skipped", "pdf": "skipped"}
+
+
+@pytest.mark.desktop
+def test_a_job_below_the_minimum_fit_never_reads_ready(qapp):
+    below = {"jobId": "job_1", "title": "A", "company": "B", "score": 15, "minFitScore": 50,
+             "stages": NOT_PREPARED, "userStatus": None, "salaryMin": 0, "salaryMax": None,
+             "fitReasons": ["✗ On-site in Munich — you want remote", "✓ Python — Northwind"]}
+    assert status_text(below) == "below your threshold"
+    assert status_text({**below, "stages": DONE}) == "prepared anyway"
+    assert status_text({**below, "score": 80, "stages": DONE}) == "ready to apply"
+    assert status_text({**below, "minFitScore": None, "stages": DONE}) == "ready to apply"
+    model = JobsTableModel()
+    model.set_rows([below])
+    status = model.index(0, STATUS)
+    assert status.data() == "below your threshold"
+    assert status.data(Qt.ItemDataRole.ForegroundRole) is None  # not green
+    assert "Fit 15 is below your minimum of 50" in status.data(Qt.ItemDataRole.ToolTipRole)
+    assert model.index(0, FIT).data(Qt.ItemDataRole.ToolTipRole) == (
+        "✗ On-site in Munich — you want remote\n✓ Python — Northwind")
+    assert model.index(0, SALARY).data() == ""
+
+
+@pytest.mark.desktop
+def test_the_list_opens_best_fit_first_and_keeps_a_chosen_sort(qtbot, tmp_path):
+    view = JobsView(ShellController(tmp_path))
+    qtbot.addWidget(view)
+    view.model.set_rows([
+        {"jobId": f"job_{n}", "title": f"T{n}", "company": "C", "score": score,
+         "stages": {}, "userStatus": None, "salaryMin": 70_000, "salaryMax": 90_000,
+         "salaryCurrency": "EUR"}
+        for n, score in enumerate((40, None, 91, 65))])
+    assert view.query()["sort"] == "score" and view.query()["order"] == "desc"
+    shown = [view.proxy.index(row, FIT).data() for row in range(4)]
+    assert shown == ["91", "65", "40", "—"]  # unscored last
+    assert view.proxy.index(0, SALARY).data() == "€70k–90k"
+    view.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)  # the user clicks Title
+    assert view.query()["sort"] == "title"
+    rows = [view.model.row_at(row) for row in range(view.model.rowCount())]
+    view.apply({"params": view.query(), "total": len(rows), "items": rows})  # a refetch
+    assert view.query()["sort"] == "title"
+    assert [view.proxy.index(row, 0).data() for row in range(4)] == ["T0", "T1", "T2", "T3"]
 
 
 @pytest.mark.desktop

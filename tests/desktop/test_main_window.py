@@ -247,7 +247,7 @@ class FakeClient:
 
     async def profile(self) -> dict:
         # A saved profile (revision 1): the notice for a first run is tested live.
-        return {"revision": 1, "profile": {"name": "Ada"}}
+        return {"revision": 1, "profile": {"resume": {"basics": {"name": "Ada"}}, "sample": False}}
 
     async def events(self, last_event_id=None, *, on_state=None):
         self.subscriptions.append(last_event_id)

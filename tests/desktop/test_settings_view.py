@@ -6,13 +6,16 @@ are shared by the desktop tests, so every test restores what it changed.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPushButton
 
 from desktop.client import ApiRequestError
 from desktop.tray import SpendTray
+from desktop.views.partials import profile_import
 from desktop.views.partials.settings_form import field_messages
 from desktop.views.settings_view import SettingsView, schedule_text
 
@@ -60,13 +63,21 @@ def api(qtbot, qloop, coroutine):
 
 
 @pytest.fixture
-def view(qtbot, live_controller):
+def profile_view(qtbot, live_controller):
+    """The Settings view as it opens: on "Your profile"."""
     view = SettingsView(live_controller)
     qtbot.addWidget(view)
     view.resize(900, 1400)
     with qtbot.waitSignal(view.refreshed, timeout=30_000):
         view.show()
     return view
+
+
+@pytest.fixture
+def view(profile_view):
+    """The Settings view on its App settings page."""
+    profile_view.show_page("settings")
+    return profile_view
 
 
 def replace_text(qtbot, edit, text: str) -> None:
@@ -194,24 +205,123 @@ def test_test_connection_reports_offline_and_a_bad_endpoint(qtbot, view):
     assert view.errors["llm.model"].isVisible()
 
 
+def save_profile(qtbot, page):
+    with qtbot.waitSignal(page.saved, timeout=30_000) as answer:
+        qtbot.mouseClick(page.save_button, Qt.MouseButton.LeftButton)
+    return answer.args[0]
+
+
 @pytest.mark.integration
-def test_the_profile_saves_on_its_own_and_refuses_a_bad_salary_floor(qtbot, qloop, view,
-                                                                      live_controller):
+def test_the_profile_has_its_own_page_and_one_save(profile_view):
+    page = profile_view.profile_page
+    assert profile_view.pages.currentWidget() is page  # the profile first
+    saves = [b.text() for b in page.findChildren(QPushButton) if b.text().startswith("Save")]
+    assert saves == ["Save profile"]
+    assert not profile_view.save_button.isVisible()  # the settings' Save is on the other page
+    profile_view.show_page("settings")
+    assert profile_view.save_button.isVisible() and not page.save_button.isVisible()
+
+
+@pytest.mark.integration
+def test_the_profile_round_trips_and_refuses_a_bad_salary_floor(qtbot, qloop, profile_view,
+                                                                live_controller):
+    page = profile_view.profile_page
     before = api(qtbot, qloop, live_controller.client.profile())["profile"]
     # The first save stores the shown profile (a fresh app folder has none stored yet);
     # saving again without an edit changes nothing.
-    for _ in range(2):
-        with qtbot.waitSignal(view.profile_saved, timeout=30_000) as answer:
-            qtbot.mouseClick(view.save_profile_button, Qt.MouseButton.LeftButton)
-    assert answer.args[0]["changed"] is False
-    assert answer.args[0]["profile"] == before  # the form round-trips the profile exactly
-    assert view.profile_status.text() == "Profile saved (nothing had changed)."
-    replace_text(qtbot, view.profile_editor.salary_floor, "lots")
-    with qtbot.waitSignal(view.profile_saved, timeout=30_000) as answer:
-        qtbot.mouseClick(view.save_profile_button, Qt.MouseButton.LeftButton)
-    assert isinstance(answer.args[0], ApiRequestError)
-    assert view.profile_editor.errors["salaryFloor"].isVisible()
+    save_profile(qtbot, page)
+    answer = save_profile(qtbot, page)
+    assert answer["changed"] is False
+    assert answer["profile"] == before  # the form round-trips the profile exactly
+    assert page.status.text() == "Profile saved (nothing had changed)."
+    replace_text(qtbot, profile_view.profile_editor.input("salaryFloor"), "lots")
+    assert isinstance(save_profile(qtbot, page), ApiRequestError)
+    assert profile_view.profile_editor.preferences.errors["salaryFloor"].isVisible()
+    assert page.status.text().startswith("The profile was not saved: fix the marked fields.")
     assert api(qtbot, qloop, live_controller.client.profile())["profile"] == before
+    qtbot.mouseClick(page.discard_button, Qt.MouseButton.LeftButton)
+    floor = before.get("salaryFloor")
+    assert profile_view.profile_editor.input("salaryFloor").text() == ("" if floor is None
+                                                                     else str(floor))
+
+
+RESUME_TEXT = """Grace Example
+Compiler Engineer
+grace@example.org
+
+EXPERIENCE
+Staff Engineer, Initech — 2019 – present
+- Led the compiler team
+- Cut build times by 40%
+
+SKILLS
+Rust, LLVM, Python
+"""
+
+
+@pytest.mark.integration
+def test_an_imported_resume_is_a_draft_until_saved(qtbot, qloop, profile_view, live_controller,
+                                                   tmp_path, monkeypatch):
+    page = profile_view.profile_page
+    before = api(qtbot, qloop, live_controller.client.profile())
+    resume = tmp_path / "grace.txt"
+    resume.write_text(RESUME_TEXT, encoding="utf-8")
+    monkeypatch.setattr(profile_import, "choose_resume_file", lambda parent: resume)
+    with qtbot.waitSignal(page.draft_opened, timeout=30_000):
+        qtbot.mouseClick(page.import_button, Qt.MouseButton.LeftButton)
+    assert page.draft_banner.isVisible()
+    assert page.draft_banner.message.text().startswith("<b>Imported from grace.txt — check each "
+                                                       "section, then Save.")
+    assert profile_view.profile_editor.input("resume.basics.name").text() == "Grace Example"
+    assert api(qtbot, qloop, live_controller.client.profile()) == before  # nothing saved
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    profile_view.grab().save(str(ARTIFACTS / "profile-draft.png"))
+    qtbot.mouseClick(page.discard_button, Qt.MouseButton.LeftButton)
+    assert profile_view.profile_editor.profile() == before["profile"]
+    assert not page.draft_banner.isVisible()
+
+
+@pytest.mark.integration
+def test_a_refused_file_says_why_and_changes_nothing(qtbot, qloop, profile_view, live_controller,
+                                                     tmp_path, monkeypatch):
+    page = profile_view.profile_page
+    shown = profile_view.profile_editor.profile()
+    picture = tmp_path / "photo.png"
+    picture.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    monkeypatch.setattr(profile_import, "choose_resume_file", lambda parent: picture)
+    qtbot.mouseClick(page.import_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.status.text().startswith("Could not import photo.png:"),
+                    timeout=30_000)
+    assert page.status.text().endswith("Nothing was changed.")
+    assert not page.draft_banner.isVisible()
+    assert profile_view.profile_editor.profile() == shown
+
+
+@pytest.mark.integration
+def test_the_sample_profile_is_marked_and_exports_as_json_resume(qtbot, qloop, profile_view,
+                                                                 live_controller, tmp_path,
+                                                                 monkeypatch):
+    page = profile_view.profile_page
+    before = api(qtbot, qloop, live_controller.client.profile())["profile"]
+    try:
+        with qtbot.waitSignal(page.draft_opened, timeout=30_000):
+            page.importer.import_sample("settings")
+        assert "Sample profile loaded — not yours" in page.draft_banner.message.text()
+        answer = save_profile(qtbot, page)
+        assert answer["profile"]["sample"] is True
+        assert page.sample_banner.isVisible()
+        assert "Sample profile — not yours" in page.sample_text.text()
+
+        target = tmp_path / "sample.json"
+        monkeypatch.setattr(profile_import, "choose_export_path", lambda parent, name: target)
+        with qtbot.waitSignal(page.exported, timeout=30_000) as exported:
+            qtbot.mouseClick(page.export_button, Qt.MouseButton.LeftButton)
+        assert exported.args[0] == target
+        document = json.loads(target.read_text(encoding="utf-8"))
+        assert document["basics"]["name"] == answer["profile"]["resume"]["basics"]["name"]
+        assert "sample" not in document and "targetTitles" not in document
+    finally:
+        api(qtbot, qloop, live_controller.client.put_profile(before))
 
 
 @pytest.mark.integration

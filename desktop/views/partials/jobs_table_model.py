@@ -1,5 +1,8 @@
 """The Jobs list's rows: columns, the job's current stage in plain words, event patches.
 
+A row scored below the user's minimum fit (``minFitScore``, which the view copies into
+each row) never reads "ready": its status says it was not prepared, or prepared anyway.
+
 Qt-light and mostly plain functions, so tests call them directly. A row is an item of
 ``GET /v1/jobs`` (camelCase). ``event_changes`` says how an event changes a shown row
 when the event itself carries the canonical value (it is appended in the same transaction
@@ -13,6 +16,7 @@ from typing import Any
 
 from PySide6.QtGui import QColor
 
+from desktop.formatting import salary_range_text
 from desktop.models.keyed_table_model import Column, KeyedTableModel, Row, field
 from desktop.views.status_indicators import COLORS
 
@@ -29,6 +33,8 @@ STATUS_TONES = {
     "succeeded": "ok", "ready": "ok", "applied": "ok",
 }
 USER_STATUS_WORDS = {"applied": "Applied", "skipped": "Skipped by you"}
+BELOW_WORDS = {"ready": "prepared anyway", "other": "below your threshold"}
+FIT_REASONS_SHOWN = 5
 ATTENTION = frozenset({"failed", "exhausted", "blocked", "canceled"})
 NOT_BLOCKING = frozenset({"succeeded"})
 
@@ -64,11 +70,19 @@ def stage_text(row: Row) -> str:
     return STAGE_TITLES[stage]
 
 
+def below_threshold(row: Row) -> bool:
+    score, floor = row.get("score"), row.get("minFitScore")
+    return score is not None and floor is not None and int(score) < int(floor)
+
+
 def status_key(row: Row) -> str:
     """The one word the Status column is colored and sorted by."""
     if row.get("userStatus"):
         return str(row["userStatus"])
-    return current_stage(row.get("stages"))[1]
+    status = current_stage(row.get("stages"))[1]
+    if below_threshold(row) and status not in ("queued", "running"):
+        return "below"
+    return status
 
 
 def status_text(row: Row) -> str:
@@ -76,6 +90,8 @@ def status_text(row: Row) -> str:
     if mark:
         return USER_STATUS_WORDS.get(mark, str(mark))
     _stage, status = current_stage(row.get("stages"))
+    if status_key(row) == "below":
+        return BELOW_WORDS["ready" if status == "ready" else "other"]
     if status == "ready":
         return "ready to apply"
     if status == "new":
@@ -87,8 +103,12 @@ def stages_tooltip(row: Row) -> str:
     stages = row.get("stages") or {}
     if not stages:
         return "No stage has run yet."
-    return "\n".join(f"{STAGE_TITLES[s]}: {STATUS_WORDS.get(stages.get(s, 'pending'), '?')}"
-                     for s in STAGE_ORDER)
+    lines = [f"{STAGE_TITLES[s]}: {STATUS_WORDS.get(stages.get(s, 'pending'), '?')}"
+             for s in STAGE_ORDER]
+    if below_threshold(row):
+        lines.insert(0, f"Fit {row['score']} is below your minimum of {row['minFitScore']}: "
+                        "no résumé or letter unless you choose Prepare anyway.")
+    return "\n".join(lines)
 
 
 def location_text(row: Row) -> str:
@@ -101,6 +121,22 @@ def location_text(row: Row) -> str:
 def score_text(row: Row) -> str:
     score = row.get("score")
     return "—" if score is None else str(score)
+
+
+def score_tooltip(row: Row) -> str | None:
+    """The fit's top reasons ("✓ Python — Senior Backend Engineer, Northwind (2021–)")."""
+    if row.get("score") is None:
+        return "Not scored yet"
+    reasons = [str(reason) for reason in row.get("fitReasons") or []][:FIT_REASONS_SHOWN]
+    return "\n".join(reasons) or None
+
+
+def salary_text(row: Row) -> str:
+    return salary_range_text(row.get("salaryMin"), row.get("salaryMax"), row.get("salaryCurrency"))
+
+
+def salary_sort(row: Row) -> int:
+    return int(row.get("salaryMax") or row.get("salaryMin") or -1)
 
 
 def score_sort(row: Row) -> int:
@@ -134,16 +170,16 @@ COLUMNS = (
     Column("Title", field("title"), tooltip=whole(field("title"))),
     Column("Company", field("company"), tooltip=whole(field("company"))),
     Column("Location", location_text, tooltip=whole(location_text)),
-    Column("Fit", score_text, sort_value=score_sort, align_right=True,
-           tooltip=lambda row: None if row.get("score") is not None else "Not scored yet"),
+    Column("Salary", salary_text, sort_value=salary_sort, tooltip=whole(salary_text)),
+    Column("Fit", score_text, sort_value=score_sort, align_right=True, tooltip=score_tooltip),
     Column("Stage", stage_text, sort_value=lambda row: status_rank(row)[0],
            tooltip=stages_tooltip),
     Column("Status", status_text, sort_value=lambda row: status_rank(row)[1],
            tooltip=stages_tooltip, foreground=_tone),
 )
+TITLE, COMPANY, LOCATION, SALARY, FIT, STAGE, STATUS = range(len(COLUMNS))
 # Column -> the API's sort key, so a truncated list holds the top rows of that order.
-SERVER_SORT = {0: "title", 1: "company", 2: "location", 3: "score"}
-TITLE, COMPANY, LOCATION, FIT, STAGE, STATUS = range(len(COLUMNS))
+SERVER_SORT = {TITLE: "title", COMPANY: "company", LOCATION: "location", FIT: "score"}
 
 
 def event_changes(row: Row, event_type: str, payload: Mapping[str, Any]) -> dict | None:

@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QListWidget,
     QPlainTextEdit,
@@ -108,6 +107,7 @@ def make_input(spec: FieldSpec, parent: QWidget) -> QWidget:
         widget = QPlainTextEdit(parent)
         widget.setTabChangesFocus(True)
         widget.setMinimumHeight(72 if spec.kind == "text" else 96)
+        widget.setMaximumHeight(120 if spec.kind == "text" else 170)
         widget.setPlaceholderText(spec.placeholder or ("one per line" if spec.kind == "lines"
                                                        else ""))
     else:
@@ -234,6 +234,7 @@ class EntryListEditor(QWidget):
         self._current: int | None = None
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        self._list_max = max(96, 40 * len(specs))  # about as tall as the form
         layout.addLayout(self._build_list(name), 2)
         self.form = FieldForm(specs, self)
         self.form.edited.connect(self._on_form_edited)
@@ -251,9 +252,12 @@ class EntryListEditor(QWidget):
         self.list.setObjectName(f"{name}.list")
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.list.setMinimumWidth(170)
-        self.list.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.list.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        # Long titles are elided (the tooltip has them whole), never scrolled sideways.
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.currentRowChanged.connect(self._select)
-        column.addWidget(self.list, 1)
+        column.addWidget(self.list)
         buttons = QHBoxLayout()
         buttons.setSpacing(4)
         self.add_button = self._tool("Add", f"{name}.add", f"Add a {self.noun.rstrip('s')}",
@@ -264,9 +268,11 @@ class EntryListEditor(QWidget):
         self.down_button = self._tool("↓", f"{name}.down", "Move down",
                                       lambda: self.move_entry(1))
         for button in (self.add_button, self.remove_button, self.up_button, self.down_button):
+            button.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
             buttons.addWidget(button)
         buttons.addStretch(1)
         column.addLayout(buttons)
+        column.addStretch(1)
         return column
 
     def _tool(self, text: str, name: str, tip: str, slot: Callable[[], None]) -> QPushButton:
@@ -285,7 +291,7 @@ class EntryListEditor(QWidget):
         self.list.blockSignals(True)
         self.list.clear()
         for entry in self.entries:
-            self.list.addItem(self._item_text(entry))
+            self._append_item(entry)
         self.list.blockSignals(False)
         self._select(0 if self.entries else -1)
 
@@ -295,6 +301,15 @@ class EntryListEditor(QWidget):
 
     def _item_text(self, entry: Document) -> str:
         return self.title_of(entry) or f"(new {self.noun.rstrip('s')})"
+
+    def _append_item(self, entry: Document) -> None:
+        self.list.addItem(self._item_text(entry))
+        self._retitle(self.list.count() - 1)
+
+    def _retitle(self, row: int) -> None:
+        item = self.list.item(row)
+        item.setText(self._item_text(self.entries[row]))
+        item.setToolTip(item.text())
 
     def _commit(self) -> None:
         if self._current is not None and self._current < len(self.entries):
@@ -311,7 +326,14 @@ class EntryListEditor(QWidget):
             self.list.blockSignals(False)
         self._show_current()
 
+    def _fit_list_height(self) -> None:
+        """As tall as its entries (an empty list is one short line), at most ``_list_max``."""
+        row = self.list.sizeHintForRow(0) if self.list.count() else 22
+        wanted = row * max(self.list.count(), 1) + 2 * self.list.frameWidth() + 6
+        self.list.setFixedHeight(min(max(wanted, 36), self._list_max))
+
     def _show_current(self) -> None:
+        self._fit_list_height()
         has_entry = self._current is not None
         self.form.setVisible(has_entry)
         self.empty_hint.setVisible(not self.entries)
@@ -323,7 +345,7 @@ class EntryListEditor(QWidget):
     def add_entry(self) -> None:
         self._commit()
         self.entries.append({})
-        self.list.addItem(self._item_text({}))
+        self._append_item({})
         self._select(len(self.entries) - 1)
         self.form.first_input().setFocus(Qt.FocusReason.OtherFocusReason)
         self.edited.emit()
@@ -349,7 +371,7 @@ class EntryListEditor(QWidget):
         self._commit()
         self.entries[row], self.entries[target] = self.entries[target], self.entries[row]
         for position in (row, target):
-            self.list.item(position).setText(self._item_text(self.entries[position]))
+            self._retitle(position)
         self._current = None
         self._select(target)
         self.edited.emit()
@@ -357,7 +379,7 @@ class EntryListEditor(QWidget):
     def _on_form_edited(self) -> None:
         self._commit()
         if self._current is not None:
-            self.list.item(self._current).setText(self._item_text(self.entries[self._current]))
+            self._retitle(self._current)
         self.edited.emit()
 
     def titles(self) -> list[str]:
@@ -411,9 +433,3 @@ class CollapsibleSection(QWidget):
     @property
     def expanded(self) -> bool:
         return self.header.isChecked()
-
-
-def section_label(text: str, parent: QWidget) -> QLabel:
-    label = QLabel(text, parent)
-    label.setStyleSheet("font-weight: 600;")
-    return label

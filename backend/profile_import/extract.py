@@ -1,0 +1,431 @@
+"""Résumé file bytes → text lines, one reader per format.
+
+The format is decided from the bytes first (a PDF is a PDF whatever it is called), then
+from the file name and content type. Readers keep line breaks and turn list items into
+"• " lines, so :mod:`backend.profile_import.structure` sees the same shape whatever the
+source was.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import zipfile
+from dataclasses import dataclass
+from pathlib import PurePath
+from statistics import median
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from backend.domain.resume import JsonResume
+from backend.profile_import import errors
+
+Format = Literal["pdf", "docx", "text", "markdown", "jsonresume"]
+
+MAX_BYTES = 5 * 1024 * 1024
+MAX_PDF_PAGES = 20
+
+_PDF_MAGIC = b"%PDF-"
+_ZIP_MAGIC = b"PK\x03\x04"
+_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+# Office puts a password-protected .docx into an OLE container with these streams; the
+# directory stores stream names in UTF-16LE, so a byte search finds them without a parser.
+_OLE_ENCRYPTION_STREAMS = ("EncryptionInfo".encode("utf-16-le"), "EncryptedPackage".encode("utf-16-le"))
+
+_MARKDOWN_NAMES = (".md", ".markdown", ".mdown", ".mkd")
+_TEXT_NAMES = (".txt", ".text")
+_MARKDOWN_TYPES = ("text/markdown", "text/x-markdown")
+_BULLET = "• "
+
+
+@dataclass(frozen=True)
+class Extracted:
+    format: Format
+    lines: list[str]
+    pages: int | None = None
+    resume: JsonResume | None = None  # only for JSON Resume: the document itself
+
+
+def extract(data: bytes, *, file_name: str | None, content_type: str | None) -> Extracted:
+    """Read ``data`` as a résumé file; raises a :class:`errors.ResumeImportError`."""
+    if len(data) > MAX_BYTES:
+        raise errors.ResumeTooLarge()
+    kind = detect_format(data, file_name=file_name, content_type=content_type)
+    if kind == "pdf":
+        lines, pages = pdf_lines(data)
+        return Extracted("pdf", lines, pages=pages)
+    if kind == "docx":
+        return Extracted("docx", docx_lines(data))
+    if kind == "jsonresume":
+        resume = json_resume(data)
+        return Extracted("jsonresume", decode_text(data).splitlines(), resume=resume)
+    lines = decode_text(data).splitlines()
+    if not any(line.strip() for line in lines):
+        raise errors.ResumeUnreadable(errors.EMPTY_DOCUMENT)
+    return Extracted(kind, lines)
+
+
+# --------------------------------------------------------------------------- detection
+
+
+def detect_format(data: bytes, *, file_name: str | None, content_type: str | None) -> Format:
+    suffix = PurePath(file_name or "").suffix.lower()
+    mime = (content_type or "").split(";")[0].strip().lower()
+    # PDF readers accept the header anywhere in the first KiB (some tools prepend junk).
+    if _PDF_MAGIC in data[:1024]:
+        return "pdf"
+    if data.startswith(_ZIP_MAGIC):
+        return _zip_kind(data, suffix)
+    if data.startswith(_OLE_MAGIC):
+        if any(marker in data for marker in _OLE_ENCRYPTION_STREAMS):
+            raise errors.ResumeEncrypted()
+        raise errors.ResumeUnsupportedType(errors.OLD_WORD_FORMAT)
+    if suffix in (".pdf", ".docx") or mime in ("application/pdf", _DOCX_TYPE):
+        raise errors.ResumeUnreadable(errors.DAMAGED_FILE)  # named as one, but it is not
+    if not data.strip():
+        raise errors.ResumeUnreadable(errors.EMPTY_DOCUMENT)
+    if not _looks_like_text(data):
+        raise errors.ResumeUnsupportedType()
+    if _is_json_resume(data):
+        return "jsonresume"
+    if suffix == ".json" or mime == "application/json":
+        raise errors.ResumeUnsupportedType(errors.BAD_JSON_RESUME)
+    return _text_kind(data, suffix, mime)
+
+
+_DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+
+
+def _zip_kind(data: bytes, suffix: str) -> Format:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            names = set(archive.namelist())
+    except (zipfile.BadZipFile, ValueError):
+        if suffix == ".docx":
+            raise errors.ResumeUnreadable(errors.DAMAGED_FILE) from None
+        raise errors.ResumeUnsupportedType() from None
+    if "word/document.xml" in names:
+        return "docx"
+    raise errors.ResumeUnsupportedType()  # .odt, .xlsx, .pptx, any other archive
+
+
+def _text_kind(data: bytes, suffix: str, mime: str) -> Format:
+    if suffix in _MARKDOWN_NAMES or mime in _MARKDOWN_TYPES:
+        return "markdown"
+    if suffix in _TEXT_NAMES or mime == "text/plain":
+        return "text"
+    if suffix or (mime and not mime.startswith("text/") and mime != "application/octet-stream"):
+        raise errors.ResumeUnsupportedType()  # an .rtf, .html, .csv... that happens to be text
+    # No usable name: Markdown headings or list markers decide.
+    head = decode_text(data[:20_000])
+    return "markdown" if re.search(r"^#{1,6}\s+\S", head, re.MULTILINE) else "text"
+
+
+def _looks_like_text(data: bytes) -> bool:
+    sample = data[:8192]
+    if b"\x00" in sample:
+        return False
+    control = sum(1 for byte in sample if byte < 32 and byte not in (9, 10, 12, 13))
+    return control <= len(sample) // 100
+
+
+def _is_json_resume(data: bytes) -> bool:
+    text = decode_text(data).lstrip()
+    if not text.startswith("{"):
+        return False
+    try:
+        document = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(document, dict) and ("basics" in document or "work" in document)
+
+
+# --------------------------------------------------------------------------- text and JSON
+
+
+def decode_text(data: bytes) -> str:
+    """UTF-8 (with or without BOM), else Windows-1252, the usual legacy Windows encoding;
+    Latin-1 as the last resort because it can decode any byte."""
+    for encoding in ("utf-8-sig", "cp1252", "latin-1"):
+        try:
+            text = data.decode(encoding)
+            break
+        except UnicodeDecodeError:
+            continue
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def json_resume(data: bytes) -> JsonResume:
+    try:
+        return JsonResume.model_validate(json.loads(decode_text(data)))
+    except (ValueError, ValidationError):
+        raise errors.ResumeUnreadable(errors.BAD_JSON_RESUME) from None
+
+
+# --------------------------------------------------------------------------- DOCX
+
+
+def docx_lines(data: bytes) -> list[str]:
+    import docx  # python-docx; imported here so text imports do not pay for lxml
+    from docx.opc.exceptions import PackageNotFoundError
+
+    try:
+        document = docx.Document(io.BytesIO(data))
+    except (PackageNotFoundError, KeyError, ValueError, zipfile.BadZipFile, SyntaxError):
+        raise errors.ResumeUnreadable(errors.DAMAGED_FILE) from None
+    except Exception as exc:  # lxml's XMLSyntaxError and friends: a damaged part
+        if type(exc).__module__.startswith(("lxml", "docx")):
+            raise errors.ResumeUnreadable(errors.DAMAGED_FILE) from None
+        raise
+    lists = _list_style_ids(document)
+    lines: list[str] = []
+    # Contact details often sit in the page header of Word templates.
+    # (A header "linked to previous" has no part of its own; reading it would add one.)
+    if document.sections and not document.sections[0].header.is_linked_to_previous:
+        lines.extend(_docx_block_lines(document.sections[0].header, lists))
+    lines.extend(_docx_block_lines(document, lists))
+    if not any(line.strip() for line in lines):
+        raise errors.ResumeUnreadable(errors.EMPTY_DOCUMENT)
+    return lines
+
+
+def _list_style_ids(document: Any) -> frozenset[str]:
+    """Ids of the paragraph styles that make list items: named "List…" in English Word,
+    or numbered by the style itself (what localised templates' bullet styles do).
+    Read once per document: python-docx resolves ``paragraph.style`` by a slow scan."""
+    ids = set()
+    for style in document.styles.element.style_lst:
+        name = (style.name_val or "").lower()
+        properties = style.pPr
+        if name.startswith("list") or (properties is not None and properties.numPr is not None):
+            ids.add(style.styleId)
+    return frozenset(ids)
+
+
+def _docx_block_lines(container: Any, lists: frozenset[str]) -> list[str]:
+    """Paragraphs and tables of a document, header or table cell, in document order."""
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
+    lines: list[str] = []
+    for item in container.iter_inner_content():
+        if isinstance(item, Paragraph):
+            lines.extend(_paragraph_lines(item, lists))
+        elif isinstance(item, Table):
+            lines.extend(_table_lines(item, lists))
+    return lines
+
+
+def _table_lines(table: Any, lists: frozenset[str]) -> list[str]:
+    """Row by row, cell by cell: a layout table (sidebar cell + main cell, or one row per
+    job) then reads like the page. Merged cells repeat in python-docx; read each once.
+    (The set holds the elements themselves: an id() of a freed lxml proxy gets reused.)"""
+    lines: list[str] = []
+    seen: set[Any] = set()
+    for row in table.rows:
+        for cell in row.cells:
+            if cell._tc in seen:
+                continue
+            seen.add(cell._tc)
+            lines.extend(_docx_block_lines(cell, lists))
+            lines.append("")
+    return lines
+
+
+def _paragraph_lines(paragraph: Any, lists: frozenset[str]) -> list[str]:
+    text = paragraph.text.replace("\t", "  ")
+    if not text.strip():
+        return [""]
+    parts = text.split("\n")  # python-docx renders soft line breaks as "\n"
+    properties = paragraph._p.pPr
+    numbered = properties is not None and properties.numPr is not None
+    if numbered or paragraph._p.style in lists:
+        parts[0] = _BULLET + parts[0].strip()
+    return parts
+
+
+# --------------------------------------------------------------------------- PDF
+
+
+def pdf_lines(data: bytes) -> tuple[list[str], int]:
+    import pdfplumber
+    from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
+    from pdfplumber.utils.exceptions import PdfminerException
+
+    try:
+        with pdfplumber.open(io.BytesIO(data)) as pdf:
+            page_count = len(pdf.pages)
+            if page_count > MAX_PDF_PAGES:
+                raise errors.ResumeTooLarge(errors.TOO_MANY_PAGES)
+            lines: list[str] = []
+            for page in pdf.pages:
+                if lines:
+                    lines.append("")
+                lines.extend(page_lines(page))
+                page.close()  # drop its parsed objects: memory stays one page deep
+    except PdfminerException as exc:
+        cause = exc.args[0] if exc.args else None
+        if isinstance(cause, PDFPasswordIncorrect | PDFEncryptionError):
+            raise errors.ResumeEncrypted() from None
+        raise errors.ResumeUnreadable(errors.DAMAGED_FILE) from None
+    if not any(line.strip() for line in lines):
+        raise errors.ResumeUnreadable(errors.SCANNED_PDF)
+    return lines, page_count
+
+
+def page_lines(page: Any) -> list[str]:
+    """One page's lines; a two-column page reads its left column, then its right."""
+    words = page.extract_words(x_tolerance=1.5, y_tolerance=2.0)
+    if not words:
+        return []
+    markers = _bullet_shapes(page)
+    rows = _rows(words)
+    gutter = find_gutter(rows)
+    blocks = [rows] if gutter is None else _column_blocks(rows, gutter)
+    lines: list[str] = []
+    for block in blocks:
+        if block:
+            if lines:
+                lines.append("")
+            lines.extend(_render(block, markers))
+    return lines
+
+
+def _column_blocks(rows: list[list[dict]], gutter: tuple[float, float]) -> list[list[list[dict]]]:
+    """Header, left column, right column, footer. Rows crossing the gutter above the
+    columns (a full-width name and contact line) are the header, below them the footer."""
+    left, right = gutter
+    crossing = {id(row) for row in rows if any(w["x0"] < right and w["x1"] > left for w in row)}
+    column_rows = [row for row in rows if id(row) not in crossing]
+    if not column_rows:
+        return [rows]
+    first_top = min(row[0]["top"] for row in column_rows)
+    last_top = max(row[0]["top"] for row in column_rows)
+    spanning = [row for row in rows if id(row) in crossing]
+    header = [row for row in spanning if row[0]["top"] < first_top]
+    footer = [row for row in spanning if row[0]["top"] > last_top]
+    # Between them, a word that reaches into the gutter (a long email address in the
+    # sidebar) belongs to the column it starts in; its neighbours keep their own columns.
+    inline = [row for row in spanning if first_top <= row[0]["top"] <= last_top]
+    middle = (left + right) / 2
+    words = [w for row in column_rows + inline for w in row]
+    return [header, _rows([w for w in words if w["x0"] < middle]),
+            _rows([w for w in words if w["x0"] >= middle]), footer]
+
+
+def _rows(words: list[dict]) -> list[list[dict]]:
+    """Group words into visual lines: a word whose vertical middle falls inside the
+    current line's band joins it. Each row is sorted left to right."""
+    rows: list[list[dict]] = []
+    band: tuple[float, float] | None = None
+    for word in sorted(words, key=lambda w: ((w["top"] + w["bottom"]) / 2, w["x0"])):
+        middle = (word["top"] + word["bottom"]) / 2
+        if band is not None and band[0] <= middle <= band[1]:
+            rows[-1].append(word)
+            band = (min(band[0], word["top"]), max(band[1], word["bottom"]))
+        else:
+            rows.append([word])
+            band = (word["top"], word["bottom"])
+    return [sorted(row, key=lambda w: w["x0"]) for row in rows]
+
+
+def find_gutter(rows: list[list[dict]], bin_width: float = 2.0) -> tuple[float, float] | None:
+    """The widest vertical band that almost no line crosses while both sides carry a good
+    share of the lines: the space between two columns. Right-aligned dates in a
+    one-column résumé leave a band too, but only a few lines sit right of it."""
+    if len(rows) < 6:
+        return None
+    x_min = min(w["x0"] for row in rows for w in row)
+    x_max = max(w["x1"] for row in rows for w in row)
+    width = x_max - x_min
+    if width <= 0:
+        return None
+    heights = [max(w["bottom"] for w in row) - min(w["top"] for w in row) for row in rows]
+    total = sum(heights) or 1.0
+    bins = int(width // bin_width)
+    crossed = [0.0] * bins
+    for row, height in zip(rows, heights, strict=True):
+        for index in _covered_bins(row, x_min, bin_width, bins):
+            crossed[index] += height
+    best: tuple[float, float] | None = None
+    start = None
+    for index in range(bins + 1):
+        open_bin = index < bins and crossed[index] / total <= 0.08
+        inside = x_min + 0.15 * width <= x_min + index * bin_width <= x_max - 0.15 * width
+        if open_bin and inside:
+            start = index if start is None else start
+            continue
+        if start is not None:
+            band = (x_min + start * bin_width, x_min + index * bin_width)
+            wider = best is None or band[1] - band[0] > best[1] - best[0]
+            if band[1] - band[0] >= 6 and wider and _both_sides_carry(rows, heights, total, band):
+                best = band
+            start = None
+    return best
+
+
+def _covered_bins(row: list[dict], x_min: float, bin_width: float, bins: int) -> set[int]:
+    covered: set[int] = set()
+    for word in row:
+        first = max(0, int((word["x0"] - x_min) // bin_width))
+        last = min(bins - 1, int((word["x1"] - x_min) // bin_width))
+        covered.update(range(first, last + 1))
+    return covered
+
+
+def _both_sides_carry(rows: list[list[dict]], heights: list[float], total: float,
+                      band: tuple[float, float]) -> bool:
+    left = sum(h for row, h in zip(rows, heights, strict=True) if any(w["x1"] <= band[0] for w in row))
+    right = sum(h for row, h in zip(rows, heights, strict=True) if any(w["x0"] >= band[1] for w in row))
+    return left / total >= 0.2 and right / total >= 0.2
+
+
+def _bullet_shapes(page: Any) -> list[tuple[float, float]]:
+    """Small filled dots and squares drawn as vector shapes (not characters): the
+    bullets of many generators, JobCtrl's own PDFs included. Returned as (x, y middle)."""
+    shapes = list(page.curves) + list(page.rects)
+    found = []
+    for shape in shapes:
+        width, height = shape["x1"] - shape["x0"], shape["bottom"] - shape["top"]
+        if 1.0 <= width <= 7.0 and 1.0 <= height <= 7.0 and shape.get("fill"):
+            found.append((shape["x1"], (shape["top"] + shape["bottom"]) / 2))
+    return found
+
+
+def _render(rows: list[list[dict]], markers: list[tuple[float, float]]) -> list[str]:
+    """Rows → text lines. A large vertical gap becomes an empty line (a paragraph or
+    entry break) and a wide horizontal gap two spaces (a separate item, such as
+    contact details set apart by drawn dots or a right-aligned date)."""
+    if not rows:
+        return []
+    heights = [max(w["bottom"] for w in row) - min(w["top"] for w in row) for row in rows]
+    typical = median(heights) or 10.0
+    lines: list[str] = []
+    previous_bottom = None
+    for row, height in zip(rows, heights, strict=True):
+        top = min(w["top"] for w in row)
+        if previous_bottom is not None and top - previous_bottom > 0.8 * typical:
+            lines.append("")
+        previous_bottom = max(w["bottom"] for w in row)
+        text = _join_words(row, height)
+        if _has_marker(row, markers) and not text.startswith(("•", "-", "*", "·", "–")):
+            text = _BULLET + text
+        lines.append(text)
+    return lines
+
+
+def _join_words(row: list[dict], height: float) -> str:
+    parts = [row[0]["text"]]
+    for before, word in zip(row, row[1:], strict=False):
+        parts.append("  " if word["x0"] - before["x1"] > 1.2 * height else " ")
+        parts.append(word["text"])
+    return "".join(parts)
+
+
+def _has_marker(row: list[dict], markers: list[tuple[float, float]]) -> bool:
+    top = min(w["top"] for w in row)
+    bottom = max(w["bottom"] for w in row)
+    first_x = row[0]["x0"]
+    return any(top <= y <= bottom and 0 <= first_x - x <= 20 for x, y in markers)

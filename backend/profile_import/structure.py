@@ -1,0 +1,709 @@
+"""Résumé text lines → a draft JSON Resume, by fixed rules (no model, no network).
+
+The rules cover the layouts people actually send: English and German section headings
+(Markdown or not, ALL CAPS or not), a top block with name, headline and contact details,
+and work entries written as "Title — Employer, City" + dates, "Employer | Title | dates",
+"Title, Employer (dates)" or title / employer / dates on separate lines.
+
+Nothing is guessed into existence and nothing disappears: every line that cannot be
+placed is returned in ``unplaced``, as it was, for the job seeker to review.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from backend.domain.resume import JsonResume
+from backend.profile_import import vocabulary as vocab
+
+# --------------------------------------------------------------------------- lines
+
+_BULLET = re.compile(r"^\s*(?:[•·▪►‣◦●■□➢✓]\s*|[-*+–—]\s+|\d{1,2}[.)]\s+)")
+_MD_HEADING = re.compile(r"^\s*(#{1,6})\s+")
+_RULE = re.compile(r"^\s*(?:[-*_=~—–]\s*){3,}$")  # Markdown / text horizontal rules
+_MD_LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]+)\)")
+_TERMINAL = (".", "!", "?", ";", ":")
+
+
+@dataclass
+class Line:
+    raw: str  # as it came, for ``unplaced``
+    text: str  # marker, Markdown and spacing removed
+    bullet: bool = False
+    level: int = 0  # Markdown heading level, 0 when not a Markdown heading
+    continued: list[str] = field(default_factory=list)  # raw lines joined into this one
+
+    @property
+    def raws(self) -> list[str]:
+        return [self.raw, *self.continued]
+
+
+def _plain(text: str, *, keep_urls: bool = False) -> str:
+    """Inline Markdown → text. In contact details a link's target is what matters."""
+    text = _MD_LINK.sub(lambda m: m.group(2) if keep_urls else m.group(1), text)
+    text = re.sub(r"<(https?://[^>]+)>", r"\1", text)
+    text = text.replace("**", "").replace("__", "").replace("`", "")
+    text = re.sub(r"(?<!\w)[*_]([^*_]+)[*_](?!\w)", r"\1", text)  # *emphasis*
+    return text.strip().rstrip("\\").strip()
+
+
+def read_lines(raw_lines: list[str]) -> list[Line | None]:
+    """Classify each raw line; ``None`` marks an empty line (a paragraph break)."""
+    out: list[Line | None] = []
+    for raw in raw_lines:
+        stripped = raw.strip()
+        if not stripped or _RULE.match(stripped):
+            out.append(None)
+            continue
+        heading = _MD_HEADING.match(stripped)
+        level = len(heading.group(1)) if heading else 0
+        body = stripped[heading.end():] if heading else stripped
+        bullet = _BULLET.match(body) if not heading else None
+        if bullet:
+            body = body[bullet.end():]
+        out.append(Line(raw=stripped, text=" ".join(body.split()), bullet=bool(bullet), level=level))
+    return out
+
+
+# --------------------------------------------------------------------------- sections
+
+
+@dataclass
+class Section:
+    kind: str  # "top", one of vocab.HEADINGS' values, or "other"
+    heading: Line | None = None
+    lines: list[Line | None] = field(default_factory=list)
+
+
+def heading_kind(line: Line) -> str | None:
+    """The section a line names, or None when it is not a heading line."""
+    key = _heading_key(line.text)
+    if key in vocab.HEADINGS:
+        return vocab.HEADINGS[key]
+    if key in vocab.OTHER_HEADINGS:
+        return "other"
+    return None
+
+
+def _heading_key(text: str) -> str:
+    text = _plain(text).rstrip(":").strip()
+    return " ".join(text.lower().replace("&", "and").split())
+
+
+def split_sections(lines: list[Line | None]) -> list[Section]:
+    sections = [Section("top")]
+    section_level = 2  # Markdown level of the current section headings
+    for line in lines:
+        if line is None:
+            sections[-1].lines.append(None)
+            continue
+        kind = heading_kind(line) if not line.bullet else None
+        if kind is None and line.level and sections[-1].kind != "top" and line.level <= section_level:
+            kind = "other"  # an unknown Markdown section ("## Projects"), not an entry title
+        if kind is None:
+            sections[-1].lines.append(line)
+            continue
+        if line.level:
+            section_level = line.level
+        sections.append(Section(kind, heading=line))
+    return sections
+
+
+# --------------------------------------------------------------------------- the document
+
+
+@dataclass
+class Draft:
+    basics: dict[str, Any] = field(default_factory=dict)
+    work: list[dict[str, Any]] = field(default_factory=list)
+    education: list[dict[str, Any]] = field(default_factory=list)
+    skills: list[dict[str, Any]] = field(default_factory=list)
+    languages: list[dict[str, Any]] = field(default_factory=list)
+    certificates: list[dict[str, Any]] = field(default_factory=list)
+    summary: list[str] = field(default_factory=list)
+    unplaced: list[str] = field(default_factory=list)
+    open_group: dict[str, Any] | None = None  # the skill group a trailing comma continues
+
+    def leave(self, *lines: Line) -> None:
+        for line in lines:
+            self.unplaced.extend(line.raws)
+
+
+def structure_lines(raw_lines: list[str]) -> tuple[JsonResume, list[str]]:
+    """Lines of résumé text → (draft résumé, lines that could not be placed)."""
+    draft = Draft()
+    for section in split_sections(read_lines(raw_lines)):
+        _SECTION_READERS[section.kind](section, draft)
+    if draft.summary:
+        draft.basics["summary"] = " ".join(draft.summary)
+    return _validated(draft)
+
+
+def _read_other(section: Section, draft: Draft) -> None:
+    draft.leave(*(line for line in [section.heading, *section.lines] if line is not None))
+
+
+def _read_summary(section: Section, draft: Draft) -> None:
+    draft.summary.extend(_plain(line.text) for line in section.lines if line is not None)
+
+
+# --------------------------------------------------------------------------- top block and contact
+
+
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_URL = re.compile(rf"^(?:https?://|www\.)\S+$|^[\w-]+(?:\.[\w-]+)*\.(?:{vocab.URL_TLDS})(?:/\S*)?$",
+                  re.IGNORECASE)
+_PHONE = re.compile(r"^(?:\+|00)?[\d\s()./-]{6,}\d$")
+_SEPARATORS = re.compile(r"\s*[|·•]\s*|\s{2,}|\s+[–—]\s+|;\s*")
+_CONTACT_LABEL = re.compile(
+    r"^(?:e-?mail|mail|phone|tel(?:efon)?\.?|mobile?|mobil|handy|location|ort|wohnort|address|adresse"
+    r"|web(?:site)?|homepage|linkedin|github|gitlab|xing|portfolio)\s*:\s*", re.IGNORECASE)
+
+
+def _read_top(section: Section, draft: Draft) -> None:
+    lines = [line for line in section.lines if line is not None]
+    if not lines:
+        return
+    rest = _take_name(lines, draft) if not draft.basics.get("name") else lines
+    if rest and not draft.basics.get("label") and _is_headline(rest[0]):
+        draft.basics["label"] = _plain(rest[0].text)
+        rest = rest[1:]
+    for line in rest:
+        if _inline_section(line, draft) or _place_contact_line(line, draft, headline_first=True):
+            continue
+        if line.bullet:
+            draft.leave(line)  # a list before any heading: whose bullets were they?
+        else:
+            draft.summary.append(_plain(line.text))
+
+
+def _read_contact(section: Section, draft: Draft) -> None:
+    for line in section.lines:
+        if line is not None and not _inline_section(line, draft) and not _place_contact_line(line, draft):
+            draft.leave(line)
+
+
+def _place_contact_line(line: Line, draft: Draft, *, headline_first: bool = False) -> bool:
+    """Place the contact details of a line; False when it holds none. Other items on a
+    contact line (and a second email) go to ``unplaced`` — except, in the top block, a
+    leading headline ("Backend Engineer · sam@example.com · Berlin, Germany")."""
+    items = _contact_items(line)
+    if not any(_contact_kind(item) for item in items):
+        return False
+    if headline_first and not draft.basics.get("label") and _contact_kind(items[0]) is None \
+            and _is_headline(Line(raw=items[0], text=items[0])):
+        draft.basics["label"] = _plain(items.pop(0))
+    draft.unplaced.extend(item for item in items if not _place_contact(item, draft))
+    return True
+
+
+def _take_name(lines: list[Line], draft: Draft) -> list[Line]:
+    if _heading_key(lines[0].text) in vocab.DOCUMENT_TITLES:  # "Curriculum Vitae", "Lebenslauf"
+        draft.leave(lines[0])
+        lines = lines[1:]
+        if not lines:
+            return lines
+    first = lines[0]
+    items = _contact_items(first)
+    if items and not _contact_kind(items[0]) and _looks_like_name(items[0]):
+        draft.basics["name"] = items[0]
+        if len(items) > 1:  # "Sam Sample | sam@example.com | Berlin, Germany"
+            rest_line = Line(raw=first.raw, text="  ".join(items[1:]))
+            return [rest_line, *lines[1:]]
+        return lines[1:]
+    return lines
+
+
+def _looks_like_name(text: str) -> bool:
+    words = text.split()
+    return 1 <= len(words) <= 6 and not any(ch.isdigit() for ch in text) and "@" not in text
+
+
+def _is_headline(line: Line) -> bool:
+    if line.bullet or len(line.text.split()) > 14 or line.text.endswith("."):
+        return False
+    return all(_contact_kind(item) is None for item in _contact_items(line)) and not _inline_key(line)
+
+
+def _contact_items(line: Line) -> list[str]:
+    text = _plain(line.raw if not line.bullet else line.text, keep_urls=True)
+    text = _MD_HEADING.sub("", text)
+    items = [item.strip(" ,") for item in _SEPARATORS.split(text) if item and item.strip(" ,")]
+    return [part for item in items for part in _comma_items(item)]
+
+
+def _comma_items(item: str) -> list[str]:
+    """"sam@example.com, +49 30 1234567, Berlin, Germany" is four items; "Berlin, Germany"
+    alone is one (a place), so neighbours that form a place are joined again."""
+    parts = [part.strip() for part in item.split(",") if part.strip()]
+    if len(parts) < 2 or vocab.location_of(item) or not any(_contact_kind(p) for p in parts):
+        return [item]
+    merged: list[str] = []
+    for part in parts:
+        if merged and vocab.location_of(f"{merged[-1]}, {part}"):
+            merged[-1] = f"{merged[-1]}, {part}"
+        else:
+            merged.append(part)
+    return merged
+
+
+def _contact_kind(item: str) -> str | None:
+    value = _CONTACT_LABEL.sub("", item).strip()
+    if _EMAIL.fullmatch(value):
+        return "email"
+    if _URL.match(value):
+        return "url"
+    digits = sum(ch.isdigit() for ch in value)
+    if _PHONE.match(value) and digits >= 7 and not re.fullmatch(r"[\d\s./-]*\d{4}\s*[-–]\s*\d{4}", value):
+        return "phone"
+    if vocab.location_of(value):
+        return "location"
+    return None
+
+
+def _place_contact(item: str, draft: Draft) -> bool:
+    kind = _contact_kind(item)
+    value = _CONTACT_LABEL.sub("", item).strip()
+    basics = draft.basics
+    if kind == "email" and not basics.get("email"):
+        basics["email"] = value
+    elif kind == "phone" and not basics.get("phone"):
+        basics["phone"] = value
+    elif kind == "location" and not basics.get("location"):
+        basics["location"] = vocab.location_of(value)
+    elif kind == "url":
+        _place_link(value, draft)
+    else:
+        return False
+    return True
+
+
+def _place_link(value: str, draft: Draft) -> None:
+    url = value if re.match(r"^https?://", value, re.IGNORECASE) else f"https://{value}"
+    network = vocab.network_of(url)
+    if network is None and not draft.basics.get("url"):
+        draft.basics["url"] = url
+        return
+    profile: dict[str, Any] = {"network": network or vocab.domain_of(url), "url": url}
+    username = url.rstrip("/").rsplit("/", 1)[-1]
+    if network and username and "." not in username:
+        profile["username"] = username
+    draft.basics.setdefault("profiles", []).append(profile)
+
+
+# --------------------------------------------------------------------------- inline "Skills: ..." lines
+
+
+_INLINE = re.compile(r"^([^:]{2,40}):\s*(\S.*)$")
+
+
+def _inline_key(line: Line) -> str | None:
+    match = _INLINE.match(line.text)
+    if not match:
+        return None
+    kind = vocab.HEADINGS.get(_heading_key(match.group(1)))
+    return kind if kind in ("skills", "languages") else None
+
+
+def _inline_section(line: Line, draft: Draft) -> bool:
+    """Outside the skills section, "Skills: Python, Go" or "Languages: English (C2)" is a
+    one-line section of its own."""
+    kind = _inline_key(line)
+    if kind is None:
+        return False
+    content = _INLINE.match(line.text).group(2)
+    inner = Line(raw=line.raw, text=content)
+    if kind == "languages":
+        _language_line(inner, draft)
+    else:
+        _skill_line(inner, draft, group_name=None)
+    return True
+
+
+# --------------------------------------------------------------------------- skills, languages, certificates
+
+
+def _read_skills(section: Section, draft: Draft) -> None:
+    for line in section.lines:
+        if line is None:
+            continue
+        match = _INLINE.match(_plain(line.text))
+        # "Languages: English (C2), German (B1)" among the skills is the languages list;
+        # "Languages: Python, Go" is a skill group.
+        if match and vocab.HEADINGS.get(_heading_key(match.group(1))) == "languages" \
+                and _all_languages(match.group(2)):
+            _language_line(Line(raw=line.raw, text=match.group(2)), draft)
+        else:
+            _skill_line(line, draft, group_name=match.group(1).strip() if match else None)
+
+
+def _skill_line(line: Line, draft: Draft, group_name: str | None) -> None:
+    text = _plain(line.text)
+    if group_name is not None:
+        group = {"name": group_name, "keywords": split_items(text.split(":", 1)[1])}
+        draft.skills.append(group)
+    else:
+        group = draft.open_group or _plain_group(draft)
+        group["keywords"].extend(split_items(text))
+    # "Cloud: AWS, GCP," wrapped onto the next line: that line goes on with this group.
+    draft.open_group = group if text.endswith(",") else None
+
+
+def _plain_group(draft: Draft) -> dict[str, Any]:
+    """Skills listed without a group name all go to one group called "Skills"."""
+    for group in draft.skills:
+        if group["name"] == "Skills":
+            return group
+    group = {"name": "Skills", "keywords": []}
+    draft.skills.append(group)
+    return group
+
+
+def split_items(text: str) -> list[str]:
+    """Split "AWS (EKS, RDS), Terraform; Go" on commas, semicolons, pipes and middle dots
+    outside parentheses."""
+    items, depth, current = [], 0, []
+    for char in text:
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth = max(0, depth - 1)
+        if depth == 0 and char in ",;|·•":
+            items.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    items.append("".join(current))
+    return [" ".join(item.split()) for item in items if item.strip()]
+
+
+_LANGUAGE = re.compile(
+    r"^(?P<language>[^\W\d_][^\W\d_ .'-]*(?:[ -][^\W\d_]+)?)"
+    r"(?:\s*\((?P<paren>[^)]+)\)|\s*[:–—-]\s*(?P<dash>.+)|\s+(?P<bare>.+))?$")
+
+
+def _language_entry(item: str) -> dict[str, str] | None:
+    match = _LANGUAGE.match(item.strip())
+    if not match or match.group("language").lower() not in vocab.LANGUAGES:
+        return None
+    entry = {"language": match.group("language")}
+    fluency = match.group("paren") or match.group("dash") or match.group("bare")
+    if fluency:
+        entry["fluency"] = " ".join(fluency.split())
+    return entry
+
+
+def _all_languages(text: str) -> bool:
+    items = split_items(text)
+    return bool(items) and all(_language_entry(item) for item in items)
+
+
+def _read_languages(section: Section, draft: Draft) -> None:
+    for line in section.lines:
+        if line is not None:
+            _language_line(line, draft)
+
+
+def _language_line(line: Line, draft: Draft) -> None:
+    entries = [_language_entry(item) for item in split_items(_plain(line.text))]
+    if entries and all(entries):
+        draft.languages.extend(entries)
+    else:
+        draft.leave(line)
+
+
+def _read_certificates(section: Section, draft: Draft) -> None:
+    for line in _joined(section.lines):
+        if line is None:
+            continue
+        text = _plain(line.text)
+        date = None
+        found = vocab.SINGLE_DATE.search(text)
+        if found:
+            date = vocab.iso_date(found.group(0))
+            text = _without(text, found)
+        parts = [p for p in re.split(r"\s+[|—]\s+|,\s+|\s+\((?=[^)]*\)$)|\)$", text) if p.strip()]
+        if not parts:
+            draft.leave(line)
+            continue
+        entry: dict[str, Any] = {"name": parts[0].strip()}
+        issuer = ", ".join(p.strip() for p in parts[1:])
+        if issuer:
+            entry["issuer"] = re.sub(r"^(?:issued by|by|von)\s+", "", issuer, flags=re.IGNORECASE)
+        if date:
+            entry["date"] = date
+        draft.certificates.append(entry)
+
+
+def _without(text: str, match: re.Match) -> str:
+    """``text`` with a matched date removed, and the brackets and separators it leaves."""
+    text = text[:match.start()] + " " + text[match.end():]
+    text = re.sub(r"\(\s*\)|\[\s*\]", " ", text)
+    text = re.sub(r"\s*(?:\||—|–|,|·)\s*$", "", text.strip())
+    text = re.sub(r"^\s*(?:\||—|–|,|·)\s*", "", text)
+    return " ".join(text.split()).strip(" ,|")
+
+
+# --------------------------------------------------------------------------- work and education entries
+
+
+def _joined(lines: list[Line | None]) -> list[Line | None]:
+    """Join wrapped continuation lines onto the bullet (or prose line) they continue."""
+    out: list[Line | None] = []
+    for index, line in enumerate(lines):
+        previous = out[-1] if out else None
+        if line is not None and previous is not None and _continues(previous, line, lines[index + 1:]):
+            previous.text = f"{previous.text} {line.text}"
+            previous.continued.extend(line.raws)
+            continue
+        out.append(line)
+    return out
+
+
+def _continues(previous: Line, line: Line, following: list[Line | None]) -> bool:
+    if line.bullet or line.level or not previous.bullet or vocab.find_range(line.text):
+        return False
+    if line.text[:1].islower():
+        return True
+    if previous.text.endswith(_TERMINAL):
+        return False
+    # A capitalised line after an unfinished bullet continues it, unless it opens the
+    # next entry: a date comes within the next two lines, before any bullet.
+    for nxt in following[:2]:
+        if nxt is None or nxt.bullet:
+            break
+        if vocab.find_range(nxt.text) or vocab.SINGLE_DATE.fullmatch(nxt.text.strip()):
+            return False
+    return not vocab.looks_like_header(line.text)
+
+
+@dataclass
+class Entry:
+    header: list[Line] = field(default_factory=list)
+    bullets: list[Line] = field(default_factory=list)
+
+
+def _entries(lines: list[Line | None]) -> list[Entry]:
+    """Group a section's lines into entries: a run of plain lines (the header) and the
+    bullets under it. A run holding two date ranges is two entries without bullets."""
+    entries: list[Entry] = []
+    run: list[Line] = []
+    # Empty lines only stop continuations (in _joined); a PDF's spacing between a title
+    # and its date line must not split one entry in two.
+    content = [line for line in _joined(lines) if line is not None]
+    for line in content + [None]:
+        if line is not None and not line.bullet:
+            if entries and not run and entries[-1].bullets and _is_prose(line):
+                entries[-1].bullets.append(line)  # a paragraph after an entry's bullets
+                continue
+            run.append(line)
+            continue
+        if run:
+            entries.extend(Entry(header=chunk) for chunk in _split_run(run))
+            run = []
+        if line is not None:
+            if not entries:
+                entries.append(Entry())
+            entries[-1].bullets.append(line)
+    return entries
+
+
+def _is_prose(line: Line) -> bool:
+    return line.text.endswith(".") and len(line.text.split()) > 8 and not vocab.find_range(line.text)
+
+
+def _split_run(run: list[Line]) -> list[list[Line]]:
+    dated = [i for i, line in enumerate(run) if vocab.find_range(line.text)]
+    if len(dated) <= 1:
+        return [run]
+    # "Title — Employer (2021 – now)" lines: each dated line opens an entry; title /
+    # employer / dates lines: each dated line closes one.
+    cuts = dated if dated[0] == 0 else [0] + [i + 1 for i in dated[:-1]]
+    cuts = cuts + [len(run)]
+    return [run[a:b] for a, b in zip(cuts, cuts[1:], strict=False) if run[a:b]]
+
+
+def _read_work(section: Section, draft: Draft) -> None:
+    for entry in _entries(section.lines):
+        if not entry.header:
+            draft.leave(*entry.bullets)  # bullets before any employer: whose were they?
+            continue
+        work = _work_header(entry.header, draft)
+        highlights, summary = [], []
+        for line in entry.bullets:
+            (highlights if line.bullet else summary).append(line.text)
+        if highlights:
+            work["highlights"] = highlights
+        if summary:
+            work["summary"] = " ".join(filter(None, [work.get("summary"), *summary]))
+        draft.work.append(work)
+
+
+def _header_parts(header: list[Line], separator: re.Pattern = vocab.STRONG_SEPARATOR,
+                  ) -> tuple[list[str], dict[str, str], list[str]]:
+    """Header lines → (segments, dates, prose lines). The date range is cut out first;
+    each remaining line splits on strong separators (—, |, ·, @, " at ")."""
+    dates: dict[str, str] = {}
+    segments: list[str] = []
+    prose: list[str] = []
+    for line in header:
+        text = _plain(line.text)
+        found = vocab.find_range(text)
+        if found and not dates:
+            dates = vocab.range_dates(found)
+            text = _without(text, found)
+        if not text:
+            continue
+        if _is_prose(line) and segments:
+            prose.append(text)
+            continue
+        segments.extend(s.strip() for s in separator.split(text) if s.strip(" ,"))
+    return segments, dates, prose
+
+
+def _work_header(header: list[Line], draft: Draft) -> dict[str, Any]:
+    segments, dates, prose = _header_parts(header)
+    if len(segments) == 1 and "," in segments[0]:
+        segments = [s.strip() for s in segments[0].split(",") if s.strip()]
+    work: dict[str, Any] = dict(dates)
+    position = _pick(segments, lambda text: vocab.role_score(text) - vocab.org_score(text))
+    if position is not None:
+        work["position"] = segments.pop(position)
+    if segments:
+        employer = segments.pop(0)
+        name, _, place = employer.partition(", ")
+        work["name"] = name.strip()
+        if place.strip():
+            segments.insert(0, place.strip())
+    if segments:
+        work["location"] = ", ".join(segments)
+    if prose:
+        work["summary"] = " ".join(prose)
+    return work
+
+
+def _pick(segments: list[str], score) -> int | None:
+    """The segment that names the role: the best role score; "Title — Employer" order
+    when none scores; a lone segment that names a company is the employer."""
+    if not segments:
+        return None
+    scores = [score(segment) for segment in segments]
+    best = max(range(len(segments)), key=lambda i: (scores[i], -i))
+    if scores[best] > 0:
+        return best
+    if len(segments) == 1 and vocab.org_score(segments[0]) > 0:
+        return None
+    return 0
+
+
+def _read_education(section: Section, draft: Draft) -> None:
+    for entry in _entries(section.lines):
+        if not entry.header:
+            draft.leave(*entry.bullets)
+            continue
+        education = _education_header(entry.header)
+        notes = [line.text for line in entry.bullets]
+        if notes:  # JSON Resume's only list in an education entry
+            education["courses"] = notes
+        draft.education.append(education)
+
+
+def _education_header(header: list[Line]) -> dict[str, Any]:
+    # No " at " here: "University of Texas at Austin" is one name.
+    segments, dates, prose = _header_parts(header, vocab.EDUCATION_SEPARATOR)
+    education: dict[str, Any] = dict(dates)
+    if not dates:  # "M.Sc. Computer Science, TU Berlin, 2016": the year it was finished
+        for index, segment in enumerate(segments):
+            found = vocab.SINGLE_DATE.search(segment)
+            if found:
+                education["endDate"] = vocab.iso_date(found.group(0))
+                segments[index] = _without(segment, found)
+                break
+    segments = [s for s in segments if s]
+    single = segments[0] if len(segments) == 1 else ""
+    if "," in single and (vocab.DEGREE.match(single) or not vocab.institution_score(single)):
+        segments = [s.strip() for s in segments[0].split(",") if s.strip()]
+    for index, segment in enumerate(segments):
+        degree = vocab.DEGREE.match(segment)
+        if degree and "studyType" not in education:
+            education["studyType"] = degree.group(0).strip(" ,")
+            area = re.sub(r"^(?:in|of|,|-|–)\s+", "", segment[degree.end():].strip(" ,")).strip()
+            if area:
+                education["area"] = area
+            segments[index] = ""
+    rest = [s for s in segments if s]
+    institution = _pick(rest, vocab.institution_score) if rest else None
+    if institution is not None:
+        education["institution"] = rest.pop(institution)
+    if rest and "area" not in education:
+        education["area"] = rest.pop(0)
+    if rest:
+        education["institution"] = ", ".join(filter(None, [education.get("institution"), *rest]))
+    if prose:
+        education.setdefault("courses", []).extend(prose)
+    return education
+
+
+_SECTION_READERS = {
+    "top": _read_top,
+    "contact": _read_contact,
+    "summary": _read_summary,
+    "work": _read_work,
+    "education": _read_education,
+    "skills": _read_skills,
+    "languages": _read_languages,
+    "certificates": _read_certificates,
+    "other": _read_other,
+}
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _validated(draft: Draft) -> tuple[JsonResume, list[str]]:
+    """Build the JsonResume. A value the model refuses (too long, too many) is taken
+    out and its text goes to ``unplaced``, so one odd line cannot fail the import."""
+    document: dict[str, Any] = {
+        "basics": draft.basics, "work": draft.work, "education": draft.education,
+        "skills": draft.skills,
+        "languages": draft.languages, "certificates": draft.certificates,
+    }
+    unplaced = list(draft.unplaced)
+    for _attempt in range(50):
+        try:
+            return JsonResume.model_validate(document), unplaced
+        except ValidationError as exc:
+            for error in exc.errors():
+                unplaced.extend(_remove(document, error))
+    raise RuntimeError("the draft résumé could not be made valid")  # pragma: no cover
+
+
+def _remove(document: dict[str, Any], error: dict[str, Any]) -> list[str]:
+    *path, last = error["loc"]
+    parent: Any = document
+    for key in path:
+        parent = parent[key]
+    try:
+        value = parent[last]
+    except (KeyError, IndexError, TypeError):
+        return []
+    limit = (error.get("ctx") or {}).get("max_length")
+    if isinstance(value, list) and error["type"] == "too_long" and limit is not None:
+        parent[last] = value[:limit]
+        return [text for item in value[limit:] for text in _texts(item)]
+    del parent[last]
+    return _texts(value)
+
+
+def _texts(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _texts(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in _texts(item)]
+    return []

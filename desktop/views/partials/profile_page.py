@@ -1,0 +1,259 @@
+"""Settings → Your profile: the structured editor with the page's one Save.
+
+Top to bottom: "Import résumé…" and "Export as JSON Resume…"; the sample-profile banner
+(while the saved profile is the bundled sample); the review banner of an imported draft;
+the editor (a scroll column); the status, "Discard changes" and "Save profile".
+
+Nothing is saved but by "Save profile" (``PUT /v1/profile``). An imported draft replaces
+what the editor shows until it is saved or discarded; "Discard changes" shows the saved
+profile again. A refetch never overwrites edits or a draft under review.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from desktop.client import ApiRequestError
+from desktop.formatting import describe_api_error
+from desktop.qt_compat import emit
+from desktop.shell import ShellController
+from desktop.views.partials import profile_import
+from desktop.views.partials.profile_import import (
+    IMPORT_KINDS,
+    DraftBanner,
+    ProfileImporter,
+    notice_frame,
+    notice_label,
+)
+from desktop.views.partials.scroll_column import scroll_column
+from desktop.views.partials.settings_form import field_messages, hint
+from desktop.views.partials.settings_profile import ProfileEditor
+from desktop.views.status_indicators import COLORS
+
+SAMPLE_BANNER = "Sample profile — not yours. Import your résumé to replace it."
+PRIMARY_BUTTON = """
+QPushButton { background: #1f6feb; color: white; border: 1px solid #1a5fcc;
+              border-radius: 5px; padding: 6px 16px; font-weight: 600; }
+QPushButton:hover { background: #2a78f0; }
+QPushButton:disabled { background: #c9d3df; border-color: #b9c4d1; color: #f4f6f8; }
+"""
+
+
+class ProfilePage(QWidget):
+    saved = Signal(object)         # the PUT answer, or the error
+    draft_opened = Signal()        # a draft is shown for review (the window shows this page)
+    exported = Signal(object)      # the written path, or the error
+
+    def __init__(self, controller: ShellController, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.controller = controller
+        self.saved_revision: int | None = None
+        self.saved_profile: dict[str, Any] | None = None
+        self.reviewing = False
+        self.importer = ProfileImporter(controller, self)
+        self.importer.drafted.connect(self.review_draft)
+        self.importer.progress.connect(self._on_import_progress)
+        self._build()
+        self._update_buttons()
+
+    # -- layout ---------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(6)
+        outer.addLayout(self._build_tools())
+        outer.addWidget(self._build_sample_banner())
+        self.draft_banner = DraftBanner(self)
+        outer.addWidget(self.draft_banner)
+        self.scroll, body, column = scroll_column(self, margins=(4, 4, 12, 8), spacing=8,
+                                                  wrap_width=True)
+        self.editor = ProfileEditor(body)
+        self.editor.edited.connect(self._on_edited)
+        column.addWidget(self.editor)
+        column.addStretch(1)
+        outer.addWidget(self.scroll, 1)
+        outer.addLayout(self._build_save_row())
+
+    def _build_tools(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        row.setContentsMargins(4, 6, 12, 0)
+        self.import_button = self._button("Import résumé…", "importResume", self.choose_import,
+                                          f"Read your résumé ({IMPORT_KINDS}) into a draft "
+                                          "to check before saving")
+        self.export_button = self._button("Export as JSON Resume…", "exportResume",
+                                          self.choose_export,
+                                          "Save the saved profile's résumé as a JSON Resume file")
+        row.addWidget(self.import_button)
+        row.addWidget(self.export_button)
+        row.addWidget(hint("or drop a résumé file anywhere on this window", self), 1)
+        return row
+
+    def _build_sample_banner(self) -> QWidget:
+        frame = notice_frame("sampleBanner", "info", self)
+        layout = QHBoxLayout(frame)
+        layout.setContentsMargins(12, 6, 8, 6)
+        self.sample_text = notice_label(frame, "sampleBannerText")
+        self.sample_text.setText(f"<b>{SAMPLE_BANNER}</b>")
+        layout.addWidget(self.sample_text, 1)
+        layout.addWidget(self._button("Import résumé…", "sampleImport", self.choose_import))
+        self.sample_banner = frame
+        frame.hide()
+        return frame
+
+    def _build_save_row(self) -> QVBoxLayout:
+        column = QVBoxLayout()
+        column.setContentsMargins(4, 0, 12, 2)
+        row = QHBoxLayout()
+        self.status = QLabel(self)
+        self.status.setObjectName("profileStatus")
+        self.status.setWordWrap(True)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
+        self.discard_button = self._button("Discard changes", "discardProfile", self.discard,
+                                           "Show the saved profile again")
+        self.save_button = self._button("Save profile", "saveProfile", self.save)
+        self.save_button.setStyleSheet(PRIMARY_BUTTON)
+        row.addWidget(self.status, 1)
+        row.addWidget(self.discard_button)
+        row.addWidget(self.save_button)
+        column.addLayout(row)
+        column.addWidget(ProfileEditor.note())
+        return column
+
+    def _button(self, text: str, name: str, slot, tip: str | None = None) -> QPushButton:
+        button = QPushButton(text, self)
+        button.setObjectName(name)
+        if tip:
+            button.setToolTip(tip)
+        button.clicked.connect(slot)
+        return button
+
+    # -- the saved profile ----------------------------------------------------------------
+
+    def show_saved(self, envelope: dict[str, Any]) -> None:
+        """``GET /v1/profile``'s answer; shown unless the user is editing or reviewing."""
+        self.saved_revision = envelope.get("revision")
+        self.saved_profile = envelope.get("profile") or {}
+        if not (self.reviewing or self.editor.is_dirty()):
+            self.editor.set_profile(self.saved_profile)
+        self._update_buttons()
+
+    @property
+    def dirty(self) -> bool:
+        return self.reviewing or self.editor.is_dirty()
+
+    # -- import ---------------------------------------------------------------------------
+
+    def choose_import(self) -> None:
+        path = profile_import.choose_resume_file(self)
+        if path is not None:
+            self.importer.import_file(path, "settings")
+
+    def review_draft(self, answer: dict[str, Any]) -> None:
+        self.reviewing = True
+        self.editor.set_profile(answer.get("profile") or {})
+        self.draft_banner.show_draft(answer)
+        self._say("Not saved yet: check the draft, then Save profile (or Discard changes).",
+                  "busy")
+        self._update_buttons()
+        emit(self.draft_opened)
+        self.focus()
+
+    def _on_import_progress(self, origin: str, text: str, tone: str) -> None:
+        if origin == "settings" and text:
+            self._say(text, tone)
+
+    # -- save / discard -------------------------------------------------------------------
+
+    def save(self) -> None:
+        profile = self.editor.profile()
+        self.save_button.setEnabled(False)
+        self._say("Saving…", "busy")
+        self.controller.call(lambda client: client.put_profile(profile), self._on_saved,
+                             self._on_save_failed, name="profile-save")
+
+    def _on_saved(self, answer: dict[str, Any]) -> None:
+        self.reviewing = False
+        self.draft_banner.hide()
+        self.saved_revision = answer.get("revision")
+        self.saved_profile = answer.get("profile") or {}
+        self.editor.set_profile(self.saved_profile)
+        self._say("Profile saved." if answer.get("changed")
+                  else "Profile saved (nothing had changed).", "ok")
+        self._update_buttons()
+        emit(self.saved, answer)
+
+    def _on_save_failed(self, error: Exception) -> None:
+        self._update_buttons()
+        if isinstance(error, ApiRequestError) and error.status == 422:
+            unshown = self.editor.show_errors(field_messages(error))
+            extra = f" {'; '.join(unshown)}" if unshown else ""
+            self._say(f"The profile was not saved: fix the marked fields.{extra}", "bad")
+        else:
+            self._say(f"The profile was not saved: {describe_api_error(error)}", "bad")
+        emit(self.saved, error)
+
+    def discard(self) -> None:
+        self.reviewing = False
+        self.draft_banner.hide()
+        self.editor.set_profile(self.saved_profile or {})
+        self._say("Changes discarded: this is the saved profile.", "idle")
+        self._update_buttons()
+
+    # -- export ---------------------------------------------------------------------------
+
+    def choose_export(self) -> None:
+        name = ((self.saved_profile or {}).get("resume") or {}).get("basics", {}).get("name")
+        stem = "-".join((name or "resume").lower().split())
+        path = profile_import.choose_export_path(self, f"{stem}-{date.today():%Y-%m-%d}.json")
+        if path is not None:
+            self.export_to(path)
+
+    def export_to(self, path: Path) -> None:
+        def done(document: dict[str, Any]) -> None:
+            try:
+                path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n",
+                                encoding="utf-8")
+            except OSError as error:
+                self._say(f"Could not write {path.name}: {error.strerror or error}", "bad")
+                emit(self.exported, error)
+                return
+            self._say(f"Exported the saved profile to {path}.", "ok")
+            emit(self.exported, path)
+
+        def failed(error: Exception) -> None:
+            self._say(f"Nothing was exported: {describe_api_error(error)}", "bad")
+            emit(self.exported, error)
+
+        self.controller.call(lambda client: client.export_profile(), done, failed,
+                             name="profile-export")
+
+    # -- small things ---------------------------------------------------------------------
+
+    def focus(self) -> None:
+        """The page's top in view, the cursor in Name."""
+        self.scroll.widget().layout().activate()
+        self.scroll.verticalScrollBar().setValue(0)
+        self.editor.focus_first()
+
+    def _on_edited(self) -> None:
+        if not self.reviewing and self.editor.is_dirty():
+            self._say("Unsaved changes.", "busy")
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        self.save_button.setEnabled(True)
+        self.discard_button.setEnabled(self.dirty)
+        self.export_button.setEnabled(bool(self.saved_revision))
+        sample = bool((self.saved_profile or {}).get("sample")) and not self.reviewing
+        self.sample_banner.setVisible(sample)
+
+    def _say(self, text: str, tone: str) -> None:
+        self.status.setText(text)
+        self.status.setStyleSheet(f"color: {COLORS[tone]};")

@@ -1,0 +1,1 @@
+"""The bundled sample résumé (a fictitious person), read with importlib.resources."""
