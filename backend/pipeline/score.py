@@ -1,20 +1,31 @@
-"""Score: fit 0–100 with a short rationale, from the profile and the enriched posting.
+"""Score: fit 0–100 derived from an evidence ledger (``backend.domain.fit``).
 
-Offline: transparent keyword heuristics (title, skills, must-haves, deal-breakers,
-remote / location, salary), so the number is explainable and costs nothing.
-With a model: one JSON completion, validated, clamped and explained.
+Each posting requirement is matched to the profile evidence that proves it, or marked
+missing / unknown with the reason; ``score_from_ledger`` turns the ledger into the number
+and deal-breakers cap it visibly.
+
+Offline: ``offline_score`` builds the ledger with transparent rules
+(``backend.pipeline.fit``), deterministic and free. With a model: ``model_ledger`` asks for
+the same ledger as JSON, validates it, makes at most one repair call, and then applies our
+own deal-breaker checks, so a model cannot skip them.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, get_args
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from backend.domain.errors import TypedFailure
+from backend.domain.fit import FitLedger, Requirement, RequirementKind, score_from_ledger
+from backend.domain.model import CamelModel
 from backend.domain.profile import CandidateProfile
-from backend.pipeline.text import contains_term, human_list, normalize, title_similarity
+from backend.pipeline.fit.rules import build_ledger, enforce_deal_breakers
+from backend.pipeline.text import human_list
 
 
 @dataclass(frozen=True)
@@ -36,135 +47,206 @@ class ScoreResult:
     score: int
     rationale: str
     matched: list[str] = field(default_factory=list)
+    """Labels of the met skill / keyword requirements (Tailor and Cover lean on them)."""
     missing: list[str] = field(default_factory=list)
+    """Labels of the missing requirements, must-haves first."""
+    ledger: FitLedger | None = None
+    """The evidence behind the number (None for scores stored before the ledger)."""
 
 
-def offline_score(profile: CandidateProfile, job: JobText) -> ScoreResult:
-    text = normalize(f"{job.title} {job.description}")
-    reasons: list[str] = []
-    points = 0.0
-
-    best_title = max(profile.target_titles, key=lambda t: title_similarity(t, job.title),
-                     default=None)
-    title_fit = title_similarity(best_title, job.title) if best_title else 0.0
-    points += 30 * title_fit
-    if best_title and title_fit >= 0.5:
-        reasons.append(f"Title fits your target “{best_title}”.")
-    elif profile.target_titles:
-        reasons.append("Title is outside your target titles.")
-
-    skills = profile.all_skills()
-    matched = [skill for skill in skills if contains_term(text, skill)]
-    wanted = max(4, min(len(skills), 10))
-    points += 35 * min(1.0, len(matched) / wanted)
-    if matched:
-        reasons.append(f"{len(matched)} of your skills appear: {human_list(matched[:6])}.")
-    else:
-        reasons.append("None of your listed skills appear in the posting.")
-
-    missing = [kw for kw in profile.must_have_keywords if not contains_term(text, kw)]
-    if profile.must_have_keywords:
-        points += 10 * (1 - len(missing) / len(profile.must_have_keywords))
-        if missing:
-            reasons.append(f"Missing must-haves: {human_list(missing)}.")
-
-    points += _remote_points(profile, job, reasons)
-    points += _salary_points(profile, job, reasons)
-
-    breakers = [kw for kw in profile.deal_breaker_keywords if contains_term(text, kw)]
-    score = round(max(0.0, min(100.0, points)))
-    if breakers:
-        score = min(score, 10)
-        reasons.insert(0, f"Deal-breaker present: {human_list(breakers)}.")
-    return ScoreResult(score=score, rationale=" ".join(reasons), matched=matched, missing=missing)
+def offline_score(profile: CandidateProfile, job: JobText, *, today: date) -> ScoreResult:
+    return result_from_ledger(build_ledger(profile, job, today=today))
 
 
-def _remote_points(profile: CandidateProfile, job: JobText, reasons: list[str]) -> float:
-    mode = job.remote or "unknown"
-    preference = profile.remote_preference
-    location_hit = any(contains_term(normalize(job.location or ""), place)
-                       for place in profile.locations)
-    if preference == "remote_only":
-        fits = mode == "remote"
-    elif preference == "remote_or_hybrid":
-        fits = mode in ("remote", "hybrid") and (mode == "remote" or location_hit
-                                                  or not profile.locations)
-    elif preference == "onsite":
-        fits = mode in ("onsite", "hybrid") and (location_hit or not profile.locations)
-    else:
-        fits = mode == "remote" or location_hit or not profile.locations
-    if mode == "unknown":
-        reasons.append("Work arrangement not stated.")
-        return 5
-    reasons.append(f"{mode.capitalize()} role {'fits' if fits else 'does not fit'} your "
-                   f"location preference.")
-    return 15 if fits else 0
+def result_from_ledger(ledger: FitLedger) -> ScoreResult:
+    """The score, its rationale and the matched / missing labels, all from one ledger."""
+    met = ledger.met()
+    matched = [r.label for r in _must_first(met) if r.kind in ("skill", "keyword")]
+    missing = [r.label for r in _must_first(ledger.missing())]
+    return ScoreResult(score=score_from_ledger(ledger), rationale=rationale(ledger),
+                       matched=matched[:30], missing=missing[:30], ledger=ledger)
 
 
-def _salary_points(profile: CandidateProfile, job: JobText, reasons: list[str]) -> float:
-    if not profile.salary_floor:
-        return 5
-    top = job.salary_max or job.salary_min
-    if top is None:
-        reasons.append("Salary not stated.")
-        return 3
-    if profile.salary_currency and job.salary_currency and \
-            profile.salary_currency != job.salary_currency:
-        reasons.append(f"Salary is in {job.salary_currency}, your floor in "
-                       f"{profile.salary_currency}.")
-        return 3
-    if top >= profile.salary_floor:
-        reasons.append(f"Salary up to {top:,} meets your floor of {profile.salary_floor:,}.")
-        return 10
-    reasons.append(f"Salary up to {top:,} is below your floor of {profile.salary_floor:,}.")
-    return -10
+def _must_first(requirements: list[Requirement]) -> list[Requirement]:
+    return sorted(requirements, key=lambda r: r.importance != "must")
 
 
-class _ModelScore(BaseModel):
-    score: int = Field(ge=0, le=100)
-    rationale: str = Field(min_length=1, max_length=1200)
-    matched: list[str] = Field(default_factory=list)
-    missing: list[str] = Field(default_factory=list)
+def _listed(labels: list[str]) -> str:
+    # Labels such as "Hybrid, 2 days a week in Atlanta" hold commas: then semicolons separate.
+    return "; ".join(labels) if any("," in label for label in labels) else human_list(labels)
 
+
+def rationale(ledger: FitLedger) -> str:
+    """Two or three plain sentences from the ledger's top items."""
+    musts = [r for r in ledger.requirements if r.importance == "must"]
+    met = [r for r in musts if r.status == "met"]
+    missing = _must_first(ledger.missing())
+    unknown = [r for r in musts if r.status == "unknown"]
+    sentences = []
+    if ledger.cap is not None:
+        sentences.append(f"Capped at {ledger.cap.score}: {ledger.cap.reason}.")
+    if musts:
+        shown = _listed([r.label for r in met[:3]])
+        sentences.append(f"Meets {len(met)} of {len(musts)} must-haves" + (f": {shown}." if met else "."))
+    if missing and len(sentences) < 3:
+        sentences.append(f"Missing: {_listed([r.label for r in missing[:3]])}.")
+    if unknown and len(sentences) < 3:
+        sentences.append(f"Not stated: {_listed([r.label for r in unknown[:3]])}.")
+    if not sentences:
+        sentences.append("The posting states no requirements to check.")
+    return " ".join(sentences)
+
+
+# --------------------------------------------------------------------------- model ledger
+
+_KINDS = " | ".join(f'"{kind}"' for kind in get_args(RequirementKind))
 
 SCORE_SYSTEM = (
-    "You assess how well a job posting fits a candidate. Be strict and specific. "
-    "Answer with one JSON object: {\"score\": integer 0-100, \"rationale\": at most three "
-    "short sentences, \"matched\": [skills or requirements the candidate meets], "
-    "\"missing\": [requirements the candidate lacks]}. Deal-breakers cap the score at 10."
+    "You check a job posting against a candidate's profile. Answer with one JSON object and "
+    "nothing else, in exactly this shape:\n"
+    '{"requirements": [{"kind": ' + _KINDS + ', "label": "short name, e.g. PostgreSQL or On-site in '
+    'Berlin (max 200 chars)", "importance": "must" | "nice", "status": "met" | "missing" | "unknown", '
+    '"evidence": "for met: the profile item that proves it, e.g. the work entry heading '
+    '\\"Senior Backend Engineer, Northwind (2021–)\\" or \\"Skills: PostgreSQL\\" (max 300 chars), '
+    'else null", "detail": "for missing or unknown: why, in plain words for the candidate (max 300 '
+    'chars), else null", "dealBreaker": true only when missing it rules the job out}]}\n'
+    "List every requirement the posting states: must-haves from its requirement sections, "
+    "nice-to-haves from 'nice to have', 'bonus', 'preferred'; always include the title "
+    "(kind title), the seniority when the title states one, the work arrangement and place "
+    "(kind location) and the salary against the candidate's floor. Evidence must come from the "
+    "profile; never invent experience. Use unknown when neither side says. At most 40 requirements."
 )
 
 
-def score_prompt(profile: CandidateProfile, job: JobText) -> str:
-    return json.dumps({
-        "candidate": {
-            "targetTitles": profile.target_titles, "skills": profile.all_skills(),
-            "locations": profile.locations, "remotePreference": profile.remote_preference,
-            "salaryFloor": profile.salary_floor, "salaryCurrency": profile.salary_currency,
+def _profile_facts(profile: CandidateProfile) -> dict[str, Any]:
+    resume = profile.resume
+    facts: dict[str, Any] = {
+        "headline": resume.basics.label, "summary": (resume.basics.summary or "")[:1500] or None,
+        "work": [{"heading": entry.heading(), "location": entry.location,
+                  "startDate": entry.start_date, "endDate": entry.end_date,
+                  "highlights": entry.highlights[:10]} for entry in resume.work[:15]],
+        "skills": [{"group": g.name, "keywords": g.keywords[:40]} for g in resume.skills[:20]],
+        "languages": [{"language": x.language, "fluency": x.fluency} for x in resume.languages],
+        "education": [{"institution": e.institution, "studyType": e.study_type, "area": e.area,
+                       "endDate": e.end_date} for e in resume.education],
+        "certificates": [c.name for c in resume.certificates if c.name],
+        "preferences": {
+            "targetTitles": profile.target_titles, "locations": profile.locations,
+            "remotePreference": profile.remote_preference, "salaryFloor": profile.salary_floor,
+            "salaryCurrency": profile.salary_currency, "workAuthorization": profile.work_authorization,
             "mustHave": profile.must_have_keywords, "dealBreakers": profile.deal_breaker_keywords,
-            "resume": (profile.resume_text or "")[:6000],
         },
+    }
+    if resume.is_empty() and profile.resume_text:
+        facts["resumeText"] = profile.resume_text[:6000]  # not structured yet: the text is all there is
+    return facts
+
+
+def score_prompt(profile: CandidateProfile, job: JobText, *, today: date | None = None) -> str:
+    return json.dumps({
+        "today": today.isoformat() if today else None,
+        "candidate": _profile_facts(profile),
         "job": {
             "title": job.title, "company": job.company, "location": job.location,
-            "remote": job.remote, "salary": [job.salary_min, job.salary_max, job.salary_currency],
+            "remote": job.remote, "salary": {"min": job.salary_min, "max": job.salary_max,
+                                             "currency": job.salary_currency},
             "description": job.description[:12000],
         },
     }, ensure_ascii=False)
 
 
 class ModelOutputInvalid(TypedFailure, ValueError):
-    """The model answered, but not with the JSON we asked for (retryable)."""
+    """The model answered, but not with the JSON we asked for (retryable).
+
+    ``problem`` says what was wrong (field paths and messages, never the reply's text), for
+    the repair prompt; the message stays a bounded description."""
 
     code = "provider_response_invalid"
 
+    def __init__(self, message: str = "model reply is not the requested JSON", *, problem: str = "") -> None:
+        super().__init__(message)
+        self.problem = problem or message
 
-def parse_model_score(text: str) -> ScoreResult:
+
+class _ModelLedger(CamelModel):
+    requirements: list[Requirement] = Field(min_length=1, max_length=80)
+
+
+_TEXT_LIMITS = {"label": 200, "evidence": 300, "detail": 300}
+
+
+def _trim(data: Any) -> Any:
+    """Over-long texts are cut rather than rejected: the content is fine, only long."""
+    if isinstance(data, dict) and isinstance(data.get("requirements"), list):
+        for item in data["requirements"]:
+            if isinstance(item, dict):
+                for key, limit in _TEXT_LIMITS.items():
+                    if isinstance(item.get(key), str):
+                        item[key] = item[key].strip()[:limit]
+    return data
+
+
+def _describe(error: ValidationError) -> str:
+    problems = [f"{'.'.join(str(p) for p in e['loc']) or 'reply'}: {e['msg']}"
+                for e in error.errors(include_url=False, include_input=False)[:8]]
+    return "; ".join(problems)
+
+
+def parse_model_ledger(text: str) -> FitLedger:
+    """The model's ledger, validated; ModelOutputInvalid (with ``problem``) otherwise."""
     try:
-        parsed = _ModelScore.model_validate_json(_json_object(text))
-    except (ValidationError, ValueError) as error:
-        raise ModelOutputInvalid("score reply is not the requested JSON") from error
-    return ScoreResult(score=parsed.score, rationale=parsed.rationale.strip(),
-                       matched=parsed.matched[:30], missing=parsed.missing[:30])
+        data = json.loads(_json_object(text))
+    except ValueError as error:
+        problem = f"the reply is not one JSON object ({type(error).__name__})"
+        raise ModelOutputInvalid("score reply is not the requested JSON", problem=problem) from None
+    try:
+        parsed = _ModelLedger.model_validate(_trim(data))
+    except ValidationError as error:
+        raise ModelOutputInvalid("score reply is not the requested JSON", problem=_describe(error)) from None
+    return FitLedger(requirements=parsed.requirements, method="model")
+
+
+def repair_prompt(bad_text: str, error: str) -> str:
+    return (
+        "Your previous answer could not be used: " + error[:1000] + ".\n"
+        "Here it is:\n" + bad_text[:6000] + "\n\n"
+        'Answer again with the corrected JSON object only: {"requirements": [...]} in the shape '
+        "described in the instructions, no prose and no code fences."
+    )
+
+
+Complete = Callable[[str, str], Awaitable[str]]
+
+
+async def model_ledger(complete: Complete, profile: CandidateProfile, job: JobText, *,
+                       today: date | None = None) -> FitLedger:
+    """Ask the model for the ledger: at most two calls (the answer, and one repair when the
+    answer is malformed); a second malformed answer raises ModelOutputInvalid. Our own
+    deal-breaker checks are applied to whatever the model said."""
+    prompt = score_prompt(profile, job, today=today)
+    reply = await complete(SCORE_SYSTEM, prompt)
+    try:
+        ledger = parse_model_ledger(reply)
+    except ModelOutputInvalid as error:
+        # The repair call carries the original prompt too: a reply that was prose, not JSON,
+        # cannot be fixed without the posting and the profile.
+        reply = await complete(SCORE_SYSTEM, f"{prompt}\n\n{repair_prompt(reply, error.problem)}")
+        try:
+            ledger = parse_model_ledger(reply)
+        except ModelOutputInvalid as repaired:
+            raise RepairFailed(problem=repaired.problem) from None
+    return enforce_deal_breakers(ledger, profile, job)
+
+
+class RepairFailed(ModelOutputInvalid):
+    """Malformed again after the one repair: a typed failure, not retried (another attempt
+    would pay for the same two calls again)."""
+
+    retryable = False
+
+    def __init__(self, *, problem: str = "") -> None:
+        super().__init__("model reply is not the requested JSON, also after one repair",
+                         problem=problem)
 
 
 def _json_object(text: str) -> str:

@@ -1,6 +1,6 @@
 """A paid provider (a real loopback OpenAI-compatible server that counts every call):
-the daily ceiling, unlimited budgets, retried 500s, fail-fast 401s, and a worker killed
-right after committing a score."""
+the daily ceiling, unlimited budgets, retried 500s, fail-fast 401s, a worker killed
+right after committing a score, and malformed fit ledgers (one repair, then typed)."""
 
 from __future__ import annotations
 
@@ -26,11 +26,24 @@ JOBS = 6
 PER_CALL_USD = Decimal("0.022")  # gpt-4o: 4,000 in x $2.50/M + 1,200 out x $10/M
 
 
+LEDGER_REPLY = json.dumps({"requirements": [
+    {"kind": "skill", "label": "Python", "importance": "must", "status": "met",
+     "evidence": "Senior Backend Engineer, Northwind GmbH (2020–)"},
+    {"kind": "skill", "label": "PostgreSQL", "importance": "must", "status": "met",
+     "evidence": "Skills: PostgreSQL"},
+    {"kind": "work_authorization", "label": "Work authorization", "importance": "must",
+     "status": "unknown", "detail": "not stated"},
+]})
+
+
+def is_score_request(request) -> bool:
+    return "check a job posting against" in request.body["messages"][0]["content"]
+
+
 def scripted_reply(request) -> str:
+    if is_score_request(request):
+        return LEDGER_REPLY
     system = request.body["messages"][0]["content"]
-    if "assess how well" in system:
-        return json.dumps({"score": 72, "rationale": "Strong Python and PostgreSQL match.",
-                           "matched": ["Python", "PostgreSQL"], "missing": []})
     if "tailor a resume" in system:
         return json.dumps({"headline": "Backend engineer", "summary": "Python engineer.",
                            "sections": [{"title": "Skills", "items": ["Python", "PostgreSQL"]},
@@ -199,3 +212,57 @@ async def test_a_worker_killed_after_committing_a_score_never_pays_twice(paid):
     assert final[-1] == ("WorkflowCompleted", None)
     assert fake.calls == calls + 1, "the retried attempt reused the committed score"
     assert count_events(app_dir, "JobScored") == scored + 1
+
+
+def score_replies(*replies: str):
+    """The next score calls answer ``replies`` in turn (the last one repeats)."""
+    answers = list(replies)
+
+    def reply(request) -> str:
+        if not is_score_request(request):
+            return scripted_reply(request)
+        return answers.pop(0) if len(answers) > 1 else answers[0]
+
+    return reply
+
+
+async def test_a_malformed_ledger_gets_one_repair_then_scores(paid):
+    http, fake, app_dir = paid["http"], paid["fake"], paid["app_dir"]
+    job = await first_job(http)
+    calls, scored, terminals = fake.calls, count_events(app_dir, "JobScored"), len(
+        prep_terminals(app_dir))
+    fake.reply_with(score_replies('Sure! Here is my assessment: {"requirements": [{"kind": 3}',
+                                  LEDGER_REPLY))
+    try:
+        assert (await http.post(f"/v1/jobs/{job}/actions/rescore")).status_code == 202
+        final = await wait_terminals(app_dir, terminals + 1)
+    finally:
+        fake.reply_with(scripted_reply)
+    assert final[-1] == ("WorkflowCompleted", None)
+    assert fake.calls == calls + 2, "the answer and exactly one repair"
+    repair = fake.requests[-1].body["messages"][-1]["content"]
+    assert "Your previous answer could not be used" in repair
+    assert count_events(app_dir, "JobScored") == scored + 1
+    ledger = (await http.get(f"/v1/jobs/{job}")).json()["score"]["ledger"]
+    assert [r["label"] for r in ledger["requirements"]][:2] == ["Python", "PostgreSQL"]
+
+
+async def test_a_ledger_malformed_after_its_repair_is_a_typed_failure_and_no_score(paid):
+    http, fake, app_dir = paid["http"], paid["fake"], paid["app_dir"]
+    job = await first_job(http)
+    before = (await http.get(f"/v1/jobs/{job}")).json()["score"]["version"]
+    calls, scored, terminals = fake.calls, count_events(app_dir, "JobScored"), len(
+        prep_terminals(app_dir))
+    fake.reply_with(score_replies("I cannot answer in JSON today."))
+    try:
+        assert (await http.post(f"/v1/jobs/{job}/actions/rescore")).status_code == 202
+        final = await wait_terminals(app_dir, terminals + 1)
+    finally:
+        fake.reply_with(scripted_reply)
+    assert final[-1] == ("WorkflowFailed", "provider_response_invalid")
+    assert fake.calls == calls + 2, "no retry pays for the same two calls again"
+    assert count_events(app_dir, "JobScored") == scored
+    detail = (await http.get(f"/v1/jobs/{job}")).json()
+    assert detail["score"]["version"] == before
+    stage = next(s for s in detail["stages"] if s["stage"] == "score")
+    assert stage["status"] == "failed" and stage["errorCode"] == "provider_response_invalid"

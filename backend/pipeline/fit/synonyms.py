@@ -1,9 +1,9 @@
 """The skill synonym index: canonical names and aliases from ``resources/skill_synonyms.json``.
 
 "postgres", "psql" and "PostgreSQL" are one skill; so are "k8s" and "Kubernetes". The
-index is built once per process (lazily, on first use) into two compiled alternations —
-one case-insensitive, one for the exact-case spellings such as "Go" or "Excel" that are
-also plain English words — so finding every skill in a posting is two regex scans.
+index is built once per process (lazily, on first use) into prefix-factored regexes — one
+for the case-insensitive spellings, one for the exact-case ones such as "Go" or "Excel"
+that are also plain English words — so finding every skill in a posting is two scans.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ SYNONYMS_FILE = "skill_synonyms.json"
 # Whole words only, but "C++", ".NET" and "CI/CD" start or end with punctuation, so the
 # boundary is "no letter or digit next to the match" rather than \b.
 _BEFORE = r"(?<![A-Za-z0-9])"
-_AFTER = r"(?![A-Za-z0-9]|\.[A-Za-z0-9])"
+WORD_END = r"(?![A-Za-z0-9]|\.[A-Za-z0-9])"
 
 
 @dataclass(frozen=True)
@@ -28,17 +28,36 @@ class SkillIndex:
     """Lower-case spelling (name or alias) → canonical name."""
     exact: dict[str, str]
     """Exact-case spelling → canonical name (matched with case)."""
+    lower_source: str
+    """The case-insensitive spellings as one prefix-factored regex (no boundaries), for
+    scanners that look for skills and other things in one pass over lower-cased text."""
+    lower_pattern: re.Pattern[str]
+    """``lower_source`` with word boundaries, run over lower-cased text (faster than re.I)."""
     anycase_pattern: re.Pattern[str]
+    """The same with re.I, for the rare text whose lower-casing changes its length."""
     exact_pattern: re.Pattern[str] | None
+
+    def spelled(self, lowered_match: str) -> str:
+        """The canonical name of a match of ``lower_source``."""
+        name = self.canonical.get(lowered_match)
+        return name if name is not None else self.canonical[" ".join(lowered_match.split())]
+
+    def hits(self, text: str) -> list[tuple[int, str]]:
+        """(offset, canonical name) of every skill mention in ``text``, in text order."""
+        lowered = text.lower()
+        if len(lowered) == len(text):
+            found = [(m.start(), m.group(0)) for m in self.lower_pattern.finditer(lowered)]
+        else:
+            found = [(m.start(), m.group(0).lower()) for m in self.anycase_pattern.finditer(text)]
+        out = [(start, self.spelled(spelling)) for start, spelling in found]
+        if self.exact_pattern is not None:
+            out.extend((m.start(), self.exact[m.group(0)]) for m in self.exact_pattern.finditer(text))
+            out.sort()
+        return out
 
     def find(self, text: str) -> list[str]:
         """Canonical skills mentioned in ``text``, first mention first, each once."""
-        hits: list[tuple[int, str]] = [
-            (m.start(), self.canonical[" ".join(m.group(0).lower().split())]) for m in self.anycase_pattern.finditer(text)]
-        if self.exact_pattern is not None:
-            hits.extend((m.start(), self.exact[m.group(0)]) for m in self.exact_pattern.finditer(text))
-        hits.sort()
-        return list(dict.fromkeys(name for _, name in hits))
+        return list(dict.fromkeys(name for _, name in self.hits(text)))
 
     def canonical_name(self, skill: str) -> str:
         """The canonical spelling of a profile's skill ("postgres" → "PostgreSQL"); an
@@ -47,12 +66,29 @@ class SkillIndex:
         return self.exact.get(text) or self.canonical.get(text.lower()) or text
 
 
-def _alternation(spellings: list[str], flags: int) -> re.Pattern[str]:
-    # Longest first: the regex takes the first alternative that matches ("React Native"
-    # before "React").
-    ordered = sorted(set(spellings), key=lambda s: (-len(s), s))
-    body = "|".join(re.escape(s).replace(r"\ ", r"\s+") for s in ordered)
-    return re.compile(f"{_BEFORE}(?:{body}){_AFTER}", flags)
+def _trie(spellings: list[str]) -> str:
+    """One regex for many words, factored by common prefixes ("post(?:gres(?:ql)?|man)"):
+    the engine then tests one branch per character instead of every word at every offset."""
+    root: dict = {}
+    for spelling in spellings:
+        node = root
+        for char in spelling:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def emit(node: dict) -> str:
+        branches = [(r"\s+" if char == " " else re.escape(char)) + emit(child)
+                    for char, child in sorted(node.items()) if char]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return emit(root)
+
+
+def _alternation(spellings: list[str], flags: int = 0) -> re.Pattern[str]:
+    return re.compile(f"{_BEFORE}(?:{_trie(spellings)}){WORD_END}", flags)
 
 
 def build_index(document: dict) -> SkillIndex:
@@ -68,8 +104,10 @@ def build_index(document: dict) -> SkillIndex:
                 canonical[spelling.lower()] = name
     return SkillIndex(
         canonical=canonical, exact=exact,
+        lower_source=_trie(list(canonical)),
+        lower_pattern=_alternation(list(canonical)),
         anycase_pattern=_alternation(list(canonical), re.IGNORECASE),
-        exact_pattern=_alternation(list(exact), 0) if exact else None,
+        exact_pattern=_alternation(list(exact)) if exact else None,
     )
 
 

@@ -19,6 +19,7 @@ from temporalio.exceptions import ApplicationError
 
 from backend.config import AppPaths, AppSettings, load_settings
 from backend.domain import events as ev
+from backend.domain.fit import FitLedger
 from backend.domain.profile import CandidateProfile
 from backend.pipeline import cover as cover_logic
 from backend.pipeline import enrich as enrich_logic
@@ -81,7 +82,8 @@ class JobFacts:
 
     def score_result(self) -> score_logic.ScoreResult:
         s = self.score
-        return score_logic.ScoreResult(s.score, s.rationale, s.matched, s.missing)
+        ledger = FitLedger.model_validate(s.ledger) if s.ledger else None
+        return score_logic.ScoreResult(s.score, s.rationale, s.matched, s.missing, ledger)
 
 
 def _owner(run: RunRef) -> stages.Owner:
@@ -240,20 +242,25 @@ class PreparationActivities:
 
     async def _score(self, input: StageInput, facts: JobFacts) -> Commit:
         provider = build_provider(self._paths, self._db, facts.settings)
+        today = date.today()
         if provider.is_offline:
-            result = score_logic.offline_score(facts.profile, facts.job_text())
+            result = score_logic.offline_score(facts.profile, facts.job_text(), today=today)
         else:
-            completion = await provider.complete(
-                system=score_logic.SCORE_SYSTEM,
-                user=score_logic.score_prompt(facts.profile, facts.job_text()), json_mode=True)
-            result = score_logic.parse_model_score(completion.text)
+            async def complete(system: str, user: str) -> str:
+                return (await provider.complete(system=system, user=user, json_mode=True)).text
+
+            ledger = await score_logic.model_ledger(complete, facts.profile, facts.job_text(),
+                                                    today=today)
+            result = score_logic.result_from_ledger(ledger)
+        ledger_json = result.ledger.model_dump(mode="json", by_alias=True) if result.ledger else None
 
         async def commit(conn, version: int) -> None:
             await materials.insert_score(
                 conn, input.job_id, version=version, score=result.score,
                 rationale=result.rationale, matched=result.matched, missing=result.missing,
                 provider=provider.name, model=provider.model,
-                profile_revision=facts.profile_revision, **_run_ids(input.run))
+                profile_revision=facts.profile_revision, ledger=ledger_json,
+                **_run_ids(input.run))
             await append_event(conn, ev.JobScored(
                 job_id=input.job_id, score=result.score, rationale=result.rationale,
                 version=version, provider=provider.name, model=provider.model,

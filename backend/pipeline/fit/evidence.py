@@ -1,0 +1,370 @@
+"""The profile's evidence for each posting requirement: the work entry, skill, language
+or degree that proves it — or why it is missing or unknown, in the job seeker's words.
+
+``ProfileFacts`` reads the profile once (skills by canonical name, the work entries that
+name each skill, years per title family, languages, degrees); the matchers turn one
+posting need into one ``Requirement``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+
+from backend.domain.fit import Importance, Requirement
+from backend.domain.profile import CandidateProfile
+from backend.domain.resume import WorkEntry
+from backend.pipeline.fit.places import place_covered
+from backend.pipeline.fit.requirements import AuthorizationNeed, DegreeNeed, LanguageNeed, YearsNeed
+from backend.pipeline.fit.synonyms import skill_index
+from backend.pipeline.fit.titles import (
+    FAMILY_NAMES,
+    family_distance,
+    level_from_years,
+    level_label,
+    title_family,
+    title_level,
+)
+from backend.pipeline.text import contains_term, human_list, normalize, title_similarity
+
+CEFR = {"a1": 1, "a2": 2, "b1": 3, "b2": 4, "c1": 5, "c2": 6}
+CEFR_NAMES = {1: "A1", 2: "A2", 3: "B1", 4: "B2", 5: "C1", 6: "C2", 7: "native"}
+_FLUENCY_WORDS = ((7, r"native|mother tongue|first language"), (6, r"bilingual"),
+                  (5, r"fluent|full professional|c1"), (4, r"professional working|upper intermediate"),
+                  (3, r"intermediate|limited working|conversational"), (2, r"elementary|basic"),
+                  (1, r"beginner"))
+_FLUENCY = tuple((level, re.compile(pattern, re.I)) for level, pattern in _FLUENCY_WORDS)
+_CEFR_CODE = re.compile(r"\b([abc][12])\b", re.I)
+
+
+def fluency_level(fluency: str | None) -> int | None:
+    """A résumé's fluency ("C1", "Native speaker", "Professional working proficiency") as a
+    rank: A1 1 … C2 6, native 7; None when it says nothing we can read."""
+    if not fluency:
+        return None
+    code = _CEFR_CODE.search(fluency)
+    if code:
+        return CEFR[code.group(1).lower()]
+    return next((level for level, pattern in _FLUENCY if pattern.search(fluency)), None)
+
+
+def _month(text: str | None) -> int | None:
+    """A JSON Resume date (2021, 2021-04, 2021-04-01) as a month number since year 0."""
+    if not text or len(text) < 4 or not text[:4].isdigit():
+        return None
+    month = int(text[5:7]) if len(text) >= 7 and text[5:7].isdigit() else 1
+    return int(text[:4]) * 12 + month - 1
+
+
+def _span(entry: WorkEntry, today: date) -> tuple[int, int] | None:
+    start = _month(entry.start_date)
+    if start is None:
+        return None
+    end = _month(entry.end_date) if entry.end_date else today.year * 12 + today.month - 1
+    return (start, max(start, end or start) + 1)
+
+
+def years_of(spans: list[tuple[int, int]]) -> float:
+    """Years covered by the spans, overlaps counted once (two jobs at once are not two years)."""
+    total, reach = 0, None
+    for start, end in sorted(spans):
+        if reach is None or start > reach:
+            total, reach = total + end - start, end
+        elif end > reach:
+            total, reach = total + end - reach, end
+    return total / 12
+
+
+@dataclass
+class ProfileFacts:
+    """What the matchers need from the profile, read once per score."""
+
+    profile: CandidateProfile
+    today: date
+    skills: dict[str, str] = field(default_factory=dict)
+    """Canonical lower-case name → the skill as the résumé spells it."""
+    entry_texts: list[tuple[WorkEntry, str]] = field(default_factory=list)
+    entry_skills: list[tuple[WorkEntry, list[str]]] = field(default_factory=list)
+    """Each work entry (résumé order, newest first by convention) and the skills it names."""
+    spans: list[tuple[WorkEntry, tuple[int, int]]] = field(default_factory=list)
+    target_families: list[tuple[str, str]] = field(default_factory=list)
+    """(target title or position, its family)."""
+    latest: WorkEntry | None = None
+
+    @classmethod
+    def read(cls, profile: CandidateProfile, today: date) -> ProfileFacts:
+        index = skill_index()
+        facts = cls(profile, today)
+        for skill in profile.all_skills():
+            facts.skills.setdefault(index.canonical_name(skill).lower(), skill)
+        for entry in profile.resume.work:
+            text = " ".join(filter(None, (entry.position, entry.summary, *entry.highlights)))
+            facts.entry_texts.append((entry, text))
+            facts.entry_skills.append((entry, index.find(text)))
+            span = _span(entry, today)
+            if span is not None:
+                facts.spans.append((entry, span))
+        titles = profile.target_titles or [e.position for e in profile.resume.work[:2] if e.position]
+        facts.target_families = [(t, f) for t in titles if (f := title_family(t))]
+        dated = sorted(facts.spans, key=lambda item: item[1][1], reverse=True)
+        facts.latest = dated[0][0] if dated else (profile.resume.work[0] if profile.resume.work else None)
+        return facts
+
+    def years(self, family: str | None) -> tuple[float, list[WorkEntry]]:
+        """Years in roles of ``family`` (or its neighbours); every role when None."""
+        chosen = [(entry, span) for entry, span in self.spans
+                  if family is None or _entry_distance(entry, family) <= 1]
+        return years_of([span for _, span in chosen]), [entry for entry, _ in chosen]
+
+    def level(self) -> tuple[int, str] | None:
+        """The candidate's level and what shows it (the latest role's title, else years)."""
+        if self.latest is not None and self.latest.position:
+            level = title_level(self.latest.position)
+            if level is not None:
+                return level, self.latest.heading()
+        if self.spans:
+            total, _ = self.years(None)
+            return level_from_years(total), f"{total:.0f} years of work experience"
+        return None
+
+
+_FACTS_CACHE: dict[tuple[int, date], tuple[CandidateProfile, ProfileFacts]] = {}
+_FACTS_CACHE_SIZE = 8
+
+
+def profile_facts(profile: CandidateProfile, today: date) -> ProfileFacts:
+    """``ProfileFacts.read``, reused while one profile object scores a batch of postings.
+
+    Keyed by the object itself (its id, checked by identity): a profile is a frozen model
+    and a saved revision is a new object, so a hit is always the same profile."""
+    key = (id(profile), today)
+    hit = _FACTS_CACHE.get(key)
+    if hit is not None and hit[0] is profile:
+        return hit[1]
+    facts = ProfileFacts.read(profile, today)
+    if len(_FACTS_CACHE) >= _FACTS_CACHE_SIZE:
+        _FACTS_CACHE.clear()
+    _FACTS_CACHE[key] = (profile, facts)
+    return facts
+
+
+def _entry_distance(entry: WorkEntry, family: str) -> int:
+    mine = title_family(entry.position or "")
+    return 3 if mine is None else family_distance(mine, family)
+
+
+def requirement(kind: str, label: str, importance: Importance, status: str, *,
+                evidence: str | None = None, detail: str | None = None,
+                deal_breaker: bool = False) -> Requirement:
+    """One ledger line; long evidence and details are cut to the ledger's limits."""
+    return Requirement(kind=kind, label=label[:200], importance=importance, status=status,
+                       evidence=evidence[:300] if evidence else None,
+                       detail=detail[:300] if detail else None, deal_breaker=deal_breaker)
+
+
+# --------------------------------------------------------------------------- skills
+
+
+def skill_requirement(facts: ProfileFacts, name: str, importance: Importance) -> Requirement:
+    """A skill is proven by the most recent work entry that names it, else by the skills
+    list; a skill that is only listed is still met (the résumé claims it)."""
+    entry = next((entry for entry, skills in facts.entry_skills if name in skills), None)
+    if entry is not None:
+        return requirement("skill", name, importance, "met", evidence=entry.heading())
+    listed = facts.skills.get(name.lower())
+    if listed:
+        return requirement("skill", name, importance, "met", evidence=f"Skills: {listed}")
+    return requirement("skill", name, importance, "missing", detail="Not in your skills or work history")
+
+
+def phrase_requirement(facts: ProfileFacts, phrase: str, importance: Importance) -> Requirement:
+    """A named ability outside the synonym list, matched word for word."""
+    for entry, text in facts.entry_texts:
+        if contains_term(normalize(text), phrase):
+            return requirement("skill", phrase, importance, "met", evidence=entry.heading())
+    if any(contains_term(normalize(skill), phrase) for skill in facts.skills.values()):
+        return requirement("skill", phrase, importance, "met", evidence=f"Skills: {phrase}")
+    return requirement("skill", phrase, importance, "missing", detail="Not in your skills or work history")
+
+
+# --------------------------------------------------------------------------- title and level
+
+
+def title_requirement(facts: ProfileFacts, title: str, family: str | None) -> Requirement:
+    """The posting's line of work against the targets. Another line of work altogether
+    (sales for a backend engineer) is a deal-breaker."""
+    targets = facts.target_families
+    if family is None or not targets:
+        best = max(facts.profile.target_titles, key=lambda t: title_similarity(t, title), default=None)
+        if best and title_similarity(best, title) >= 0.5:
+            return requirement("title", title, "must", "met", evidence=f"Target title: {best}")
+        return requirement("title", title, "must", "unknown",
+                           detail="Cannot tell how this title relates to your targets")
+    # The nearest target; among equals the same title, else the one sharing most words.
+    target, target_family = min(targets, key=lambda t: (family_distance(t[1], family),
+                                                       normalize(t[0]) != normalize(title),
+                                                       -title_similarity(t[0], title)))
+    distance = family_distance(target_family, family)
+    name = FAMILY_NAMES[family]
+    role = f"{'An' if name[0].lower() in 'aeiou' else 'A'} {name} role"
+    if distance == 0:
+        entry = next((e for e, _ in facts.entry_texts if _entry_distance(e, family) == 0), None)
+        evidence = f"Target title: {target}" + (f"; {entry.heading()}" if entry else "")
+        return requirement("title", title, "must", "met", evidence=evidence)
+    if distance == 1:
+        return requirement("title", title, "must", "unknown",
+                           detail=f"{role}, next to your target {target}")
+    targets_text = human_list([t for t, _ in targets[:3]])
+    if distance == 2:
+        return requirement("title", title, "must", "missing",
+                           detail=f"{role}, not your target ({targets_text})")
+    return requirement("title", title, "must", "missing", deal_breaker=True,
+                       detail=f"{role}, far from your targets ({targets_text})")
+
+
+def seniority_requirement(facts: ProfileFacts, level: int) -> Requirement | None:
+    """The posting's level against the candidate's: one level either way fits; a junior
+    role for a staff engineer does not (two or more levels apart is a deal-breaker)."""
+    label = f"{level_label(level).capitalize()} level"
+    wanted = [lvl for t in facts.profile.target_titles if (lvl := title_level(t)) is not None]
+    if wanted and min(wanted) <= level <= max(wanted):
+        target = next(t for t in facts.profile.target_titles if title_level(t) == level) \
+            if level in wanted else facts.profile.target_titles[0]
+        return requirement("seniority", label, "must", "met", evidence=f"Target title: {target}")
+    mine = facts.level()
+    if mine is None:
+        return requirement("seniority", label, "must", "unknown",
+                           detail="Your work history has no titles or dates")
+    my_level, shown_by = mine
+    gap = level - my_level
+    if abs(gap) <= 1:
+        return requirement("seniority", label, "must", "met", evidence=shown_by)
+    if gap < 0:
+        detail = f"You are at {level_label(my_level)} level ({shown_by})"
+    else:
+        detail = f"Your most senior role so far is {level_label(my_level)} ({shown_by})"
+    return requirement("seniority", label, "must", "missing", detail=detail, deal_breaker=True)
+
+
+def years_requirement(facts: ProfileFacts, need: YearsNeed, posting_family: str | None) -> Requirement:
+    family = title_family(need.domain) if need.domain else None
+    family = family or posting_family
+    label = f"{need.years}+ years" + (f" of {need.domain}" if need.domain else " of experience")
+    if not facts.spans:
+        return requirement("experience_years", label, need.importance, "unknown",
+                           detail="Your work entries have no dates")
+    years, entries = facts.years(family)
+    where = f"in {FAMILY_NAMES[family]} roles" if family else "of work experience"
+    if years + 0.25 >= need.years:  # "5+ years" is met by 4 years and 10 months of work
+        shown = human_list([e.heading() for e in entries[:3]])
+        return requirement("experience_years", label, need.importance, "met",
+                           evidence=f"{years:.0f} years {where}: {shown}")
+    total, _ = facts.years(None)
+    detail = f"You have {years:.0f} years {where}"
+    if family and total > years:
+        detail += f" ({total:.0f} in total)"
+    return requirement("experience_years", label, need.importance, "missing", detail=detail)
+
+
+# --------------------------------------------------------------------------- language, degree
+
+
+def language_requirement(facts: ProfileFacts, need: LanguageNeed) -> Requirement:
+    wanted = CEFR_NAMES[need.level]
+    label = f"{need.language} ({'native' if need.level == 7 else f'{wanted}+'})"
+    listed = facts.profile.resume.languages
+    if not listed:
+        return requirement("language", label, need.importance, "unknown",
+                           detail="Your profile lists no languages")
+    for entry in listed:
+        if (entry.language or "").strip().lower() != need.language.lower():
+            continue
+        level = fluency_level(entry.fluency)
+        shown = f"{entry.language} ({entry.fluency})" if entry.fluency else entry.language
+        if level is None:
+            return requirement("language", label, need.importance, "unknown",
+                               detail=f"You list {entry.language} without a level")
+        if level >= need.level:
+            return requirement("language", label, need.importance, "met", evidence=f"Languages: {shown}")
+        return requirement("language", label, need.importance, "missing",
+                           detail=f"You list {shown}; they ask for {wanted}")
+    yours = human_list([f"{e.language} ({e.fluency})" if e.fluency else e.language or "" for e in listed])
+    return requirement("language", label, need.importance, "missing", detail=f"Your languages: {yours}")
+
+
+_DEGREE_LEVELS = ((3, r"ph\.?\s?d|doctor"), (2, r"master|m\.?sc|\bms\b|\bma\b|mba|m\.?eng|diplom"),
+                  (1, r"bachelor|b\.?sc|\bbs\b|\bba\b|b\.?eng|b\.?a\.|b\.?s\."))
+_DEGREE_LEVEL = tuple((level, re.compile(pattern, re.I)) for level, pattern in _DEGREE_LEVELS)
+DEGREE_NAMES = {1: "Bachelor's", 2: "Master's", 3: "PhD"}
+
+
+def degree_requirement(facts: ProfileFacts, need: DegreeNeed) -> Requirement:
+    label = DEGREE_NAMES[need.level] + (f" in {need.field}" if need.field else " degree")
+    education = facts.profile.resume.education
+    if not education:
+        return requirement("degree", label, need.importance, "unknown",
+                           detail="Your profile lists no education")
+    for entry in education:
+        level = next((lvl for lvl, p in _DEGREE_LEVEL if p.search(entry.study_type or "")), 1)
+        shown = ", ".join(filter(None, (" ".join(filter(None, (entry.study_type, entry.area))),
+                                        entry.institution)))
+        if level < need.level:
+            continue
+        field_fits = (not need.field or need.or_equivalent
+                      or bool(set(normalize(need.field).split()) & set(normalize(entry.area or "").split())))
+        if field_fits:
+            return requirement("degree", label, need.importance, "met", evidence=shown)
+        return requirement("degree", label, need.importance, "unknown",
+                           detail=f"Your degree is in {entry.area or 'another field'}")
+    return requirement("degree", label, need.importance, "missing",
+                       detail="Your education does not list this degree")
+
+
+def authorization_requirement(facts: ProfileFacts, need: AuthorizationNeed,
+                              country: str | None) -> Requirement:
+    place = need.place or country
+    label = f"Authorized to work in {place}" if place else "Work authorization"
+    if need.no_sponsorship:
+        label += " (no visa sponsorship)"
+    mine = facts.profile.work_authorization
+    if not mine:
+        return requirement("work_authorization", label, "must", "unknown",
+                           detail="Work authorization — not stated in your profile")
+    if place is None:
+        return requirement("work_authorization", label, "must", "unknown",
+                           detail="The posting does not say where")
+    if place_covered(place, mine):
+        return requirement("work_authorization", label, "must", "met",
+                           evidence=f"Work authorization: {human_list(mine)}")
+    return requirement("work_authorization", label, "must", "missing",
+                       detail=f"You are authorized in {human_list(mine)}")
+
+
+# --------------------------------------------------------------------------- salary
+
+
+def _money(currency: str | None, amount: int) -> str:
+    return f"{currency} {amount:,}" if currency else f"{amount:,}"
+
+
+def salary_requirement(profile: CandidateProfile, low: int | None, high: int | None,
+                       currency: str | None) -> Requirement | None:
+    """The posting's range against the salary floor. Another currency is unknown, not a
+    guess: there is no exchange rate here."""
+    floor = profile.salary_floor
+    if not floor:
+        return None
+    mine = _money(profile.salary_currency, floor)
+    top = high or low
+    if top is None:
+        return requirement("salary", "Salary", "must", "unknown", detail="Salary — not stated")
+    shown = "–".join(f"{amount:,}" for amount in dict.fromkeys(a for a in (low, high) if a))
+    label = f"Salary {currency + ' ' if currency else ''}{shown}"
+    if currency and profile.salary_currency and currency.upper() != profile.salary_currency:
+        return requirement("salary", label, "must", "unknown",
+                           detail=f"Paid in {currency}; your floor is {mine}")
+    if top >= floor:
+        return requirement("salary", label, "must", "met", evidence=f"Your floor: {mine}")
+    return requirement("salary", label, "must", "missing",
+                       detail=f"Up to {_money(currency, top)} — below your floor of {mine}")

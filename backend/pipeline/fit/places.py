@@ -1,0 +1,285 @@
+"""Where the work happens: the posting's arrangement (remote / hybrid / on-site, office
+city, on-site days, remote region) against the profile's places and remote preference.
+
+Place knowledge is a small built-in table (cities → country, countries → regions) — enough
+to tell that Berlin is in the EU and San Francisco is not. A place we do not know is
+compared by its name only, never guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from backend.domain.fit import Requirement
+from backend.domain.profile import CandidateProfile
+from backend.pipeline.text import human_list
+
+_EU = (
+    "austria", "belgium", "bulgaria", "croatia", "cyprus", "czechia", "denmark", "estonia",
+    "finland", "france", "germany", "greece", "hungary", "ireland", "italy", "latvia", "lithuania",
+    "luxembourg", "malta", "netherlands", "poland", "portugal", "romania", "slovakia", "slovenia",
+    "spain", "sweden",
+)
+_EUROPE_NON_EU = ["united kingdom", "switzerland", "norway", "iceland", "ukraine", "serbia"]
+_REGIONS: dict[str, tuple[str, ...]] = {
+    **{country: ("eu", "europe", "emea") for country in _EU},
+    **{country: ("europe", "emea") for country in _EUROPE_NON_EU},
+    "united states": ("north america", "americas"), "canada": ("north america", "americas"),
+    "mexico": ("north america", "americas", "latam"), "brazil": ("americas", "latam"),
+    "argentina": ("americas", "latam"), "colombia": ("americas", "latam"),
+    "chile": ("americas", "latam"),
+    "india": ("apac", "asia"), "singapore": ("apac", "asia"), "japan": ("apac", "asia"),
+    "australia": ("apac",), "new zealand": ("apac",),
+    "israel": ("emea",), "united arab emirates": ("emea",), "south africa": ("emea", "africa"),
+    "nigeria": ("emea", "africa"), "kenya": ("emea", "africa"),
+}
+_COUNTRY_ALIASES = {
+    "us": "united states", "usa": "united states", "u.s.": "united states", "u.s": "united states",
+    "america": "united states", "united states of america": "united states",
+    "uk": "united kingdom", "u.k.": "united kingdom", "great britain": "united kingdom",
+    "britain": "united kingdom", "england": "united kingdom", "scotland": "united kingdom",
+    "deutschland": "germany", "the netherlands": "netherlands", "holland": "netherlands",
+    "czech republic": "czechia", "uae": "united arab emirates",
+    "european union": "eu",
+}
+_CITIES = {
+    "united states": "san francisco,new york,new york city,nyc,seattle,boston,chicago,austin,denver,"
+                     "atlanta,los angeles,portland,miami,washington,san diego,philadelphia",
+    "canada": "toronto,vancouver,montreal,ottawa,calgary",
+    "united kingdom": "london,manchester,edinburgh,bristol,glasgow,cambridge,oxford",
+    "germany": "berlin,munich,münchen,hamburg,frankfurt,cologne,köln,stuttgart,düsseldorf,leipzig",
+    "netherlands": "amsterdam,rotterdam,utrecht,the hague,eindhoven",
+    "france": "paris,lyon,marseille,toulouse,nantes,bordeaux", "spain": "madrid,barcelona,valencia,seville",
+    "portugal": "lisbon,porto", "poland": "warsaw,kraków,krakow,wrocław,wroclaw,gdańsk,gdansk",
+    "sweden": "stockholm,gothenburg,malmö", "denmark": "copenhagen", "norway": "oslo",
+    "finland": "helsinki", "ireland": "dublin,cork", "italy": "milan,rome,turin", "austria": "vienna",
+    "switzerland": "zurich,zürich,geneva,basel", "belgium": "brussels,antwerp,ghent",
+    "czechia": "prague,brno", "india": "bengaluru,bangalore,pune,hyderabad,mumbai,delhi,chennai",
+    "australia": "sydney,melbourne,brisbane,perth", "singapore": "singapore", "japan": "tokyo,osaka",
+    "israel": "tel aviv", "brazil": "são paulo,sao paulo,rio de janeiro", "mexico": "mexico city",
+}
+_CITY_COUNTRY = {city: country for country, cities in _CITIES.items() for city in cities.split(",")}
+_REGION_NAMES = {"eu", "europe", "emea", "north america", "americas", "latam", "apac", "asia", "africa"}
+_US_STATES = frozenset((
+    "al", "ak", "az", "ar", "ca", "co", "ct", "de", "fl", "ga", "hi", "id", "il", "in", "ia", "ks",
+    "ky", "la", "me", "md", "ma", "mi", "mn", "ms", "mo", "mt", "ne", "nv", "nh", "nj", "nm", "ny",
+    "nc", "nd", "oh", "ok", "or", "pa", "ri", "sc", "sd", "tn", "tx", "ut", "vt", "va", "wa", "wv",
+    "wi", "wy", "dc",
+))
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().replace("(", " ").replace(")", " ").split()).strip(" .,")
+
+
+def _canonical(name: str) -> str:
+    name = _norm(name)
+    return _COUNTRY_ALIASES.get(name, name)
+
+
+@cache
+def place_tags(text: str) -> frozenset[str]:
+    """Every place a free-text location names or lies in: "Berlin, Germany" →
+    {berlin, germany, eu, europe, emea}; "Atlanta, GA, United States" → {atlanta, united
+    states, north america, americas}. Cached: profiles and boards repeat their places."""
+    tags: set[str] = set()
+    for part in re.split(r"[,/;|]| - ", text):
+        name = _norm(part)
+        if not name or name == "remote":
+            continue
+        if name in _US_STATES and len(part.strip()) == 2:
+            name = "united states"
+        name = _canonical(name)
+        tags.add(name)
+        country = _CITY_COUNTRY.get(name)
+        if country:
+            tags.add(country)
+        tags.update(_REGIONS.get(country or name, ()))
+    return frozenset(tags)
+
+
+def country_of(text: str) -> str | None:
+    """The country a location lies in, when the table knows it."""
+    tags = place_tags(text)
+    return next((tag for tag in tags if tag in _REGIONS), None)
+
+
+# --------------------------------------------------------------------------- the posting
+
+
+@dataclass(frozen=True)
+class Arrangement:
+    mode: str | None
+    """remote | hybrid | onsite, or None when neither the source nor the text says."""
+    city: str | None = None
+    """The office city ("San Francisco"), for hybrid and on-site roles."""
+    days: int | None = None
+    """On-site days a week, when stated."""
+    region: str | None = None
+    """Where a remote role may be done from ("EU", "United States"), when restricted."""
+
+    def label(self) -> str:
+        if self.mode == "remote":
+            return f"Remote ({self.region})" if self.region else "Remote"
+        where = f" in {self.city}" if self.city else ""
+        if self.mode == "hybrid":
+            return f"Hybrid, {self.days} days a week{where}" if self.days else f"Hybrid{where}"
+        if self.mode == "onsite":
+            days = f", {self.days} days a week" if self.days else ""
+            return f"On-site{where}{days}"
+        return f"Work arrangement{where}"
+
+
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
+# Run over the lower-cased text (re.I is slower, and this scans the whole description).
+_DAYS = re.compile(r"\b([1-5]|one|two|three|four|five)[\s-]+days?\s+(?:a|per|each|every)\s+week"
+                   r"|\b([1-5]|one|two|three|four|five)[\s-]+days?\s+(?:in|at)\s+(?:the|our)\s+office")
+# Two patterns, each starting with literal text, so the engine can skip ahead to it.
+_CITY = r"([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2})"
+_OFFICE_CITY = (re.compile(r"in our " + _CITY + r" (?:office|hub|studio|HQ|headquarters)"),
+                re.compile(r"(?:on-?site|hybrid|based|office) in " + _CITY))
+_REMOTE_REGION = re.compile(
+    r"\b[Rr]emote\s*[(\-–:,]\s*(?:only\s+)?(?:in\s+)?(?:the\s+)?([A-Z][\w.]*(?: [A-Z][\w.]*){0,2})"
+    r"|\banywhere in (?:the )?([A-Z][\w.]*(?: [A-Z][\w.]*){0,2})"
+    r"|\b(?:live|reside|located|based) in (?:the )?([A-Z][\w.]*(?: [A-Z][\w.]*){0,2})")
+_REMOTE_TEXT = re.compile(r"\b(?:fully remote|100% remote|remote-first|remote first|work from anywhere"
+                          r"|remote role|remote position)\b", re.IGNORECASE)
+_HYBRID_TEXT = re.compile(r"\bhybrid\b", re.IGNORECASE)
+_ONSITE_TEXT = re.compile(r"\b(?:on-?site|in-office|in the office|five days a week)\b", re.IGNORECASE)
+
+
+def _first_group(match: re.Match[str] | None) -> str | None:
+    return next((group for group in match.groups() if group), None) if match else None
+
+
+def _mode(remote: str | None, text: str) -> str | None:
+    if remote in ("remote", "hybrid", "onsite"):
+        return remote
+    # The source did not say: the text's own words, strongest signal first.
+    for mode, pattern in (("hybrid", _HYBRID_TEXT), ("remote", _REMOTE_TEXT), ("onsite", _ONSITE_TEXT)):
+        if pattern.search(text):
+            return mode
+    return None
+
+
+def _location_city(location: str | None) -> str | None:
+    first = (location or "").split(",")[0].strip()
+    return first if first and first.lower() not in ("remote", "anywhere", "worldwide") else None
+
+
+def posting_arrangement(remote: str | None, location: str | None, text: str) -> Arrangement:
+    mode = _mode(remote, text)
+    if mode == "remote":
+        region = _first_group(_REMOTE_REGION.search(location or "")) or _first_group(
+            _REMOTE_REGION.search(text))
+        region = region.rstrip(".") if region else None
+        known = region and (place_tags(region) & (_REGION_NAMES | set(_REGIONS)))
+        return Arrangement("remote", region=region if known else None)
+    days = _first_group(_DAYS.search(text.lower()))
+    day_count = None if days is None else _NUMBER_WORDS.get(days) or int(days)
+    city = next((m.group(1) for p in _OFFICE_CITY if (m := p.search(text))), None) or _location_city(location)
+    if mode == "onsite" and day_count is None:
+        day_count = 5 if re.search(r"\bfull[- ]time in the office\b", text, re.I) else None
+    return Arrangement(mode, city=city, days=day_count)
+
+
+# --------------------------------------------------------------------------- the profile
+
+
+def office_reachable(profile: CandidateProfile, city: str | None) -> bool:
+    """An office is reachable when its city, or its country, is one the profile names —
+    a region ("EU") is not a commute."""
+    if not city:
+        return False
+    own = {_canonical(place.split(",")[0]) for place in profile.locations}
+    return bool(place_tags(city) & (own - _REGION_NAMES))
+
+
+def place_covered(place: str, held: list[str]) -> bool:
+    """Whether places the job seeker holds (lives in, may work in) cover ``place``.
+
+    A country or city is covered when one of the held places names it or a region it lies
+    in ("EU" covers Germany); a region is covered by any held place inside it (Berlin lies
+    in the EU). Neighbouring countries never cover each other, although they share a region.
+    """
+    wanted = place_tags(place)
+    if wanted - _REGION_NAMES:
+        return bool(wanted & _named_or_regions(held))
+    return bool(wanted & places_of(held))
+
+
+def _named_or_regions(held: list[str]) -> set[str]:
+    """The places named, without the regions they lie in — unless the name is a region."""
+    names: set[str] = set()
+    for name in held:
+        tags = place_tags(name)
+        names |= tags if tags <= _REGION_NAMES else tags - _REGION_NAMES
+    return names
+
+
+def region_allows(profile: CandidateProfile, region: str | None) -> bool | None:
+    """Whether a remote role's region admits the profile; None when the posting restricts
+    nothing or the profile names no place."""
+    held = [*profile.locations, *profile.work_authorization]
+    if not region or not held:
+        return None
+    return place_covered(region, held)
+
+
+def places_of(names: list[str]) -> frozenset[str]:
+    """Every place the names name or lie in."""
+    return frozenset().union(*(place_tags(name) for name in names))
+
+
+def wanted_phrase(profile: CandidateProfile) -> str:
+    """What the job seeker asked for, in their words: "you want remote only (from Berlin)"."""
+    places = human_list(profile.locations[:3])
+    preference = profile.remote_preference
+    if preference == "remote_only":
+        return f"you want remote only (from {places})" if places else "you want remote only"
+    if preference == "remote_or_hybrid":
+        return f"you want remote, or hybrid in {places}" if places else "you want remote or hybrid"
+    if preference == "onsite":
+        return f"you want to work on-site in {places}" if places else "you want to work on-site"
+    return f"you want remote or {places}" if places else "you want remote"
+
+
+def location_requirement(profile: CandidateProfile, arrangement: Arrangement) -> Requirement:
+    """The posting's arrangement judged against the profile's places and remote preference.
+
+    An on-site role for a remote-only profile is a deal-breaker; a hybrid one is too, a
+    milder one (the cap levels are in ``rules``)."""
+    label = arrangement.label()
+    preference = profile.remote_preference
+    wants = wanted_phrase(profile)
+    mode = arrangement.mode
+
+    def req(status: str, *, evidence: str | None = None, detail: str | None = None,
+            deal_breaker: bool = False) -> Requirement:
+        return Requirement(kind="location", label=label, importance="must", status=status,
+                           evidence=evidence, detail=detail, deal_breaker=deal_breaker)
+
+    if mode is None:
+        return req("unknown", detail="Remote or on-site — not stated")
+    if mode == "remote":
+        if preference == "onsite":
+            return req("unknown", detail=f"A remote role — {wants}")
+        allowed = region_allows(profile, arrangement.region)
+        if allowed is False:
+            return req("missing", detail=f"Only from {arrangement.region} — you are in "
+                                         f"{human_list(profile.locations[:3])}")
+        evidence = "Remote preference: " + preference.replace("_", " ")
+        if allowed:
+            evidence += f"; {human_list(profile.locations[:3])} is in {arrangement.region}"
+        return req("met", evidence=evidence)
+    if preference == "remote_only":
+        return req("missing", detail=wants, deal_breaker=True)
+    if office_reachable(profile, arrangement.city):
+        return req("met", evidence=f"Locations: {human_list(profile.locations[:3])}")
+    if not profile.locations:
+        return req("unknown", detail=f"{wants}; your profile names no city")
+    if not arrangement.city:
+        return req("unknown", detail=f"Office city not stated — {wants}")
+    return req("missing", detail=wants)

@@ -1,0 +1,83 @@
+"""The whole bundled demo board scored for a backend engineer: the distribution makes
+sense (backend roles mostly fit, sales / marketing / design roles never do)."""
+
+from __future__ import annotations
+
+import re
+import statistics
+from datetime import date
+
+import pytest
+
+from backend.domain.fit import score_from_ledger
+from backend.domain.profile import CandidateProfile
+from backend.pipeline.enrich import description_from_source
+from backend.pipeline.score import JobText, offline_score
+from backend.sources.board_file import demo_board_text, parse_board
+
+TODAY = date(2026, 12, 1)
+PROFILE = CandidateProfile.model_validate({
+    "resume": {
+        "work": [
+            {"name": "Northwind", "position": "Senior Backend Engineer", "startDate": "2021-03",
+             "highlights": ["Built Kafka event pipelines in Python", "Tuned PostgreSQL for billing",
+                            "Ran services on Kubernetes in AWS"]},
+            {"name": "Acme", "position": "Backend Engineer", "startDate": "2016-09", "endDate": "2021-02",
+             "highlights": ["Wrote Go and Python APIs", "Docker, Redis and REST APIs"]},
+        ],
+        "skills": [{"name": "Backend", "keywords": ["Python", "Go", "PostgreSQL", "Kafka", "Kubernetes",
+                                                     "AWS", "Docker", "Redis", "gRPC", "Terraform"]}],
+        "languages": [{"language": "English", "fluency": "Native speaker"}],
+    },
+    "targetTitles": ["Backend Engineer", "Senior Backend Engineer"], "locations": ["Berlin"],
+    "remotePreference": "remote_or_hybrid", "salaryFloor": 70000, "salaryCurrency": "EUR",
+})
+FAR_TITLES = re.compile(r"sales|account executive|marketing|designer|recruit|talent|product manager", re.I)
+BACKEND_TITLES = re.compile(r"backend", re.I)
+
+
+@pytest.fixture(scope="module")
+def scored() -> list[tuple[JobText, object]]:
+    out = []
+    for posting in parse_board(demo_board_text()):
+        extraction = description_from_source(posting.description_html)
+        salary = posting.salary
+        job = JobText(title=posting.title, company=posting.company, location=posting.location,
+                      remote=None if posting.remote == "unknown" else posting.remote,
+                      description=extraction.text if extraction else "",
+                      salary_min=salary.min if salary else None, salary_max=salary.max if salary else None,
+                      salary_currency=salary.currency if salary else None)
+        out.append((job, offline_score(PROFILE, job, today=TODAY)))
+    return out
+
+
+def test_every_posting_gets_a_derived_score_and_a_readable_ledger(scored):
+    assert len(scored) > 200
+    for job, result in scored:
+        assert result.score == score_from_ledger(result.ledger), job.title
+        assert any(r.kind == "title" for r in result.ledger.requirements)
+        assert any(r.kind == "location" for r in result.ledger.requirements)
+        assert all(r.detail for r in result.ledger.requirements if r.status != "met"), job.title
+        assert all(r.evidence for r in result.ledger.requirements if r.status == "met"), job.title
+        assert result.rationale and result.rationale.count(". ") <= 3
+
+
+def test_no_sales_marketing_or_design_role_scores_50_or_more(scored):
+    far = [(job.title, result.score) for job, result in scored if FAR_TITLES.search(job.title)]
+    assert len(far) >= 20
+    assert [item for item in far if item[1] >= 50] == []
+    assert statistics.median(score for _, score in far) < 30
+
+
+def test_backend_engineering_roles_mostly_score_50_or_more(scored):
+    backend = [result.score for job, result in scored
+               if BACKEND_TITLES.search(job.title) and not re.search(r"junior|intern", job.title, re.I)]
+    assert len(backend) >= 20
+    assert sum(score >= 50 for score in backend) >= 0.8 * len(backend)
+    assert max(backend) >= 85
+
+
+def test_postings_name_real_requirements_even_outside_engineering(scored):
+    sales = [result for job, result in scored if re.search(r"account executive", job.title, re.I)]
+    labels = {r.label for result in sales for r in result.ledger.requirements if r.kind == "skill"}
+    assert {"Salesforce", "HubSpot"} <= labels
