@@ -130,6 +130,16 @@ class DiscoveryScheduleSettings(CamelModel):
         default="0 8 * * 1-5", max_length=120)
 
 
+class MaterialsSettings(CamelModel):
+    """How résumés and letters are typeset. ``auto`` paper: US Letter where the profile's
+    country uses it, A4 elsewhere."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    template: Literal["classic", "compact"] = "classic"
+    paper: Literal["auto", "a4", "letter"] = "auto"
+
+
 class AppSettings(CamelModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -155,6 +165,7 @@ class AppSettings(CamelModel):
     apply_dry_run: bool = Field(default=False, description="Prepare packets, never send")
     smtp: SmtpSettings = SmtpSettings()
     discovery_schedule: DiscoveryScheduleSettings = DiscoveryScheduleSettings()
+    materials: MaterialsSettings = MaterialsSettings()
     contact_research_sources: list[ContactSourceConfig] = Field(
         default_factory=list,
         description="Public sources contact research may fetch (opt-in; none by default)")

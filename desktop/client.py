@@ -85,8 +85,15 @@ class ApiClient:
         return await self._json("GET", f"/v1/jobs/{job_key}")
 
     async def job_action(self, job_key: str, action: str, **body: Any) -> dict[str, Any]:
-        """``run-stage``, ``retry-stage``, ``rescore``, ``retailor``, ``mark``, ``cancel``."""
+        """``run-stage``, ``retry-stage``, ``rescore``, ``retailor`` (``discardEdits``),
+        ``render-pdf``, ``prepare-anyway``, ``mark``, ``cancel``."""
         return await self._json("POST", f"/v1/jobs/{job_key}/actions/{action}", json=body)
+
+    async def put_material(self, job_key: str, kind: str,
+                           document: dict[str, Any]) -> dict[str, Any]:
+        """``kind`` ``resume`` or ``cover-letter``: the user's version, the whole document,
+        kept as a new generation; the PDFs are rendered from it (202, the pdf dispatch)."""
+        return await self._json("PUT", f"/v1/jobs/{job_key}/materials/{kind}", json=document)
 
     async def settings(self) -> dict[str, Any]:
         return await self._json("GET", "/v1/settings")

@@ -567,8 +567,9 @@ def _header_parts(header: list[Line], separator: re.Pattern = vocab.STRONG_SEPAR
 
 def _work_header(header: list[Line], draft: Draft) -> dict[str, Any]:
     segments, dates, prose = _header_parts(header)
-    if len(segments) == 1 and "," in segments[0]:
-        segments = [s.strip() for s in segments[0].split(",") if s.strip()]
+    if segments and "," in segments[0]:
+        # "Title, Employer" (then perhaps a place on the next line), or "Employer, City".
+        segments = [s.strip() for s in segments[0].split(",") if s.strip()] + segments[1:]
     work: dict[str, Any] = dict(dates)
     position = _pick(segments, lambda text: vocab.role_score(text) - vocab.org_score(text))
     if position is not None:

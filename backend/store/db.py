@@ -19,8 +19,8 @@ from typing import Any
 import aiosqlite
 
 from backend.domain.clock import utc_now_iso
-from backend.store.data_migrations import DATA_STEPS
 from backend.store.backup import backup_before_upgrade, backups_dir_for
+from backend.store.data_migrations import DATA_STEPS
 
 # Three processes share the file (API, worker, migrations at start). A user's command must
 # wait out another process's write transaction on a loaded machine, not fail with

@@ -107,6 +107,7 @@ async def job_detail(db: Database, job_id: str) -> dict | None:
         resume = await materials.latest_material(conn, job_id, "resume")
         letter = await materials.latest_material(conn, job_id, "cover_letter")
         artifacts = await materials.latest_artifacts(conn, job_id)
+        rejections = await materials.rejections(conn, job_id)
     detail = dict(row)
     detail["tags"] = json.loads(detail.pop("tags_json") or "[]")
     detail.update(
@@ -116,5 +117,6 @@ async def job_detail(db: Database, job_id: str) -> dict | None:
         resume={"generation": resume[0], "content": resume[1]} if resume else None,
         cover_letter={"generation": letter[0], "content": letter[1]} if letter else None,
         artifacts=artifacts,
+        material_rejections=rejections,
     )
     return detail

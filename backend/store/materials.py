@@ -134,3 +134,57 @@ async def latest_artifacts(conn, job_id: str) -> list[dict]:
     )
     names = ("kind", "generation", "path", "bytes", "pages", "sha256", "createdAt")
     return [dict(zip(names, row, strict=True)) for row in await cursor.fetchall()]
+
+
+MATERIAL_STAGE = {"resume": "tailor", "cover_letter": "cover"}
+USER_PROVIDER = "user"
+
+
+async def save_edited_material(conn, job_id: str, *, kind: str, content: dict,
+                               profile_revision: int) -> int:
+    """The user's own version as a new generation (never overwritten by a re-tailor unless
+    they ask). The stage's result version moves with it, so the next generation a stage
+    writes comes after the edit."""
+    stage = MATERIAL_STAGE[kind]
+    cursor = await conn.execute(
+        "SELECT MAX(g) FROM (SELECT MAX(generation) AS g FROM job_materials WHERE job_id = ?"
+        " AND kind = ? UNION ALL SELECT result_version FROM job_stage_states WHERE job_id = ?"
+        " AND stage = ?)", (job_id, kind, job_id, stage))
+    generation = int((await cursor.fetchone())[0] or 0) + 1
+    await insert_material(conn, job_id, kind=kind, generation=generation, content=content,
+                          provider=USER_PROVIDER, model="edit", profile_revision=profile_revision,
+                          workflow_id=None, run_id=None)
+    await conn.execute(
+        "UPDATE job_stage_states SET result_version = ? WHERE job_id = ? AND stage = ?",
+        (generation, job_id, stage))
+    return generation
+
+
+async def has_edits(conn, job_id: str) -> bool:
+    """Is the latest résumé or letter one the user wrote?"""
+    cursor = await conn.execute(
+        "SELECT 1 FROM job_materials m WHERE m.job_id = ? AND m.provider = ? AND m.generation ="
+        " (SELECT MAX(x.generation) FROM job_materials x WHERE x.job_id = m.job_id"
+        "  AND x.kind = m.kind) LIMIT 1", (job_id, USER_PROVIDER))
+    return await cursor.fetchone() is not None
+
+
+async def record_rejection(conn, job_id: str, *, kind: str, error_code: str, claim: str) -> None:
+    await conn.execute(
+        "INSERT INTO material_rejections (tenant_id, job_id, kind, error_code, claim, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (job_id, kind) DO UPDATE SET"
+        " error_code = excluded.error_code, claim = excluded.claim, created_at = excluded.created_at",
+        (TENANT_ID, job_id, kind, error_code, claim[:600], utc_now_iso()))
+
+
+async def clear_rejection(conn, job_id: str, kind: str) -> None:
+    await conn.execute("DELETE FROM material_rejections WHERE job_id = ? AND kind = ?",
+                       (job_id, kind))
+
+
+async def rejections(conn, job_id: str) -> list[dict]:
+    cursor = await conn.execute(
+        "SELECT kind, error_code, claim, created_at FROM material_rejections WHERE job_id = ?"
+        " ORDER BY kind", (job_id,))
+    names = ("kind", "errorCode", "claim", "createdAt")
+    return [dict(zip(names, row, strict=True)) for row in await cursor.fetchall()]

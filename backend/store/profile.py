@@ -22,6 +22,14 @@ async def read_profile(conn: aiosqlite.Connection) -> tuple[int, CandidateProfil
     return int(row[0]), CandidateProfile.model_validate_json(row[1])
 
 
+async def profile_revision(conn: aiosqlite.Connection) -> int:
+    """The saved revision, 0 before any profile."""
+    cursor = await conn.execute(
+        "SELECT revision FROM candidate_profiles WHERE tenant_id = ?", (TENANT_ID,))
+    row = await cursor.fetchone()
+    return int(row[0]) if row else 0
+
+
 async def save_profile(conn: aiosqlite.Connection, profile: CandidateProfile) -> tuple[int, bool]:
     """Store a new revision unless nothing changed after normalization.
     Returns (revision, changed); the change event commits with the row, and so does the

@@ -21,6 +21,12 @@ _LATEST_SCORE = ("sc.version = (SELECT MAX(x.version) FROM job_scores x"
                  " WHERE x.job_id = sc.job_id)")
 _LATEST_RESUME = ("m.kind = 'resume' AND m.generation = (SELECT MAX(x.generation)"
                   " FROM job_materials x WHERE x.job_id = m.job_id AND x.kind = 'resume')")
+# A job whose latest résumé or letter the user wrote is never re-tailored in bulk: only the
+# user's own "Re-tailor" (after confirming) replaces their edits.
+_NO_USER_EDITS = (
+    "NOT EXISTS (SELECT 1 FROM job_materials u WHERE u.job_id = j.job_id AND u.provider = 'user'"
+    " AND u.generation = (SELECT MAX(x.generation) FROM job_materials x"
+    " WHERE x.job_id = u.job_id AND x.kind = u.kind))")
 _IDLE_UNMARKED = (
     "j.tenant_id = ? AND j.user_status IS NULL AND NOT EXISTS (SELECT 1 FROM job_stage_states a"
     " WHERE a.job_id = j.job_id AND a.status IN ('queued', 'running'))")
@@ -51,7 +57,7 @@ async def stale_material_jobs(db: Database, *, min_fit_score: int) -> list[str]:
         "SELECT j.job_id FROM jobs j JOIN job_materials m ON m.job_id = j.job_id"
         " JOIN candidate_profiles p ON p.tenant_id = j.tenant_id"
         f" WHERE {_IDLE_UNMARKED} AND {_LATEST_RESUME} AND m.profile_revision < p.revision"
-        f" UNION {_THRESHOLD_CLEARED} ORDER BY 1",
+        f" AND {_NO_USER_EDITS} UNION {_THRESHOLD_CLEARED} ORDER BY 1",
         (TENANT_ID, BELOW_MIN_FIT_SCORE, TENANT_ID, min_fit_score),
     )
     return [row[0] for row in rows]

@@ -3,7 +3,9 @@
 Nothing here submits an application. Approving lets the Apply workflow claim the job;
 browser forms end as packets the user completes by hand ("Open application page", then
 "Mark applied"); an email target sends only to the exact recipient and attachments
-approved here.
+approved here. The packet's PDFs are the latest ones (the user's edited version when there
+is one): their file names show with Open / Show in folder / Save as…, and "includes your
+edits" when the user edited the résumé or letter.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ from desktop.shell import ShellController
 from desktop.views.live_view import LiveView
 from desktop.views.partials.column_fit import ColumnFitter
 from desktop.views.partials.jobs_table_model import whole
+from desktop.views.partials.materials_panel import has_user_edits
+from desktop.views.partials.pdf_files import PdfFiles
 from desktop.views.status_indicators import COLORS
 
 STATUS_FILTERS: list[tuple[str, str | None]] = [
@@ -63,6 +67,21 @@ LOOP_STATES = {
     "unknown": ("idle", "state unknown"),
 }
 PAGE_SIZE = 200
+EDITED_NOTE = {("resume",): "The résumé includes your edits.",
+               ("cover_letter",): "The cover letter includes your edits.",
+               ("resume", "cover_letter"): "The résumé and cover letter include your edits."}
+
+
+def packet_files(packet: dict[str, Any]) -> list[dict[str, Any]]:
+    """The packet's PDFs as the files ``PdfFiles`` shows."""
+    return [{"kind": kind, "path": packet.get(key)}
+            for kind, key in (("resume_pdf", "resumePdf"), ("cover_letter_pdf", "coverLetterPdf"))
+            if packet.get(key)]
+
+
+def edits_note(job: dict[str, Any] | None) -> str:
+    """"The résumé includes your edits." ("" when the user edited neither)."""
+    return EDITED_NOTE.get(tuple(has_user_edits(job)), "")
 
 
 def _humanize(key: str) -> str:
@@ -116,6 +135,7 @@ class ApplyReviewView(LiveView):
     def __init__(self, controller: ShellController, parent: QWidget | None = None):
         super().__init__(controller, parent)
         self.loop: dict[str, Any] | None = None
+        self._files_shown: tuple[str | None, tuple[str, ...]] | None = None
         self.model = KeyedTableModel(APPLY_COLUMNS, key=lambda r: r["jobKey"], parent=self)
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
@@ -197,13 +217,16 @@ class ApplyReviewView(LiveView):
         self.d_failure = QLabel("", box)
         self.d_failure.setWordWrap(True)
         self.d_failure.setStyleSheet(f"color: {COLORS['bad']};")
-        pdfs = QHBoxLayout()
-        self.open_resume = QPushButton("Open resume PDF", box)
-        self.open_cover = QPushButton("Open cover letter PDF", box)
-        self.open_resume.clicked.connect(lambda: self._open_file("resumePdf"))
-        self.open_cover.clicked.connect(lambda: self._open_file("coverLetterPdf"))
-        pdfs.addWidget(self.open_resume)
-        pdfs.addWidget(self.open_cover)
+        pdfs = QVBoxLayout()
+        self.pdf_files = PdfFiles(box)
+        self.open_resume = self.pdf_files.open_buttons["resume_pdf"]
+        self.open_cover = self.pdf_files.open_buttons["cover_letter_pdf"]
+        self.edits_label = QLabel("", box)
+        self.edits_label.setObjectName("packetEdits")
+        self.edits_label.setStyleSheet(f"color: {COLORS['ok']};")
+        self.edits_label.hide()
+        pdfs.addWidget(self.edits_label)
+        pdfs.addWidget(self.pdf_files)
         self.recipient = QLineEdit(box)
         self.recipient.setObjectName("approvedRecipient")
         self.recipient.setPlaceholderText("exact recipient address")
@@ -315,8 +338,7 @@ class ApplyReviewView(LiveView):
         self.attach_cover.setChecked(not approval or packet.get("coverLetterPdf") in attached)
         for widget in self._email_rows:
             self._form.setRowVisible(widget, is_email)
-        self.open_resume.setEnabled(bool(packet.get("resumePdf")))
-        self.open_cover.setEnabled(bool(packet.get("coverLetterPdf")))
+        self._show_files(item, packet)
         self.approve_button.setEnabled(status == "awaiting_approval")
         self.reject_button.setEnabled(status in {"awaiting_approval", "approved",
                                                  "awaiting_manual_completion"})
@@ -324,6 +346,29 @@ class ApplyReviewView(LiveView):
         self.open_page_button.setEnabled(bool(packet.get("targetUrl") or target.get("url")))
         self.mark_applied_button.setEnabled(status == "awaiting_manual_completion")
         self.job_link.setEnabled(item is not None)
+
+    def _show_files(self, item: dict | None, packet: dict) -> None:
+        """The packet's files; whether they include the user's edits is read once per job
+        and packet (the job's detail says), not on every refresh."""
+        files = packet_files(packet)
+        shown = ((item or {}).get("jobKey"), tuple(f["path"] for f in files))
+        self.pdf_files.set_files(files)
+        if shown == self._files_shown:
+            return
+        self._files_shown = shown
+        self.pdf_files.say("")
+        self.edits_label.hide()
+        if item is None or not files:
+            return
+
+        def done(job: dict[str, Any]) -> None:
+            if self._files_shown == shown:
+                note = edits_note(job)
+                self.edits_label.setText(note)
+                self.edits_label.setVisible(bool(note))
+
+        self.controller.call(lambda client: client.job(shown[0]), done, lambda _error: None,
+                             name="apply-packet-edits")
 
     @staticmethod
     def _target_text(target: dict) -> str:
@@ -372,11 +417,6 @@ class ApplyReviewView(LiveView):
                              lambda error: (self._say(describe_api_error(error), "bad"),
                                             self.loop_toggle.setChecked(not checked)),
                              name="apply-loop-toggle")
-
-    def _open_file(self, key: str) -> None:
-        path = ((self.selected() or {}).get("packet") or {}).get(key)
-        if path:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(path))
 
     def _open_page(self) -> None:
         item = self.selected() or {}

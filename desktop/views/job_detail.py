@@ -1,7 +1,9 @@
 """One job's detail: stages, the fit (score, the checklist of what the posting asks against
 what the profile proves, the minimum-fit threshold with "Prepare anyway"), the tailored
-materials and the per-job actions. Refetches when an event names this job; the actions
-answer in plain words. Materials written from the bundled sample profile say so.
+materials (``MaterialsPanel``: the résumé and letter to edit, their PDF files) and the
+per-job actions. Refetches when an event names this job; the actions answer in plain words.
+Materials written from the bundled sample profile say so. Re-tailor asks first when the user
+edited the résumé or letter (it would replace their version).
 
 The "Contacts" group at the bottom is a slot (``contacts_slot``) for ``ContactsPanel``
 (``desktop/views/contacts_panel.py``): embedded when that module exists.
@@ -13,20 +15,17 @@ import asyncio
 import html
 import importlib.util
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
+    QMessageBox,
     QPushButton,
-    QTabWidget,
-    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
@@ -40,7 +39,7 @@ from desktop.views.partials.blocked_site_notice import BlockedSiteNotice
 from desktop.views.partials.fit_checklist import (
     FitChecklist,
     cap_text,
-    is_below_threshold,
+    has_materials,
     offers_prepare_anyway,
     threshold_text,
 )
@@ -52,6 +51,7 @@ from desktop.views.partials.jobs_table_model import (
     STATUS_WORDS,
     current_stage,
 )
+from desktop.views.partials.materials_panel import MaterialsPanel, has_user_edits
 from desktop.views.partials.scroll_column import fill_with_scroll_column
 from desktop.views.status_indicators import COLORS
 
@@ -65,7 +65,9 @@ NOOP_WORDS = {
 }
 SAMPLE_MARK = "from the sample profile, not yours"
 ROBOTS_CODE = "ENRICH_ROBOTS_DISALLOWED"
-PDF_KINDS = {"resume_pdf": "Open resume PDF", "cover_letter_pdf": "Open cover letter PDF"}
+EDITED_NAMES = {("resume",): "this résumé", ("cover_letter",): "this cover letter",
+                ("resume", "cover_letter"): "this résumé and letter"}
+EDITS_KEPT = "Not re-tailored: your edits are kept."
 
 
 def reason_words(stage: str, reason: str, enrich_status: str | None = None) -> str:
@@ -85,23 +87,10 @@ def stages_by_name(detail: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {row["stage"]: row for row in detail.get("stages") or []}
 
 
-def resume_html(content: dict[str, Any]) -> str:
-    parts = [f"<h3>{html.escape(content.get('name', ''))}</h3>"]
-    if content.get("headline"):
-        parts.append(f"<p><i>{html.escape(content['headline'])}</i></p>")
-    if content.get("summary"):
-        parts.append(f"<p>{html.escape(content['summary'])}</p>")
-    for section in content.get("sections") or []:
-        items = "".join(f"<li>{html.escape(item)}</li>" for item in section.get("items") or [])
-        parts.append(f"<h4>{html.escape(section.get('title', ''))}</h4><ul>{items}</ul>")
-    return "".join(parts)
-
-
-def letter_html(content: dict[str, Any]) -> str:
-    paragraphs = "".join(f"<p>{html.escape(p)}</p>" for p in content.get("paragraphs") or [])
-    return (f"<p>{html.escape(content.get('salutation', ''))}</p>{paragraphs}"
-            f"<p>{html.escape(content.get('closing', ''))}<br>"
-            f"{html.escape(content.get('signature', ''))}</p>")
+def retailor_question(edited: list[str]) -> str:
+    """The question before a re-tailor replaces the user's own version."""
+    what = EDITED_NAMES.get(tuple(edited), "this résumé or letter")
+    return f"You edited {what}. Re-tailoring replaces your edits. Re-tailor anyway?"
 
 
 def describe_action(action: str, answer: dict[str, Any]) -> str:
@@ -114,6 +103,8 @@ def describe_action(action: str, answer: dict[str, Any]) -> str:
         return "Cancellation requested; stages stop shortly."
     if action == "prepare-anyway":
         return "Preparing it anyway: the résumé, letter and PDFs are being written."
+    if action == "retailor" and answer.get("workflowId"):
+        return "Re-tailoring: the résumé, letter and PDFs are being written again."
     if answer.get("alreadyRunning"):
         return "Already running."
     if answer.get("workflowId"):
@@ -153,7 +144,6 @@ class JobDetail(LiveView):
         self.job_key: str | None = None
         self.detail: dict[str, Any] | None = None
         self.profile_sample = False
-        self.pdf_paths: dict[str, str] = {}
         self._build()
         controller.event_received.connect(self._on_event)
 
@@ -240,7 +230,7 @@ class JobDetail(LiveView):
                                            lambda: self._act("rescore"),
                                            "Score this job again against your profile")
         self.retailor_button = self._button("Re-tailor", "retailorButton", group,
-                                            lambda: self._act("retailor"),
+                                            self._retailor,
                                             "Write the resume, cover letter and PDFs again")
         rerun_row.addWidget(self.rescore_button)
         rerun_row.addWidget(self.retailor_button)
@@ -304,25 +294,10 @@ class JobDetail(LiveView):
         group = QGroupBox("Materials", self.content)
         self.materials_group = group
         layout = QVBoxLayout(group)
-        pdf_row = QHBoxLayout()
-        self.pdf_buttons: dict[str, QPushButton] = {}
-        for kind, title in PDF_KINDS.items():
-            button = self._button(title, f"open_{kind}", group,
-                                  lambda _checked=False, k=kind: self.open_pdf(k))
-            self.pdf_buttons[kind] = button
-            pdf_row.addWidget(button)
-        pdf_row.addStretch(1)
-        layout.addLayout(pdf_row)
-        self.material_tabs = QTabWidget(group)
-        self.resume_view = QTextBrowser(group)
-        self.resume_view.setObjectName("resumeText")
-        self.letter_view = QTextBrowser(group)
-        self.letter_view.setObjectName("coverLetterText")
-        for view in (self.resume_view, self.letter_view):
-            view.setMinimumHeight(160)
-        self.material_tabs.addTab(self.resume_view, "Tailored resume")
-        self.material_tabs.addTab(self.letter_view, "Cover letter")
-        layout.addWidget(self.material_tabs)
+        self.materials = MaterialsPanel(self.controller, group)
+        self.materials.server_changed.connect(self.invalidate)
+        self.pdf_buttons = self.materials.pdf_files.open_buttons
+        layout.addWidget(self.materials)
         return group
 
     def _button(self, text: str, name: str, parent: QWidget, slot: Callable[..., Any],
@@ -348,6 +323,7 @@ class JobDetail(LiveView):
         self.job_key = job_key
         self.detail = None
         self.action_result.setText("")
+        self.materials.set_job(job_key)
         self.blocked_notice.show_job(None)
         if self.contacts_panel is not None and hasattr(self.contacts_panel, "set_job"):
             self.contacts_panel.set_job(job_key)
@@ -455,21 +431,9 @@ class JobDetail(LiveView):
         self.prepare_anyway_button.setVisible(offers_prepare_anyway(job))
 
     def _show_materials(self, job: dict[str, Any]) -> None:
-        resume, letter = job.get("resume"), job.get("coverLetter")
-        marked = self.profile_sample and (resume or letter)
+        marked = self.profile_sample and (job.get("resume") or job.get("coverLetter"))
         self.materials_group.setTitle(f"Materials — {SAMPLE_MARK}" if marked else "Materials")
-        missing = ("<p>Not prepared: the fit is below your threshold.</p>"
-                   if is_below_threshold(job) else None)
-        self.resume_view.setHtml(resume_html(resume["content"]) if resume else
-                                 missing or "<p>No tailored resume yet.</p>")
-        self.letter_view.setHtml(letter_html(letter["content"]) if letter else
-                                 missing or "<p>No cover letter yet.</p>")
-        self.pdf_paths = {a["kind"]: a["path"] for a in job.get("artifacts") or []
-                          if a.get("path")}
-        for kind, button in self.pdf_buttons.items():
-            path = self.pdf_paths.get(kind)
-            button.setEnabled(path is not None and Path(path).exists())
-            button.setToolTip(path or "Not rendered yet")
+        self.materials.show_job(job)
 
     def _update_buttons(self) -> None:
         job = self.detail or {}
@@ -487,6 +451,7 @@ class JobDetail(LiveView):
         self.rescore_button.setEnabled(not busy and scored)
         self.prepare_anyway_button.setEnabled(not busy and scored)
         self.retailor_button.setEnabled(not busy and statuses.get("tailor") == "succeeded")
+        self.materials.render_button.setEnabled(not busy and has_materials(job))
         mark = job.get("userStatus")
         self.applied_button.setEnabled(mark != "applied")
         self.skipped_button.setEnabled(mark != "skipped")
@@ -519,6 +484,9 @@ class JobDetail(LiveView):
             self.invalidate()
 
         def failed(error: Exception) -> None:
+            if isinstance(error, ApiRequestError) and error.code == "materials_edited":
+                self._retailor(edited=["unknown"], error=error)  # the detail did not know
+                return
             known = isinstance(error, ApiRequestError) and error.code in NOOP_WORDS
             self._say(NOOP_WORDS[error.code] if known else describe_api_error(error), "bad")
             emit(self.action_finished, action, error)
@@ -526,8 +494,24 @@ class JobDetail(LiveView):
         self.controller.call(lambda client: client.job_action(key, action, **body), done,
                              failed, name=f"job-{action}")
 
+    def _retailor(self, _checked: bool = False, *, edited: list[str] | None = None,
+                  error: Exception | None = None) -> None:
+        """Re-tailor; first ask when that replaces the user's own résumé or letter (known
+        from the detail, or told by the API's 409 ``materials_edited``)."""
+        edited = has_user_edits(self.detail) if edited is None else edited
+        if not edited:
+            self._act("retailor")
+            return
+        asked = QMessageBox.question(
+            self, "Re-tailor?", retailor_question(edited),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No)
+        if asked == QMessageBox.StandardButton.Yes:
+            self._act("retailor", discardEdits=True)
+            return
+        self._say(EDITS_KEPT, "idle")
+        if error is not None:
+            emit(self.action_finished, "retailor", error)
+
     def open_pdf(self, kind: str) -> bool:
-        path = self.pdf_paths.get(kind)
-        if not path:
-            return False
-        return QDesktopServices.openUrl(QUrl.fromLocalFile(path))
+        return self.materials.pdf_files.open(kind)

@@ -1,5 +1,5 @@
 """Settings: sources, profile, AI model (with "Test connection"), keys, budget, schedule,
-applying, email account and an external Temporal.
+applying, the PDFs' template and paper size, email account and an external Temporal.
 
 The API is the validator: Save sends ``PATCH /v1/settings`` with what the form shows; a 422
 names the fields, and each message appears under its input while nothing is saved. Keys
@@ -52,6 +52,8 @@ PROVIDERS = (("offline", "Offline (no key, no network, $0)"),
              ("openai_compat", "OpenAI-compatible (OpenAI, Ollama, LM Studio, …)"),
              ("anthropic", "Anthropic"))
 SMTP_SECURITY = (("starttls", "STARTTLS"), ("ssl", "SSL/TLS"), ("none", "None"))
+TEMPLATES = (("classic", "Classic"), ("compact", "Compact"))
+PAPERS = (("auto", "Automatic (from your country)"), ("a4", "A4"), ("letter", "US Letter"))
 SMTP_PASSWORD_SECRET = "smtp-password"
 # The main window's primary button look (not imported: the window imports this module).
 PRIMARY_BUTTON = """
@@ -139,7 +141,8 @@ class SettingsView(LiveView):
         outer.addLayout(save_row)
 
         for box in (self._sources_box(), self._llm_box(), self._budget_box(),
-                    self._schedule_box(), self._apply_box(), self._smtp_box(),
+                    self._schedule_box(), self._apply_box(), self._documents_box(),
+                    self._smtp_box(),
                     self._advanced_box()):
             column.addWidget(box)
         column.addStretch(1)
@@ -251,6 +254,23 @@ class SettingsView(LiveView):
                     "Jobs scored below this get no tailored resume or letter.")
         return box
 
+    def _documents_box(self) -> QGroupBox:
+        box, form = self._group("Résumé and letter PDFs")
+        self.template = self._choice("materials.template", TEMPLATES)
+        self._field(form, "Résumé template", self.template, "materials.template")
+        self.paper = self._choice("materials.paper", PAPERS)
+        self._field(form, "Paper size", self.paper, "materials.paper",
+                    "Applies to PDFs made from now on. To update a job's PDFs, open the job "
+                    "and click Re-render PDF.")
+        return box
+
+    def _choice(self, name: str, choices: tuple[tuple[str, str], ...]) -> QComboBox:
+        combo = QComboBox(self.body)
+        combo.setObjectName(name)
+        for value, text in choices:
+            combo.addItem(text, value)
+        return combo
+
     def _spin(self, name: str, low: int, high: int) -> QSpinBox:
         spin = QSpinBox(self.body)
         spin.setObjectName(name)
@@ -265,10 +285,7 @@ class SettingsView(LiveView):
         self._field(form, "Server", self.smtp_host, "smtp.host")
         self.smtp_port = self._spin("smtp.port", 1, 65535)
         self._field(form, "Port", self.smtp_port, "smtp.port")
-        self.smtp_security = QComboBox(box)
-        self.smtp_security.setObjectName("smtp.security")
-        for value, text in SMTP_SECURITY:
-            self.smtp_security.addItem(text, value)
+        self.smtp_security = self._choice("smtp.security", SMTP_SECURITY)
         self._field(form, "Security", self.smtp_security, "smtp.security")
         self.smtp_user = self._line("smtp.username", "you@example.org")
         self._field(form, "User name", self.smtp_user, "smtp.username")
@@ -358,6 +375,9 @@ class SettingsView(LiveView):
             self.approval.setChecked(bool(settings.get("applyApprovalRequired", True)))
             self.concurrency.setValue(int(settings.get("applyConcurrency") or 1))
             self.min_fit.setValue(int(settings.get("minFitScore") or 0))
+            materials = settings.get("materials") or {}
+            self.template.setCurrentIndex(max(self.template.findData(materials.get("template")), 0))
+            self.paper.setCurrentIndex(max(self.paper.findData(materials.get("paper")), 0))
             smtp = settings.get("smtp") or {}
             self.smtp_host.setText(smtp.get("host") or "")
             self.smtp_port.setValue(int(smtp.get("port") or 587))
@@ -399,6 +419,8 @@ class SettingsView(LiveView):
             "applyApprovalRequired": self.approval.isChecked(),
             "applyConcurrency": self.concurrency.value(),
             "minFitScore": self.min_fit.value(),
+            "materials": {"template": self.template.currentData(),
+                          "paper": self.paper.currentData()},
             "smtp": smtp,
             "temporal": {"address": self.temporal_address.text().strip() or None},
         }

@@ -124,7 +124,7 @@ def test_the_fit_box_shows_the_checklist_the_cap_and_prepare_anyway(qtbot, tmp_p
     assert "Matches:" not in detail.rationale_label.text()  # the checklist says it
     assert "fit score below your minimum" in detail.stage_labels["tailor"].text()
     assert "ready" not in detail.stage_labels["pdf"].text().lower()
-    assert "below your threshold" in detail.resume_view.toPlainText()
+    assert "below your threshold" in detail.materials.pages["resume"].empty.text()
     assert detail.materials_group.title() == "Materials"
 
 

@@ -207,7 +207,7 @@ async def test_the_migration_keeps_the_newest_three_and_drops_the_rest(tmp_path)
                             " execution_cohort_job_counts").fetchone() == (9,)
     finally:
         conn.close()
-    assert migrate(path) == [14]
+    assert migrate(path, migrations=[m for m in _migration_files() if m[0] <= 14]) == [14]
     db = await Database.open(path)
     try:
         assert await counted(db) == {"disc-1", "disc-7", "disc-8", "disc-9"}

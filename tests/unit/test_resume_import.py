@@ -18,7 +18,8 @@ from fpdf import FPDF
 from PIL import Image
 
 from backend.domain.profile import CandidateProfile
-from backend.pipeline.pdf import ResumeDocument, ResumeSection, render_resume_pdf
+from backend.pipeline.documents import ResumeDoc
+from backend.pipeline.pdf import render_resume_pdf
 from backend.profile_import import (
     MAX_BYTES,
     ImportResult,
@@ -409,15 +410,26 @@ def test_two_column_pdf_with_a_full_width_header_and_the_sidebar_on_the_right(tm
     assert result.unplaced == []
 
 
-def test_pdf_from_our_own_renderer_reads_drawn_bullets_and_dotted_contact_items(tmp_path):
-    """JobCtrl's résumé PDFs draw bullets and contact separators as dots, not glyphs."""
-    document = ResumeDocument(
-        name="Sam Sample", headline="Senior Backend Engineer",
-        contact_lines=["sam.sample@example.com", "+49 30 5550 1234", "Berlin, Germany"],
-        summary="Backend engineer who likes boring, reliable systems.",
-        sections=[ResumeSection("Skills", ["Python", "PostgreSQL", "Kafka"])],
-    )
-    info = render_resume_pdf(document, tmp_path / "tailored.pdf")
+@pytest.mark.parametrize("template", ["classic", "compact"])
+def test_a_resume_rendered_by_our_own_templates_imports_back(tmp_path, template):
+    """JobCtrl's own résumé PDFs (Typst) read back into the same work entries."""
+    document = ResumeDoc.model_validate({
+        "name": "Sam Sample", "headline": "Senior Backend Engineer",
+        "contact": {"email": "sam.sample@example.com", "phone": "+49 30 5550 1234",
+                    "locations": ["Berlin, Germany"]},
+        "summary": "Backend engineer who likes boring, reliable systems.",
+        "skills": [{"items": ["Python", "PostgreSQL", "Kafka"]}],
+        "experience": [
+            {"position": "Senior Backend Engineer", "employer": "Northwind GmbH",
+             "location": "Berlin", "startDate": "2021-04",
+             "bullets": ["Built the billing platform on Python and PostgreSQL",
+                         "Moved 40 services to Kubernetes"]},
+            {"position": "Backend Engineer", "employer": "Contoso AG", "location": "Hamburg",
+             "startDate": "2017-01", "endDate": "2021-03",
+             "bullets": ["Wrote the Kafka event pipeline"]},
+        ],
+    })
+    info = render_resume_pdf(document, tmp_path / "tailored.pdf", template=template)
 
     result = import_resume(info.path.read_bytes(), file_name="tailored.pdf", content_type=None)
 
@@ -425,8 +437,14 @@ def test_pdf_from_our_own_renderer_reads_drawn_bullets_and_dotted_contact_items(
     assert (basics.email, basics.phone, basics.location.city) == ("sam.sample@example.com",
                                                                    "+49 30 5550 1234", "Berlin")
     assert basics.summary == "Backend engineer who likes boring, reliable systems."
-    assert "• Python" in result.text.splitlines()
     assert result.resume.skill_names() == ["Python", "PostgreSQL", "Kafka"]
+    work = {entry["name"]: entry for entry in _work(result)}
+    assert work["Northwind GmbH"]["position"] == "Senior Backend Engineer"
+    assert work["Northwind GmbH"]["startDate"] == "2021-04"
+    assert work["Northwind GmbH"]["highlights"] == [
+        "Built the billing platform on Python and PostgreSQL", "Moved 40 services to Kubernetes"]
+    assert work["Contoso AG"]["highlights"] == ["Wrote the Kafka event pipeline"]
+    assert work["Contoso AG"]["endDate"] == "2021-03"
 
 
 def test_docx_paragraphs_with_list_bullets_and_german_headings():

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Body, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, ValidationError
 
 from backend.api.errors import ApiError, error_responses
 from backend.api.security import require_token
@@ -15,11 +15,14 @@ from backend.domain import events as ev
 from backend.domain.fit_reasons import reasons_from_json
 from backend.domain.model import CamelModel
 from backend.domain.stages import ACTIVE_STATUSES, STAGES, StageStatus
+from backend.pipeline.documents import CoverLetterDoc, ResumeDoc
+from backend.store import materials as materials_store
 from backend.store import stages as stage_store
 from backend.store.discovery import list_runs
 from backend.store.events import append_event
 from backend.store.job_queries import JobFilter, SortKey, job_detail, list_jobs
 from backend.store.jobs import mark_prepare_anyway
+from backend.store.profile import profile_revision
 from backend.temporal.dispatch import stages_from, start_preparation
 from backend.temporal.workflows.preparation import prep_workflow_id
 
@@ -95,6 +98,10 @@ async def get_job(request: Request, job_key: str = JOB_KEY) -> dict[str, Any]:
     materials, artifacts, and where the job stands against the fit threshold."""
     detail = await _job_or_404(request, job_key)
     detail["fit_threshold"] = _fit_threshold(request, detail)
+    for key, model in (("resume", ResumeDoc), ("cover_letter", CoverLetterDoc)):
+        if detail[key]:  # materials stored in an older shape read as today's
+            detail[key]["content"] = model.model_validate(detail[key]["content"]).model_dump(
+                mode="json", by_alias=True)
     return _camel(detail)
 
 
@@ -202,10 +209,71 @@ async def rescore(request: Request, job_key: str = JOB_KEY):
     return await _policy_rerun(request, job_key, ["score"])
 
 
+class RetailorRequest(CamelModel):
+    model_config = ConfigDict(extra="forbid")
+    discard_edits: bool = Field(default=False, description="Replace the user's own edits")
+
+
 @router.post("/v1/jobs/{job_key}/actions/retailor", response_model=StageDispatch,
-             status_code=202, responses=error_responses(401, 404, 409, 503))
-async def retailor(request: Request, job_key: str = JOB_KEY):
+             status_code=202, responses=error_responses(401, 404, 409, 422, 503))
+async def retailor(request: Request, job_key: str = JOB_KEY, body: RetailorRequest | None = None):
+    """409 ``materials_edited`` when the user edited the résumé or letter, unless
+    ``discardEdits`` says to replace them (the desktop asks first)."""
+    async with request.app.state.context.db.read_snapshot() as conn:
+        edited = await materials_store.has_edits(conn, job_key)
+    if edited and not (body and body.discard_edits):
+        raise ApiError(409, "materials_edited", "You edited this résumé or letter; re-tailoring "
+                       "replaces your edits. Confirm to go ahead.")
     return await _policy_rerun(request, job_key, ["tailor", "cover", "pdf"])
+
+
+MaterialKind = Literal["resume", "cover-letter"]
+MATERIAL_MODELS = {"resume": ResumeDoc, "cover-letter": CoverLetterDoc}
+
+
+class MaterialSaved(StageDispatch):
+    kind: str
+    generation: int
+
+
+@router.put("/v1/jobs/{job_key}/materials/{kind}", response_model=MaterialSaved, status_code=202,
+            responses=error_responses(401, 404, 409, 422, 503))
+async def save_material(request: Request, kind: MaterialKind, body: dict[str, Any] = Body(...),
+                        job_key: str = JOB_KEY):
+    """The user's edit of the résumé or letter: kept as a new generation, then its PDFs are
+    rendered again. The worker is checked first, so a 503 saves nothing."""
+    context = request.app.state.context
+    detail = await _job_or_404(request, job_key)
+    if _active(detail):
+        raise ApiError(409, "preparation_running", "This job is being prepared right now.")
+    try:
+        document = MATERIAL_MODELS[kind].model_validate({**body, "edited": True})
+    except ValidationError as error:
+        raise ApiError(422, "validation_error", "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}"
+            for e in error.errors()[:5])) from None
+    await context.require_runtime()
+    stored_kind = kind.replace("-", "_")
+    async with context.db.transaction() as conn:
+        revision = await profile_revision(conn)
+        generation = await materials_store.save_edited_material(
+            conn, job_key, kind=stored_kind, content=document.model_dump(mode="json", by_alias=True),
+            profile_revision=revision)
+        await materials_store.clear_rejection(conn, job_key, stored_kind)
+        event = ev.ResumeApproved if stored_kind == "resume" else ev.CoverLetterGenerated
+        await append_event(conn, event(job_id=job_key, generation=generation,
+                                       provider=materials_store.USER_PROVIDER, model="edit"),
+                           job_id=job_key)
+    dispatched = await _dispatch(request, job_key, "pdf", force=["pdf"])
+    body_out = json.loads(dispatched.body)
+    return JSONResponse({**body_out, "kind": kind, "generation": generation}, status_code=202)
+
+
+@router.post("/v1/jobs/{job_key}/actions/render-pdf", response_model=StageDispatch,
+             status_code=202, responses=error_responses(401, 404, 409, 503))
+async def render_pdf(request: Request, job_key: str = JOB_KEY):
+    """Render the résumé and letter PDFs again (e.g. after a template change)."""
+    return await _policy_rerun(request, job_key, ["pdf"])
 
 
 @router.post("/v1/jobs/{job_key}/actions/prepare-anyway", response_model=StageDispatch,

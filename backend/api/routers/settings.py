@@ -19,7 +19,7 @@ from backend.temporal.dispatch import stages_from, start_preparation
 
 router = APIRouter(tags=["settings"], dependencies=[Depends(require_token)])
 
-NESTED = ("llm", "temporal", "discoverySchedule")  # merged key by key; the rest is replaced
+NESTED = ("llm", "temporal", "discoverySchedule", "materials")  # merged key by key; the rest is replaced
 
 
 def merge_patch(current: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:

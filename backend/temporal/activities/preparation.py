@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import date
 
@@ -25,6 +26,7 @@ from backend.pipeline import cover as cover_logic
 from backend.pipeline import enrich as enrich_logic
 from backend.pipeline import score as score_logic
 from backend.pipeline import tailor as tailor_logic
+from backend.pipeline import truth
 from backend.pipeline.access_grants import GrantedRobots
 from backend.pipeline.documents import CoverLetterDoc, ResumeDoc
 from backend.pipeline.eligibility import (
@@ -246,11 +248,8 @@ class PreparationActivities:
         if provider.is_offline:
             result = score_logic.offline_score(facts.profile, facts.job_text(), today=today)
         else:
-            async def complete(system: str, user: str) -> str:
-                return (await provider.complete(system=system, user=user, json_mode=True)).text
-
-            ledger = await score_logic.model_ledger(complete, facts.profile, facts.job_text(),
-                                                    today=today)
+            ledger = await score_logic.model_ledger(_completer(provider), facts.profile,
+                                                    facts.job_text(), today=today)
             result = score_logic.result_from_ledger(ledger)
         ledger_json = result.ledger.model_dump(mode="json", by_alias=True) if result.ledger else None
 
@@ -276,17 +275,27 @@ class PreparationActivities:
 
     async def _tailor(self, input: StageInput, facts: JobFacts) -> Commit:
         provider = build_provider(self._paths, self._db, facts.settings)
-        if provider.is_offline:
-            resume = tailor_logic.offline_tailor(facts.profile, facts.job_text(),
-                                                 facts.score_result())
-        else:
-            completion = await provider.complete(
-                system=tailor_logic.TAILOR_SYSTEM,
-                user=tailor_logic.tailor_prompt(facts.profile, facts.job_text(),
-                                                facts.score_result()), json_mode=True)
-            resume = tailor_logic.parse_model_resume(completion.text, facts.profile)
+        job, fit = facts.job_text(), facts.score_result()
+        async with self._rejections_recorded(input.job_id, "resume"):
+            if provider.is_offline:
+                resume = tailor_logic.offline_tailor(facts.profile, job, fit)
+            else:
+                resume = await tailor_logic.model_tailor(_completer(provider), facts.profile, job, fit)
+            truth.gate_materials(resume, None, facts.profile, fit.ledger, job)
         return self._material_commit(input, facts, provider, "resume", resume.model_dump(
-            by_alias=True), ev.ResumeApproved)
+            mode="json", by_alias=True), ev.ResumeApproved)
+
+    @asynccontextmanager
+    async def _rejections_recorded(self, job_id: str, kind: str):
+        """A writer's output the truthfulness gate refused: the claim is kept for the job
+        detail ("it claimed ...") before the typed, non-retried failure goes on."""
+        try:
+            yield
+        except truth.UnsupportedClaim as rejected:
+            async with self._db.transaction() as conn:
+                await materials.record_rejection(conn, job_id, kind=kind, error_code=rejected.code,
+                                                 claim=rejected.claim)
+            raise
 
     def _material_commit(self, input, facts, provider, kind, content, event_type) -> Commit:
         async def commit(conn, version: int) -> None:
@@ -294,6 +303,7 @@ class PreparationActivities:
                 conn, input.job_id, kind=kind, generation=version, content=content,
                 provider=provider.name, model=provider.model,
                 profile_revision=facts.profile_revision, **_run_ids(input.run))
+            await materials.clear_rejection(conn, input.job_id, kind)
             await append_event(conn, event_type(
                 job_id=input.job_id, generation=version, provider=provider.name,
                 model=provider.model, **_run_ids(input.run)),
@@ -314,27 +324,25 @@ class PreparationActivities:
             raise ApplicationError("no tailored resume", type="missing_input", non_retryable=True)
         resume = ResumeDoc.model_validate(stored[1])
         provider = build_provider(self._paths, self._db, facts.settings)
-        today = date.today()
-        if provider.is_offline:
-            letter = cover_logic.offline_cover(facts.profile, facts.job_text(),
-                                               facts.score_result(), resume, today)
-        else:
-            completion = await provider.complete(
-                system=cover_logic.COVER_SYSTEM,
-                user=cover_logic.cover_prompt(facts.profile, facts.job_text(),
-                                              facts.score_result(), resume), json_mode=True)
-            letter = cover_logic.parse_model_cover(completion.text, facts.profile,
-                                                   facts.job_text(), today)
+        job, fit, today = facts.job_text(), facts.score_result(), date.today()
+        async with self._rejections_recorded(input.job_id, "cover_letter"):
+            if provider.is_offline:
+                letter = cover_logic.offline_cover(facts.profile, job, fit, resume, today)
+            else:
+                letter = await cover_logic.model_cover(_completer(provider), facts.profile, job,
+                                                       fit, resume, today)
+            truth.gate_materials(None, letter, facts.profile, fit.ledger, job, today=today)
         return self._material_commit(input, facts, provider, "cover_letter",
-                                     letter.model_dump(by_alias=True), ev.CoverLetterGenerated)
+                                     letter.model_dump(mode="json", by_alias=True),
+                                     ev.CoverLetterGenerated)
 
     # -- PDF -------------------------------------------------------------------------------
 
     @activity.defn(name="render_pdfs")
     async def render_pdfs(self, input: StageInput) -> StageOutcome:
-        return await self._run_stage(input, lambda facts: self._pdf(input))
+        return await self._run_stage(input, lambda facts: self._pdf(input, facts))
 
-    async def _pdf(self, input: StageInput) -> Commit:
+    async def _pdf(self, input: StageInput, facts: JobFacts) -> Commit:
         async with self._db.transaction() as conn:
             resume = await materials.latest_material(conn, input.job_id, "resume")
             letter = await materials.latest_material(conn, input.job_id, "cover_letter")
@@ -342,11 +350,12 @@ class PreparationActivities:
         if resume is None or letter is None:
             raise ApplicationError("materials missing", type="missing_input", non_retryable=True)
         generation = rows["pdf"].result_version + 1
-        folder = self._paths.app_dir / "artifacts" / input.job_id
+        # Each generation in its own folder: the files keep names a person can use.
+        folder = self._paths.app_dir / "artifacts" / input.job_id / f"g{generation}"
         folder.mkdir(parents=True, exist_ok=True)
         rendered = await asyncio.to_thread(
             _render_both, ResumeDoc.model_validate(resume[1]),
-            CoverLetterDoc.model_validate(letter[1]), folder, generation)
+            CoverLetterDoc.model_validate(letter[1]), folder, _render_choices(facts))
 
         async def commit(conn, version: int) -> None:
             for kind, info in rendered:
@@ -395,18 +404,40 @@ class PreparationActivities:
         await record_run_lifecycle(self._db, input, cancel_owned_stages)
 
 
-def _render_both(resume: ResumeDoc, letter: CoverLetterDoc, folder, generation: int):
-    from backend.pipeline import pdf as pdf_logic  # fpdf costs ~0.2 s at worker start
+@dataclass(frozen=True)
+class RenderChoices:
+    template: str
+    paper: str
+    company: str
 
-    printable_resume = pdf_logic.ResumeDocument(
-        name=resume.name, headline=resume.headline, contact_lines=list(resume.contact_lines),
-        summary=resume.summary,
-        sections=[pdf_logic.ResumeSection(title=s.title, items=list(s.items))
-                  for s in resume.sections],
-    )
-    printable_letter = pdf_logic.CoverLetterDocument(**letter.model_dump())
+
+def _render_choices(facts: JobFacts) -> RenderChoices:
+    from backend.pipeline.pdf import paper_for
+
+    location = facts.profile.basics.location if facts.profile else None
+    country = location.country_code if location else None
+    materials_settings = facts.settings.materials
+    return RenderChoices(template=materials_settings.template,
+                         paper=paper_for(country, materials_settings.paper),
+                         company=facts.job["company"])
+
+
+def _completer(provider):
+    """The writers' ``complete(system, user) -> text`` over a (metered) provider."""
+    async def complete(system: str, user: str) -> str:
+        return (await provider.complete(system=system, user=user, json_mode=True)).text
+
+    return complete
+
+
+def _render_both(resume: ResumeDoc, letter: CoverLetterDoc, folder, choices: RenderChoices):
+    from backend.pipeline import pdf as pdf_logic
+
     resume_info = pdf_logic.render_resume_pdf(
-        printable_resume, folder / f"resume-g{generation}.pdf")
+        resume, folder / pdf_logic.material_file_name(resume.name, "resume", choices.company),
+        template=choices.template, paper=choices.paper)
     letter_info = pdf_logic.render_cover_letter_pdf(
-        printable_letter, folder / f"cover-letter-g{generation}.pdf")
+        letter, folder / pdf_logic.material_file_name(letter.sender_name, "cover_letter",
+                                                      choices.company),
+        paper=choices.paper)
     return [("resume_pdf", resume_info), ("cover_letter_pdf", letter_info)]

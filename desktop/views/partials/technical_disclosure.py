@@ -16,14 +16,16 @@ TITLE = "Technical details"
 
 
 class TechnicalDisclosure(QWidget):
-    def __init__(self, parent: QWidget | None = None):
+    """Folded details under a toggle; ``title`` names it (other folded details reuse it)."""
+
+    def __init__(self, parent: QWidget | None = None, title: str = TITLE):
         super().__init__(parent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
         self.toggle = QToolButton(self)
         self.toggle.setObjectName("technicalToggle")
-        self.toggle.setText(TITLE)
+        self.toggle.setText(title)
         self.toggle.setCheckable(True)
         self.toggle.setChecked(False)
         self.toggle.setAutoRaise(True)

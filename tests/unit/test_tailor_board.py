@@ -1,0 +1,53 @@
+"""The whole bundled demo board, offline: every tailored résumé and letter passes the
+truthfulness gate, and every résumé keeps all work entries with their own bullets."""
+
+from __future__ import annotations
+
+import pytest
+
+from backend.pipeline.cover import offline_cover
+from backend.pipeline.enrich import description_from_source
+from backend.pipeline.score import JobText, offline_score
+from backend.pipeline.tailor import offline_tailor
+from backend.pipeline.truth import gate_materials
+from backend.sources.board_file import demo_board_text, parse_board
+from tests.unit import test_fit_ledger_board, test_writing
+
+TODAY = test_writing.TODAY
+
+
+def board_jobs() -> list[JobText]:
+    """Postings as the preparation stage sees them (as in test_fit_ledger_board.py)."""
+    jobs = []
+    for posting in parse_board(demo_board_text()):
+        extraction = description_from_source(posting.description_html)
+        salary = posting.salary
+        jobs.append(JobText(title=posting.title, company=posting.company, location=posting.location,
+                            remote=None if posting.remote == "unknown" else posting.remote,
+                            description=extraction.text if extraction else "",
+                            salary_min=salary.min if salary else None,
+                            salary_max=salary.max if salary else None,
+                            salary_currency=salary.currency if salary else None))
+    return jobs
+
+
+@pytest.mark.parametrize("profile", [test_writing.PROFILE, test_fit_ledger_board.PROFILE],
+                         ids=["three-entries-remote-only", "two-entries-remote-or-hybrid"])
+def test_every_board_posting_gets_materials_that_pass_the_gate(profile):
+    jobs = board_jobs()
+    assert len(jobs) > 200
+    own = {work.name: set(filter(None, (work.summary, *work.highlights))) for work in profile.resume.work}
+    for job in jobs:
+        fit = offline_score(profile, job, today=TODAY)
+        resume = offline_tailor(profile, job, fit)
+        letter = offline_cover(profile, job, fit, resume, TODAY)
+        gate_materials(resume, letter, profile, fit.ledger, job, today=TODAY)
+        newest_first = sorted(profile.resume.work, key=_newest, reverse=True)
+        assert [e.employer for e in resume.experience] == [w.name for w in newest_first]
+        for entry in resume.experience:
+            assert entry.bullets and set(entry.bullets) <= own[entry.employer], job.title
+        assert 2 <= len(letter.paragraphs) <= 4 and len(letter.text().split()) < 300, job.title
+
+
+def _newest(work) -> tuple:
+    return (work.end_date is None, work.end_date or "", work.start_date or "")
