@@ -65,7 +65,8 @@ DESKTOP_SOURCES = [{"kind": "demo_board", "id": "demo_board"}]
 @pytest_asyncio.fixture(scope="session", loop_scope="session")
 async def live_services(tmp_path_factory):
     app_dir = tmp_path_factory.mktemp("desktop-app")
-    (app_dir / "settings.json").write_text(json.dumps({"sources": DESKTOP_SOURCES}),
+    # minFitScore 0: the views are tested with every job prepared (the threshold has its own).
+    (app_dir / "settings.json").write_text(json.dumps({"sources": DESKTOP_SOURCES, "minFitScore": 0}),
                                           encoding="utf-8")
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()

@@ -16,6 +16,9 @@ pytestmark = pytest.mark.integration
 
 
 def write_settings(app_dir: Path, **settings) -> None:
+    """Tests whose subject is not the fit threshold prepare every job (``minFitScore`` 0,
+    the behaviour before the default became 50); the threshold's tests pass their own."""
+    settings.setdefault("minFitScore", 0)
     app_dir.mkdir(parents=True, exist_ok=True)
     (app_dir / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
 

@@ -221,16 +221,27 @@ async def test_a_worker_killed_after_committing_a_score_never_pays_twice(paid):
     assert count_events(app_dir, "JobScored") == scored + 1
 
 
-def score_replies(*replies: str):
-    """The next score calls answer ``replies`` in turn (the last one repeats)."""
+def scripted_for(is_target, *replies: str):
+    """Requests ``is_target`` picks answer ``replies`` in turn (the last one repeats); the
+    rest get the usual scripted reply."""
     answers = list(replies)
 
     def reply(request) -> str:
-        if not is_score_request(request):
+        if not is_target(request):
             return scripted_reply(request)
         return answers.pop(0) if len(answers) > 1 else answers[0]
 
     return reply
+
+
+def score_replies(*replies: str):
+    return scripted_for(is_score_request, *replies)
+
+
+def letter_replies(*replies: str):
+    return scripted_for(
+        lambda request: request.body["messages"][0]["content"].startswith("You write a concise"),
+        *replies)
 
 
 async def test_a_malformed_ledger_gets_one_repair_then_scores(paid):
@@ -273,18 +284,6 @@ async def test_a_ledger_malformed_after_its_repair_is_a_typed_failure_and_no_sco
     assert detail["score"]["version"] == before
     stage = next(s for s in detail["stages"] if s["stage"] == "score")
     assert stage["status"] == "failed" and stage["errorCode"] == "provider_response_invalid"
-
-
-def letter_replies(*replies: str):
-    """The next cover-letter calls answer ``replies`` in turn (the last one repeats)."""
-    answers = list(replies)
-
-    def reply(request) -> str:
-        if not request.body["messages"][0]["content"].startswith("You write a concise"):
-            return scripted_reply(request)
-        return answers.pop(0) if len(answers) > 1 else answers[0]
-
-    return reply
 
 
 INVENTED_LETTER = json.dumps({"paragraphs": [

@@ -56,7 +56,7 @@ THRESHOLD = 50  # the default
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def prepared(tmp_path_factory):
     app_dir = tmp_path_factory.mktemp("prep-app")
-    write_settings(app_dir)
+    write_settings(app_dir, minFitScore=THRESHOLD)
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
     api = ApiClient.from_runtime(supervisor.info)

@@ -84,6 +84,20 @@ def test_a_low_score_skips_tailor_and_skips_cascade():
     assert decide_pickup(cascade).kind == "skipped"
 
 
+def test_prepare_anyway_lifts_the_threshold_for_that_job_only():
+    below = facts("tailor", score=30, min_fit=50)
+    anyway = PickupFacts(**{**vars(below), "prepare_anyway": True})
+    assert decide_pickup(anyway).kind == "run"
+    assert decide_pickup(below).kind == "skipped"
+
+
+def test_the_threshold_defaults_to_fifty():
+    from backend.config import AppSettings
+
+    assert AppSettings().min_fit_score == 50
+    assert AppSettings.model_validate({"minFitScore": 0}).min_fit_score == 0
+
+
 def test_a_job_the_user_skipped_is_never_picked_up():
     decision = decide_pickup(facts("enrich", enrichment=None, user_status="skipped"))
     assert (decision.kind, decision.reason) == ("skipped", "user_skipped")

@@ -164,8 +164,10 @@ def test_a_hybrid_role_in_your_city_is_met_and_one_elsewhere_is_missing():
     london = posting(location="London, United Kingdom", remote="hybrid",
                      description="We work hybrid: two days a week together in our London office.")
     result = score(backend_profile(), london)
-    assert line(result, "location").status == "missing" and not line(result, "location").deal_breaker
+    # An office in a city the job seeker did not list rules the job out, visibly.
+    assert line(result, "location").status == "missing" and line(result, "location").deal_breaker
     assert line(result, "location").detail == "you want remote, or hybrid in Berlin"
+    assert result.ledger.cap is not None and result.score <= 30 < score(backend_profile(), berlin).score
 
 
 def test_a_remote_role_restricted_to_another_region_is_missing():
@@ -173,7 +175,8 @@ def test_a_remote_role_restricted_to_another_region_is_missing():
                                                      "anywhere in the United States.")
     location = line(score(backend_profile(), job), "location")
     assert location.label == "Remote (US)" and location.status == "missing"
-    assert "Berlin" in location.detail
+    assert "Berlin" in location.detail and location.deal_breaker
+    assert score(backend_profile(), job).score <= 30
 
 
 # --------------------------------------------------------------------------- seniority and title

@@ -250,7 +250,8 @@ def location_requirement(profile: CandidateProfile, arrangement: Arrangement) ->
     """The posting's arrangement judged against the profile's places and remote preference.
 
     An on-site role for a remote-only profile is a deal-breaker; a hybrid one is too, a
-    milder one (the cap levels are in ``rules``)."""
+    milder one; so is an office in a city the profile does not list, or a remote role
+    open only to a region the job seeker is not in (the cap levels are in ``rules``)."""
     label = arrangement.label()
     preference = profile.remote_preference
     wants = wanted_phrase(profile)
@@ -267,9 +268,9 @@ def location_requirement(profile: CandidateProfile, arrangement: Arrangement) ->
         if preference == "onsite":
             return req("unknown", detail=f"A remote role — {wants}")
         allowed = region_allows(profile, arrangement.region)
-        if allowed is False:
+        if allowed is False:  # hiring only where the job seeker is not: a deal-breaker
             return req("missing", detail=f"Only from {arrangement.region} — you are in "
-                                         f"{human_list(profile.locations[:3])}")
+                                         f"{human_list(profile.locations[:3])}", deal_breaker=True)
         evidence = "Remote preference: " + preference.replace("_", " ")
         if allowed:
             evidence += f"; {human_list(profile.locations[:3])} is in {arrangement.region}"
@@ -282,4 +283,5 @@ def location_requirement(profile: CandidateProfile, arrangement: Arrangement) ->
         return req("unknown", detail=f"{wants}; your profile names no city")
     if not arrangement.city:
         return req("unknown", detail=f"Office city not stated — {wants}")
-    return req("missing", detail=wants)
+    # An office in a city the job seeker did not list: no amount of skills makes it a fit.
+    return req("missing", detail=wants, deal_breaker=True)

@@ -54,7 +54,8 @@ def build_ledger(profile: CandidateProfile, job: JobText, *, today: date) -> Fit
     # Deal-breaker words first: they decide the cap, and the checklist shows them on top.
     found = [*deal_breaker_requirements(profile, text), *found]
     requirements = [r for r in found if r is not None][:MAX_REQUIREMENTS]
-    return FitLedger(requirements=requirements, cap=cap_for(requirements, arrangement), method="rules-v1")
+    cap = cap_for(requirements, arrangement, remote_only=profile.remote_preference == "remote_only")
+    return FitLedger(requirements=requirements, cap=cap, method="rules-v1")
 
 
 def _has_keywords(profile: CandidateProfile) -> bool:
@@ -80,11 +81,14 @@ def deal_breaker_requirements(profile: CandidateProfile, text: str) -> list[Requ
             for word in profile.deal_breaker_keywords if contains_term(text, word)]
 
 
-def _cap_score(requirement: Requirement, arrangement: Arrangement | None) -> int:
+def _cap_score(requirement: Requirement, arrangement: Arrangement | None,
+               profile_remote_only: bool) -> int:
     if requirement.kind == "keyword":
         return CAPS["deal_breaker_keyword"]
     if requirement.kind == "location" and arrangement is not None:
-        return CAPS["onsite_for_remote_only" if arrangement.mode == "onsite" else "hybrid_for_remote_only"]
+        if profile_remote_only and arrangement.mode in ("onsite", "hybrid"):
+            return CAPS[f"{arrangement.mode}_for_remote_only"]
+        return CAPS["outside_your_places"]
     if requirement.kind == "title":
         return CAPS["far_title_family"]
     if requirement.kind == "seniority":
@@ -92,9 +96,11 @@ def _cap_score(requirement: Requirement, arrangement: Arrangement | None) -> int
     return DEAL_BREAKER_CAP  # flagged by a model: a deal-breaker of a kind we do not rank
 
 
-def cap_for(requirements: list[Requirement], arrangement: Arrangement | None) -> ScoreCap | None:
+def cap_for(requirements: list[Requirement], arrangement: Arrangement | None, *,
+            remote_only: bool) -> ScoreCap | None:
     """The lowest cap among the missing deal-breakers, with the reason the user reads."""
-    caps = [(_cap_score(r, arrangement), r) for r in requirements if r.deal_breaker and r.status == "missing"]
+    caps = [(_cap_score(r, arrangement, remote_only), r) for r in requirements
+            if r.deal_breaker and r.status == "missing"]
     if not caps:
         return None
     score, worst = min(caps, key=lambda item: item[0])
@@ -115,4 +121,6 @@ def enforce_deal_breakers(ledger: FitLedger, profile: CandidateProfile, job: Job
         requirements = [r for r in requirements if not (r.kind == "keyword" and r.label == breaker.label)]
         requirements.insert(0, breaker)
     requirements = requirements[:MAX_REQUIREMENTS]
-    return FitLedger(requirements=requirements, cap=cap_for(requirements, arrangement), method=ledger.method)
+    return FitLedger(requirements=requirements, method=ledger.method,
+                     cap=cap_for(requirements, arrangement,
+                                 remote_only=profile.remote_preference == "remote_only"))
