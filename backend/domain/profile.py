@@ -67,7 +67,8 @@ class CandidateProfile(CamelModel):
         if not legacy_keys & data.keys():
             return data
         data = dict(data)
-        resume = dict(data.pop("json_resume", None) or data.pop("jsonResume", None) or {})
+        legacy = data.pop("json_resume", None) or data.pop("jsonResume", None)
+        resume = dict(data.get("resume") or legacy or {})  # the structured shape wins
         basics = dict(resume.get("basics") or {})
         for old, new in _LEGACY_BASICS.items():
             value = data.pop(old, None)

@@ -92,8 +92,12 @@ def focus_of(score: ScoreResult) -> Focus:
     phrases: dict[str, int] = {}
     if score.ledger is None:
         met = [(label, "must") for label in score.matched]
+        proven = {label for label, _ in met}
     else:
         met = [(r.label, r.importance) for r in score.ledger.met() if r.kind in ("skill", "keyword")]
+        # A met "keyword" is the job seeker's must-have word found in the POSTING: it orders
+        # bullets, but only a met skill (proven by the profile) is a strength to claim.
+        proven = {r.label for r in score.ledger.met() if r.kind == "skill"}
     for label, importance in met:
         weight = 2 if importance == "must" else 1
         canonical = index.canonical_name(label)
@@ -102,7 +106,8 @@ def focus_of(score: ScoreResult) -> Focus:
         else:
             phrases[normalize(label)] = max(weight, phrases.get(normalize(label), 0))
     ordered = sorted(met, key=lambda item: item[1] != "must")
-    strengths = list(dict.fromkeys(label for label, _ in ordered if index.find(index.canonical_name(label))))
+    strengths = list(dict.fromkeys(label for label, _ in ordered
+                                   if label in proven and index.find(index.canonical_name(label))))
     return Focus(skills, phrases, strengths)
 
 

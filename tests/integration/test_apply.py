@@ -180,7 +180,7 @@ async def test_prepared_jobs_wait_for_approval_with_their_targets_and_packets(ap
     packet = email["packet"]
     assert email["target"]["recipient"] == "kill@acme.example"
     assert os.path.isfile(packet["resumePdf"]) and os.path.isfile(packet["coverLetterPdf"])
-    assert packet["answers"]["email"] == PROFILE["email"]
+    assert packet["answers"]["email"] == PROFILE["resume"]["basics"]["email"]
     assert email["approval"] is None and email["failure"] is None
     assert (await api.apply_queue(status="applied"))["total"] == 0
 

@@ -128,9 +128,21 @@ async def test_discover_left_the_conditions_the_continuations_resolve(world):
     assert continuations_started(app_dir) == []
 
 
+def themed(theme: str, *, headline: str | None = None, spaced_skills: bool = False) -> dict:
+    """The test profile with a JSON Resume ``meta`` theme (presentation only) and,
+    optionally, another headline or its skills typed with stray spaces."""
+    resume = {**PROFILE["resume"], "meta": {"theme": theme}}
+    if headline:
+        resume["basics"] = {**resume["basics"], "label": headline}
+    if spaced_skills:
+        resume["skills"] = [{**group, "keywords": [f" {k} " for k in group["keywords"]]}
+                            for group in resume["skills"]]
+    return {**PROFILE, "resume": resume}
+
+
 async def test_a_real_change_starts_exactly_one_continuation(world):
     http, app_dir = world["http"], world["app_dir"]
-    profile = {**PROFILE, "jsonResume": {"basics": {"name": "Ada"}, "meta": {"theme": "classic"}}}
+    profile = themed("classic")
     response = await http.put("/v1/profile", json=profile)
     assert response.json()["revision"] == 1 and response.json()["changed"] is True
     await wait_closed(app_dir, "profile-continuation-1")
@@ -147,11 +159,10 @@ async def test_a_real_change_starts_exactly_one_continuation(world):
 
 async def test_a_no_op_or_style_only_save_starts_nothing(world):
     http, app_dir = world["http"], world["app_dir"]
-    same = {**PROFILE, "skills": [f" {s} " for s in PROFILE["skills"]],
-            "jsonResume": {"basics": {"name": "Ada"}, "meta": {"theme": "classic"}}}
+    same = themed("classic", spaced_skills=True)
     response = (await http.put("/v1/profile", json=same)).json()
     assert (response["revision"], response["changed"]) == (1, False)
-    styled = {**PROFILE, "jsonResume": {"basics": {"name": "Ada"}, "meta": {"theme": "elegant"}}}
+    styled = themed("elegant")
     response = (await http.put("/v1/profile", json=styled)).json()
     assert (response["revision"], response["changed"]) == (2, True)
     # No outbox row, so nothing can ever be dispatched for either save.
@@ -165,11 +176,10 @@ async def test_quick_changes_coalesce_only_revisions_that_never_started(world):
     worker = supervisor.service("worker")
     await worker.stop()  # revision 3's continuation is accepted by Temporal but cannot run
     try:
-        base = {**PROFILE, "jsonResume": {"basics": {"name": "Ada"}, "meta": {"theme": "elegant"}}}
-        await http.put("/v1/profile", json={**base, "headline": "Revision three"})
+        await http.put("/v1/profile", json=themed("elegant", headline="Revision three"))
         await wait_outbox(app_dir, 3, "started")  # intended, then started: it may run
-        await http.put("/v1/profile", json={**base, "headline": "Revision four"})
-        await http.put("/v1/profile", json={**base, "headline": "Revision five"})
+        await http.put("/v1/profile", json=themed("elegant", headline="Revision four"))
+        await http.put("/v1/profile", json=themed("elegant", headline="Revision five"))
         rows = outbox(app_dir)
         assert rows[4][0] == "pending" and rows[5][0] == "pending"
     finally:
@@ -199,8 +209,7 @@ async def test_a_crash_between_commit_and_start_is_recovered_at_startup(world, f
     pid, restarts = api.pid, api.restarts
     (app_dir / "faults").mkdir(exist_ok=True)
     (app_dir / "faults" / fault).touch()
-    base = {**PROFILE, "jsonResume": {"basics": {"name": "Ada"}, "meta": {"theme": "elegant"}}}
-    response = await http.put("/v1/profile", json={**base, "headline": f"Revision {revision}"})
+    response = await http.put("/v1/profile", json=themed("elegant", headline=f"Revision {revision}"))
     assert response.json()["revision"] == revision  # answered, then the API died
 
     async def restarted() -> bool:

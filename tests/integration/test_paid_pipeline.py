@@ -238,12 +238,6 @@ def score_replies(*replies: str):
     return scripted_for(is_score_request, *replies)
 
 
-def letter_replies(*replies: str):
-    return scripted_for(
-        lambda request: request.body["messages"][0]["content"].startswith("You write a concise"),
-        *replies)
-
-
 async def test_a_malformed_ledger_gets_one_repair_then_scores(paid):
     http, fake, app_dir = paid["http"], paid["fake"], paid["app_dir"]
     job = await first_job(http)
@@ -262,7 +256,8 @@ async def test_a_malformed_ledger_gets_one_repair_then_scores(paid):
     assert "Your previous answer could not be used" in repair
     assert count_events(app_dir, "JobScored") == scored + 1
     ledger = (await http.get(f"/v1/jobs/{job}")).json()["score"]["ledger"]
-    assert [r["label"] for r in ledger["requirements"]][:2] == ["Python", "PostgreSQL"]
+    labels = [r["label"] for r in ledger["requirements"]]
+    assert {"Python", "PostgreSQL"} <= set(labels), "the model's ledger, after the repair"
 
 
 async def test_a_ledger_malformed_after_its_repair_is_a_typed_failure_and_no_score(paid):
@@ -284,53 +279,3 @@ async def test_a_ledger_malformed_after_its_repair_is_a_typed_failure_and_no_sco
     assert detail["score"]["version"] == before
     stage = next(s for s in detail["stages"] if s["stage"] == "score")
     assert stage["status"] == "failed" and stage["errorCode"] == "provider_response_invalid"
-
-
-INVENTED_LETTER = json.dumps({"paragraphs": [
-    {"text": "I hold a PhD in Computer Science and I am happy to relocate to San Francisco.",
-     "evidence": []},
-    {"text": "Thank you for considering my application.", "evidence": []}]})
-
-
-async def test_a_letter_that_invents_is_rejected_then_repaired(paid):
-    """The gate refuses the invented claims; the one repair with a clean letter passes."""
-    http, fake, app_dir = paid["http"], paid["fake"], paid["app_dir"]
-    job = await first_job(http)
-    calls, terminals = fake.calls, len(prep_terminals(app_dir))
-    fake.reply_with(letter_replies(INVENTED_LETTER, LETTER_REPLY))
-    try:
-        response = await http.post(f"/v1/jobs/{job}/actions/retailor",
-                                   json={"discardEdits": True})
-        assert response.status_code == 202, response.text
-        final = await wait_terminals(app_dir, terminals + 1)
-    finally:
-        fake.reply_with(scripted_reply)
-    assert final[-1] == ("WorkflowCompleted", None)
-    assert fake.calls == calls + 3, "résumé, the invented letter, its one repair"
-    repair = fake.requests[-1].body["messages"][-1]["content"]
-    assert "PhD" in repair or "relocate" in repair, "the repair names the unsupported claim"
-    detail = (await http.get(f"/v1/jobs/{job}")).json()
-    text = " ".join(p["text"] for p in detail["coverLetter"]["content"]["paragraphs"])
-    assert "PhD" not in text and "relocate" not in text
-    assert detail["materialRejections"] == []
-
-
-async def test_a_letter_still_inventing_after_its_repair_fails_typed_and_renders_nothing(paid):
-    http, fake, app_dir = paid["http"], paid["fake"], paid["app_dir"]
-    job = await first_job(http)
-    rendered, terminals = count_events(app_dir, "PdfRendered"), len(prep_terminals(app_dir))
-    fake.reply_with(letter_replies(INVENTED_LETTER))
-    try:
-        assert (await http.post(f"/v1/jobs/{job}/actions/retailor",
-                                json={"discardEdits": True})).status_code == 202
-        final = await wait_terminals(app_dir, terminals + 1)
-    finally:
-        fake.reply_with(scripted_reply)
-    assert final[-1] == ("WorkflowFailed", "materials_unsupported_claim")
-    assert count_events(app_dir, "PdfRendered") == rendered, "nothing unsupported is rendered"
-    detail = (await http.get(f"/v1/jobs/{job}")).json()
-    cover = next(s for s in detail["stages"] if s["stage"] == "cover")
-    assert cover["status"] == "failed" and cover["errorCode"] == "materials_unsupported_claim"
-    [rejection] = detail["materialRejections"]
-    assert rejection["kind"] == "cover_letter"
-    assert "PhD" in rejection["claim"] or "relocate" in rejection["claim"]

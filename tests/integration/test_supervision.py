@@ -26,7 +26,7 @@ async def discover_to_the_end(info) -> dict:
     try:
         accepted = await api.run_stage("discover")
         run_id = accepted["firstExecutionRunId"]
-        for _ in range(600):
+        for _ in range(1800):  # up to 3 minutes on a busy 2-core machine
             runs = await api.discovery_runs()
             run = next((r for r in runs if r["discoverRunId"] == run_id), None)
             if run and run["status"] != "running":

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from backend.domain.profile import CandidateProfile
 from backend.pipeline.cover import offline_cover
 from backend.pipeline.enrich import description_from_source
 from backend.pipeline.score import JobText, offline_score
@@ -51,3 +52,23 @@ def test_every_board_posting_gets_materials_that_pass_the_gate(profile):
 
 def _newest(work) -> tuple:
     return (work.end_date is None, work.end_date or "", work.start_date or "")
+
+
+THIN_PROFILES = {
+    # Must-have words the profile never proves: the posting mentioning them is no strength.
+    "must-have-words-only": CandidateProfile.model_validate({
+        "targetTitles": ["Backend Engineer"], "mustHaveKeywords": ["Python", "Go"],
+        "resume": {"basics": {"name": "Ada"}}}),
+    "pasted-text-only": CandidateProfile.model_validate({
+        "resumeText": "Ada Example\nEngineer who likes Python.", "mustHaveKeywords": ["Kafka"]}),
+}
+
+
+@pytest.mark.parametrize("profile", THIN_PROFILES.values(), ids=THIN_PROFILES.keys())
+def test_thin_profiles_still_get_materials_that_pass_the_gate(profile):
+    """Offline output must never fail its own gate, however little the profile holds."""
+    for job in board_jobs():
+        fit = offline_score(profile, job, today=TODAY)
+        resume = offline_tailor(profile, job, fit)
+        letter = offline_cover(profile, job, fit, resume, TODAY)
+        gate_materials(resume, letter, profile, fit.ledger, job, today=TODAY)
