@@ -9,6 +9,7 @@ from fastapi import Depends, FastAPI
 
 from backend.api.context import ApiContext
 from backend.api.errors import install_error_handlers
+from backend.api.guard import RequestGuardMiddleware
 from backend.api.routers import (
     activity,
     conditions,
@@ -77,6 +78,9 @@ def create_app(
         return app.openapi()
 
     app.add_middleware(LoopbackHostMiddleware)
+    # Added last, so outermost: even a refused Host gets a request id, and nothing inside
+    # can answer a 500 outside the error envelope.
+    app.add_middleware(RequestGuardMiddleware)
     for module in (health, pipeline, events, jobs, profile, settings, spend, secrets,
                    workflow_runs, activity, operations, schedule, conditions, llm_check):
         app.include_router(module.router)

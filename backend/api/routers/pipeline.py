@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from pydantic import ConfigDict, Field
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
-from backend.api.errors import ApiError, error_responses
+from backend.api.errors import ApiError, error_responses, noop_responses
 from backend.api.security import require_token
 from backend.config import PREP_TASK_QUEUE, TASK_QUEUE
 from backend.domain.model import CamelModel
@@ -76,7 +76,7 @@ class RunStageAccepted(CamelModel):
     "/v1/pipeline/actions/run-stage",
     status_code=202,
     response_model=RunStageAccepted,
-    responses=error_responses(400, 401, 403, 422, 503),
+    responses={**noop_responses(RunStageAccepted), **error_responses(400, 401, 403, 422, 503)},
 )
 async def run_stage(body: RunStageRequest, request: Request) -> RunStageAccepted:
     context = request.app.state.context
@@ -196,8 +196,8 @@ class PolicyActionAccepted(CamelModel):
     noop_reason: str | None = None
 
 
-@router.post("/v1/pipeline/actions/rescore-stale", status_code=202,
-             response_model=PolicyActionAccepted, responses=error_responses(401, 403, 503))
+@router.post("/v1/pipeline/actions/rescore-stale", status_code=202, response_model=PolicyActionAccepted,
+             responses={**noop_responses(PolicyActionAccepted), **error_responses(401, 403, 503)})
 async def rescore_stale(request: Request):
     """Rescore every job whose score predates the saved profile (then Tailor / Cover / PDF
     run only where they are not yet done). 200 with ``noopReason`` when nothing is stale."""
@@ -206,8 +206,8 @@ async def rescore_stale(request: Request):
     return await _policy_rerun(context, "rescore_stale", job_ids, force=["score"])
 
 
-@router.post("/v1/pipeline/actions/retailor-stale", status_code=202,
-             response_model=PolicyActionAccepted, responses=error_responses(401, 403, 503))
+@router.post("/v1/pipeline/actions/retailor-stale", status_code=202, response_model=PolicyActionAccepted,
+             responses={**noop_responses(PolicyActionAccepted), **error_responses(401, 403, 503)})
 async def retailor_stale(request: Request):
     """Re-tailor (resume, cover letter, PDFs) every job whose materials predate the saved
     profile, or whose Tailor was skipped below a fit threshold its score now meets."""
