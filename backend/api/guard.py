@@ -45,6 +45,24 @@ def json_depth_exceeds(body: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
     return False
 
 
+def declare_guard_responses(document: dict) -> dict:
+    """What this layer (and FastAPI's body decoding) answers on every route that takes a
+    body, declared on each such operation so the OpenAPI document is the truth:
+    400 ``malformed_json``, 413 ``payload_too_large`` and, for JSON, 422 ``json_too_deep``."""
+    error_body = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
+    guard_statuses = {"400": "The body could not be decoded (malformed_json)",
+                      "413": "The body is over its size limit (payload_too_large)",
+                      "422": "Validation failed, or the JSON nests too deep (json_too_deep)"}
+    for operations in document.get("paths", {}).values():
+        for operation in operations.values():
+            if not isinstance(operation, dict) or "requestBody" not in operation:
+                continue
+            responses = operation.setdefault("responses", {})
+            for status, description in guard_statuses.items():
+                responses.setdefault(status, {"description": description, "content": error_body})
+    return document
+
+
 def body_limit(path: str) -> int:
     return ROUTE_BODY_LIMITS.get(path, MAX_BODY_BYTES)
 

@@ -44,11 +44,14 @@ class CandidateProfile(CamelModel):
         default=None, max_length=60_000,
         description="The original text of a pasted or imported résumé, kept as it was")
     imported_from: ImportOrigin | None = None
-    sample: bool = Field(default=False, description="The bundled sample profile, not the user's")
+    sample: bool = Field(default=False, strict=True,
+                         description="The bundled sample profile, not the user's")
     target_titles: list[Term] = Field(default_factory=list, max_length=50)
     locations: list[Term] = Field(default_factory=list, max_length=50)
     remote_preference: RemotePreference = "any"
-    salary_floor: int | None = Field(default=None, ge=0, le=10_000_000)
+    # strict (here and on ``sample``): "90000" is not a number nor 1 a boolean; the schema
+    # says integer / boolean, so must validation.
+    salary_floor: int | None = Field(default=None, ge=0, le=10_000_000, strict=True)
     salary_currency: str | None = Field(default=None, pattern=r"^[A-Z]{3}$")
     work_authorization: list[Term] = Field(
         default_factory=list, max_length=20,
