@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 
+import pytest
+
 from backend.config import AppPaths, AppSettings
 from backend.llm.admission import (
     Basis,
@@ -102,3 +104,38 @@ async def test_a_run_admitted_under_the_paid_model_is_not_charged_twice(db, tmp_
                                      basis=GPT4O)
         assert covered.admitted and covered.reserved == 0
         assert await open_reserved(conn, utc_day()) == 2 * PER_CALL
+
+
+async def test_contact_research_admitted_offline_makes_no_paid_call_that_does_not_fit(
+        db, tmp_path):
+    """Contact research admitted while the offline model was configured: after a switch to
+    a paid model whose one call does not fit, the extraction stops typed, before any call."""
+    from temporalio.exceptions import ApplicationError
+    from temporalio.testing import ActivityEnvironment
+
+    from backend.store import contacts as store
+    from backend.temporal.activities.contacts import ContactActivities, ContactTaskInput
+    from backend.temporal.contracts import RunRef
+    from tests.fakes.llm_servers import FakeLlmServer
+    from tests.unit.test_contacts_store import JOB, add_job
+
+    paths = AppPaths(tmp_path)
+    await add_job(db)
+    async with db.transaction() as conn:
+        task, _ = await store.request_task(conn, JOB)
+        await store.mark_started(conn, task, run_id="run-c")
+    await SpendActivities(db, paths).check_spend_budget(
+        PreflightInput(workflow_id=f"contacts-{JOB}-1", run_id="run-c", paid_calls=1))
+    with FakeLlmServer() as fake:
+        paths.settings.write_text(json.dumps({
+            "dailyBudgetUsd": 0.01, "llm": {"provider": "openai_compat", "model": "gpt-4o",
+                                            "baseUrl": fake.openai_base_url}}), encoding="utf-8")
+        research = ContactTaskInput(
+            run=RunRef(workflow_id=f"contacts-{JOB}-1", run_id="run-c",
+                       workflow_type="ContactResearchWorkflow"),
+            job_id=JOB, task_id=task.task_id)
+        activities = ContactActivities(db, paths)
+        with pytest.raises(ApplicationError) as refused:
+            await ActivityEnvironment().run(activities.research_contact_candidates, research)
+        assert refused.value.type == "budget_exceeded" and refused.value.non_retryable
+        assert fake.calls == 0, "no paid call outside the ceiling"
