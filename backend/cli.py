@@ -12,6 +12,7 @@ import os
 import sys
 
 from backend.config import AppPaths, resolve_app_dir
+from backend.runtime.private_files import make_private, restrict_umask
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -43,9 +44,13 @@ def _has_display() -> bool:
 
 def main(argv: list[str] | None = None) -> None:
     multiprocessing.freeze_support()
+    # First, so the app dir, its logs and everything the children write are private.
+    restrict_umask()
     args = _parser().parse_args(argv)
     paths = AppPaths(resolve_app_dir(getattr(args, "sub_app_dir", None) or args.app_dir))
     command = args.command or "desktop"
+    if command in ("desktop", "serve"):
+        make_private(paths.app_dir)  # an older version's 0644 files, before the first log line
     if command == "desktop" and not _has_display():
         print("No display found: running headless (`jobctrl serve`).", file=sys.stderr)
         command = "serve"

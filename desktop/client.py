@@ -196,8 +196,10 @@ class ApiClient:
         return await self.run_stage(stage, jobKeys=list(job_keys), workers=workers)
 
     async def rerun_stale(self, action: str) -> dict[str, Any]:
-        """``rescore-stale`` or ``retailor-stale``: 202 with ``staleJobs`` and
-        ``startedWorkflows``, or 200 with ``noopReason: nothing_stale``."""
+        """``rescore-stale`` or ``retailor-stale``: 202 at once with ``staleJobs``,
+        ``startedWorkflows`` (the preparations the batch starts), ``jobKeys`` and the batch
+        run (``workflowId``, ``firstExecutionRunId``), or 200 with ``noopReason:
+        nothing_stale``."""
         return await self._json("POST", f"/v1/pipeline/actions/{action}")
 
     async def resolve_enrich_condition(self, code: str, host: str) -> dict[str, Any]:

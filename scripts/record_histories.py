@@ -47,6 +47,13 @@ Then the closing paths the first set left out (``Steps.run_second_set``, added l
     is canceled while its extraction call waits.
 18. ``budget-exceeded`` (again): the third host's continuation fails at its spend preflight.
 
+And one more (``Steps.run_third_set``):
+
+19. ``policy-rerun``: a changed profile makes the prepared jobs' scores stale; "Rescore
+    stale" (``/v1/pipeline/actions/rescore-stale``) starts ``PolicyRerunWorkflow``, which
+    starts one preparation child per stale job (completed). ``--only policy-rerun`` records
+    just this step (after preparing two jobs, unrecorded).
+
 Not recorded: the auto-apply loop's continue-as-new (after ``POLLS_PER_RUN`` = 200 polls
 of 3 s; no setting or API input lowers it).
 
@@ -272,7 +279,7 @@ class Recorder:
         print(f"{path.name}: {len(history.events)} events, {execution.status.name.lower()}")
 
 
-async def record(out: Path) -> None:
+async def record(out: Path, only: str | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     # The paid-model steps store an API key: keep it in the temporary app dir.
     os.environ.setdefault("JOBCTRL_SECRETS_BACKEND", "file")
@@ -298,7 +305,11 @@ async def record(out: Path) -> None:
                     base_url=info.api_base_url, timeout=30,
                     headers={"Authorization": f"Bearer {info.api_token}"}) as http:
                 steps = Steps(client, http, board, postings, pages, refusing)
-                await steps.run(Recorder(client, out))
+                if only == "policy-rerun":
+                    await steps.prepare_quietly()
+                    await steps.run_third_set(Recorder(client, out))
+                else:
+                    await steps.run(Recorder(client, out))
         finally:
             await supervisor.stop()
             pages.stop()
@@ -357,6 +368,27 @@ class Steps:
         await recorder.step("budget-exceeded", self.exceed_budget,
                             keep={"JobPreparationWorkflow", "BatchStageWorkflow"})
         await self.run_second_set(recorder)
+        await self.run_third_set(recorder)
+
+    async def prepare_quietly(self) -> None:
+        """What the third set needs when it runs alone: a profile and prepared jobs."""
+        write_board(self.board, self.postings[:2])
+        await self.save_profile()
+        await self.discover()
+        await wait_all_closed(self.client)
+
+    async def run_third_set(self, recorder: Recorder) -> None:
+        """The bulk policy actions' batch (added with it; see the README)."""
+        ok(await self.http.patch("/v1/settings", json={
+            "dailyBudgetUsd": 25, "llm": {"provider": "offline"}}))
+        changed = {**PROFILE, "targetTitles": ["Staff Backend Engineer"]}
+        saved = ok(await self.http.put("/v1/profile", json=changed))
+        await wait_closed(self.client, f"profile-continuation-{saved['revision']}", None)
+        await wait_all_closed(self.client)
+        await recorder.step("policy-rerun", self.rescore_stale, keep={"PolicyRerunWorkflow"})
+
+    async def rescore_stale(self) -> None:
+        await self.started(await self.http.post("/v1/pipeline/actions/rescore-stale"))
 
     async def run_second_set(self, recorder: Recorder) -> None:
         """The closing paths the first set did not reach (added later; see the README)."""
@@ -554,8 +586,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
                         help="folder for the <WorkflowType>.<step>.json files")
+    parser.add_argument("--only", choices=["policy-rerun"],
+                        help="record just this step (its prerequisites run unrecorded)")
     args = parser.parse_args()
-    asyncio.run(record(args.out))
+    asyncio.run(record(args.out, args.only))
 
 
 if __name__ == "__main__":

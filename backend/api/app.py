@@ -9,6 +9,7 @@ from fastapi import Depends, FastAPI
 
 from backend.api.context import ApiContext
 from backend.api.errors import install_error_handlers
+from backend.api.guard import RequestGuardMiddleware, declare_guard_responses
 from backend.api.routers import (
     activity,
     conditions,
@@ -71,12 +72,23 @@ def create_app(
         openapi_url=None,  # served below, behind the token like every other route
     )
     install_error_handlers(app)
+    generate_openapi = app.openapi
+
+    def openapi_with_guard_responses() -> dict:
+        if app.openapi_schema is None:
+            app.openapi_schema = declare_guard_responses(generate_openapi())
+        return app.openapi_schema
+
+    app.openapi = openapi_with_guard_responses
 
     @app.get("/openapi.json", include_in_schema=False, dependencies=[Depends(require_token)])
     async def openapi_document() -> dict:
         return app.openapi()
 
     app.add_middleware(LoopbackHostMiddleware)
+    # Added last, so outermost: even a refused Host gets a request id, and nothing inside
+    # can answer a 500 outside the error envelope.
+    app.add_middleware(RequestGuardMiddleware)
     for module in (health, pipeline, events, jobs, profile, settings, spend, secrets,
                    workflow_runs, activity, operations, schedule, conditions, llm_check):
         app.include_router(module.router)

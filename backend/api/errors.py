@@ -7,12 +7,14 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 
 class ErrorDetail(BaseModel):
     code: str
     message: str
     fields: list[str] | None = None
+    requestId: str | None = None  # noqa: N815 - the wire name; set on 500s, the log line has it
 
 
 class ErrorBody(BaseModel):
@@ -32,9 +34,10 @@ class ApiError(Exception):
 
 def error_response(
     status: int, code: str, message: str, *, fields: list[str] | None = None,
-    headers: dict | None = None,
+    headers: dict | None = None, request_id: str | None = None,
 ) -> JSONResponse:
-    body = ErrorBody(error=ErrorDetail(code=code, message=message, fields=fields))
+    body = ErrorBody(error=ErrorDetail(code=code, message=message, fields=fields,
+                                       requestId=request_id))
     return JSONResponse(body.model_dump(exclude_none=True), status_code=status, headers=headers)
 
 
@@ -43,8 +46,33 @@ def error_responses(*statuses: int) -> dict[int, dict]:
     return {status: {"model": ErrorBody} for status in statuses}
 
 
+MALFORMED_MESSAGE = "The request body could not be decoded (not valid JSON or form data)."
+HTTP_ERROR_CODES = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}
+
+
+def noop_responses(model: type[BaseModel]) -> dict[int, dict]:
+    """The ``200`` entry of a command that answers 202 when it starts work and 200 when
+    there is nothing to do (the body's ``noopReason`` says why)."""
+    return {200: {"model": model, "description": "Nothing to do: noopReason says why; nothing "
+                  "was started"}}
+
+
 def _field_name(location: tuple) -> str:
     return ".".join(str(part) for part in location if part not in ("body", "query", "path"))
+
+
+HTTP_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """Every method some route serves at this path. Starlette's own 405 names only the
+    methods of the first route whose path matched, and GET and PUT of one path are two
+    routes; asking the router per method is exact."""
+    def served(method: str) -> bool:
+        scope = {**request.scope, "method": method}
+        return any(route.matches(scope)[0] == Match.FULL for route in request.app.router.routes)
+
+    return [method for method in HTTP_METHODS if served(method)]
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -58,13 +86,20 @@ def install_error_handlers(app: FastAPI) -> None:
         problems = exc.errors()
         fields = sorted({_field_name(tuple(p.get("loc", ()))) for p in problems} - {""})
         if any(p.get("type") == "json_invalid" for p in problems):
-            return error_response(400, "malformed_json", "The request body is not valid JSON.")
+            return error_response(400, "malformed_json", MALFORMED_MESSAGE)
         summary = "; ".join(
             f"{_field_name(tuple(p.get('loc', ()))) or 'body'}: {p.get('msg')}" for p in problems[:5]
         )
         return error_response(422, "validation_error", summary, fields=fields)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-        return error_response(exc.status_code, code, str(exc.detail))
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        # FastAPI's only own 400 is a body it could not parse (a broken multipart form):
+        # the same fault as undecodable JSON, so the same code.
+        if exc.status_code == 400:
+            return error_response(400, "malformed_json", MALFORMED_MESSAGE)
+        code = HTTP_ERROR_CODES.get(exc.status_code, "http_error")
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            headers["Allow"] = ", ".join(_allowed_methods(request))
+        return error_response(exc.status_code, code, str(exc.detail), headers=headers or None)

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from backend.domain.model import CamelModel
-from backend.domain.resume import Basics, JsonResume, SkillGroup
+from backend.domain.resume import Basics, JsonResume, SkillGroup, Term
 
 RemotePreference = Literal["remote_only", "remote_or_hybrid", "any", "onsite"]
 
@@ -44,17 +44,20 @@ class CandidateProfile(CamelModel):
         default=None, max_length=60_000,
         description="The original text of a pasted or imported résumé, kept as it was")
     imported_from: ImportOrigin | None = None
-    sample: bool = Field(default=False, description="The bundled sample profile, not the user's")
-    target_titles: list[str] = Field(default_factory=list, max_length=50)
-    locations: list[str] = Field(default_factory=list, max_length=50)
+    sample: bool = Field(default=False, strict=True,
+                         description="The bundled sample profile, not the user's")
+    target_titles: list[Term] = Field(default_factory=list, max_length=50)
+    locations: list[Term] = Field(default_factory=list, max_length=50)
     remote_preference: RemotePreference = "any"
-    salary_floor: int | None = Field(default=None, ge=0, le=10_000_000)
+    # strict (here and on ``sample``): "90000" is not a number nor 1 a boolean; the schema
+    # says integer / boolean, so must validation.
+    salary_floor: int | None = Field(default=None, ge=0, le=10_000_000, strict=True)
     salary_currency: str | None = Field(default=None, pattern=r"^[A-Z]{3}$")
-    work_authorization: list[str] = Field(
+    work_authorization: list[Term] = Field(
         default_factory=list, max_length=20,
         description="Countries or regions the candidate may work in without sponsorship")
-    must_have_keywords: list[str] = Field(default_factory=list, max_length=100)
-    deal_breaker_keywords: list[str] = Field(default_factory=list, max_length=100)
+    must_have_keywords: list[Term] = Field(default_factory=list, max_length=100)
+    deal_breaker_keywords: list[Term] = Field(default_factory=list, max_length=100)
 
     @model_validator(mode="before")
     @classmethod

@@ -8,13 +8,18 @@ letter reads it. Only the sections JobCtrl works with are typed; every other key
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field, field_validator
 
 from backend.domain.model import CamelModel
 
 _KEEP_EXTRA = ConfigDict(extra="allow")
+
+# Every string in a list has a bound too, like every single field: an unbounded title or
+# bullet is stored, scored and sent to a model in full.
+Term = Annotated[str, Field(max_length=200)]  # a skill, title, place or keyword
+Bullet = Annotated[str, Field(max_length=2000)]  # one résumé line
 
 
 def _text(value: Any) -> Any:
@@ -78,7 +83,7 @@ class WorkEntry(_Section):
     start_date: str | None = Field(default=None, max_length=40)
     end_date: str | None = Field(default=None, max_length=40)
     summary: str | None = Field(default=None, max_length=3000)
-    highlights: list[str] = Field(default_factory=list, max_length=60)
+    highlights: list[Bullet] = Field(default_factory=list, max_length=60)
 
     @field_validator("highlights")
     @classmethod
@@ -103,13 +108,13 @@ class EducationEntry(_Section):
     start_date: str | None = Field(default=None, max_length=40)
     end_date: str | None = Field(default=None, max_length=40)
     score: str | None = Field(default=None, max_length=40)
-    courses: list[str] = Field(default_factory=list, max_length=60)
+    courses: list[Term] = Field(default_factory=list, max_length=60)
 
 
 class SkillGroup(_Section):
     name: str | None = Field(default=None, max_length=120)
     level: str | None = Field(default=None, max_length=60)
-    keywords: list[str] = Field(default_factory=list, max_length=200)
+    keywords: list[Term] = Field(default_factory=list, max_length=200)
 
     @field_validator("keywords")
     @classmethod

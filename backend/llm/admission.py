@@ -6,6 +6,15 @@ of them has spent a cent. So each spendful run also reserves its estimated cost,
 same transaction as the check: a run is admitted only while ledger + open reservations
 + its own estimate stays within the ceiling. Reservations are released when the run
 ends; a run already admitted is never interrupted.
+
+A run is admitted under one provider and model (its *basis*, recorded with the
+reservation). When the settings change mid-run, say from the free offline model to a paid
+one, the estimate it was admitted at no longer covers what its next call would cost: so a
+stage about to call a model other than its run's basis is *re-admitted* first
+(:func:`readmit_call`): one call's estimate under the new model, checked and reserved the
+same way. If it does not fit, the stage stops with the typed ``budget_exceeded`` before
+any call, and the job waits for the budget-resume path. The ledger can then pass the
+ceiling by at most the calls already in flight when the settings changed.
 """
 
 from __future__ import annotations
@@ -15,11 +24,12 @@ from decimal import Decimal
 
 import aiosqlite
 
-from backend.config import TENANT_ID, AppSettings
-from backend.domain.clock import utc_now, utc_now_iso
+from backend.config import AppSettings
+from backend.domain.clock import utc_now
 from backend.llm.budget import BudgetStatus, budget_status
 from backend.llm.rates import RateTable, estimate_llm_cost_usd
-from backend.store.spend import from_micro_usd, to_micro_usd, utc_day
+from backend.store import spend_reservations as reservations
+from backend.store.spend import recent_cost_per_call, spent_in, utc_day
 
 # A typical preparation call, used until the ledger has real averages for this model.
 TYPICAL_INPUT_TOKENS = 4000
@@ -34,57 +44,104 @@ class Admission:
     reason: str | None = None  # ceiling_reached | estimate_exceeds_remaining
 
 
+@dataclass(frozen=True)
+class Basis:
+    """The provider and model a run is admitted under (what its calls are priced at)."""
+
+    provider: str
+    model: str
+    offline: bool = False
+    local: bool = False
+
+    @classmethod
+    def of(cls, provider) -> Basis:
+        return cls(provider.name, provider.model, bool(provider.is_offline),
+                   bool(getattr(provider, "is_local", False)))
+
+
+def refusal(status: BudgetStatus, *, reserved: Decimal, estimate: Decimal) -> str | None:
+    """Why a new reservation of ``estimate`` does not fit next to today's ledger and the
+    open reservations (None: it fits). Pure: the preflight and re-admission share it."""
+    if status.exhausted:
+        return "ceiling_reached"
+    if not status.unlimited and estimate > 0 and (
+            status.spent_usd + reserved + estimate > status.ceiling_usd):
+        return "estimate_exceeds_remaining"
+    return None
+
+
+def needs_readmission(admitted: reservations.Reservation | None, current: Basis) -> bool:
+    """A call under ``current`` is covered by the run's admission only when the run was
+    admitted under that very provider and model; offline calls cost nothing. Pure."""
+    if current.offline:
+        return False
+    return admitted is None or (admitted.provider, admitted.model) != (current.provider,
+                                                                      current.model)
+
+
+def readmission_key(run_id: str, job_id: str, stage: str, basis: Basis) -> str:
+    """One re-admission per run, job, stage and model: a retried attempt reuses it."""
+    return f"{run_id}|{job_id}|{stage}|{basis.provider}|{basis.model}"
+
+
 async def per_call_estimate(conn: aiosqlite.Connection, settings: AppSettings, rates: RateTable,
                             *, provider: str, model: str, local: bool) -> Decimal:
     """The larger of the model's recent average cost per call and a typical call."""
     typical = estimate_llm_cost_usd(rates, provider, model, TYPICAL_INPUT_TOKENS,
                                     TYPICAL_OUTPUT_TOKENS, local=local)
-    cursor = await conn.execute(
-        "SELECT SUM(cost_micro_usd), SUM(calls) FROM llm_spend"
-        " WHERE tenant_id = ? AND provider = ? AND model = ? AND day >= date('now', '-7 days')",
-        (TENANT_ID, provider, model),
-    )
-    total, calls = await cursor.fetchone()
-    observed = from_micro_usd(int(total)) / calls if calls else Decimal(0)
-    return max(typical, observed)
+    return max(typical, await recent_cost_per_call(conn, provider, model))
+
+
+async def _status(conn: aiosqlite.Connection, settings: AppSettings) -> BudgetStatus:
+    now = utc_now()
+    return budget_status(await spent_in(conn, utc_day(now)), Decimal(settings.daily_budget_usd),
+                         now)
 
 
 async def admit(conn: aiosqlite.Connection, settings: AppSettings, *, run_id: str,
-                workflow_id: str, estimate: Decimal) -> Admission:
-    """Check and reserve in the caller's (write-locked) transaction; idempotent per run."""
-    now = utc_now()
-    day = utc_day(now)
-    spent = await _sum(conn, "SELECT SUM(cost_micro_usd) FROM llm_spend"
-                             " WHERE tenant_id = ? AND day = ?", day)
-    status = budget_status(spent, Decimal(settings.daily_budget_usd), now)
-    existing = await (await conn.execute(
-        "SELECT reserved_micro_usd FROM llm_spend_reservations WHERE tenant_id = ? AND run_id = ?",
-        (TENANT_ID, run_id))).fetchone()
+                workflow_id: str, estimate: Decimal, basis: Basis | None = None) -> Admission:
+    """Check and reserve in the caller's (write-locked) transaction; idempotent per run.
+    ``basis``: the provider and model the estimate was made for."""
+    status = await _status(conn, settings)
+    existing = await reservations.read_reservation(conn, run_id)
     if existing is not None:
-        return Admission(True, status, from_micro_usd(existing[0]))
-    if status.exhausted:
-        return Admission(False, status, Decimal(0), "ceiling_reached")
-    if not status.unlimited and estimate > 0:
-        reserved = await _sum(conn, "SELECT SUM(reserved_micro_usd) FROM llm_spend_reservations"
-                                    " WHERE tenant_id = ? AND day = ? AND released_at IS NULL", day)
-        if spent + reserved + estimate > Decimal(settings.daily_budget_usd):
-            return Admission(False, status, Decimal(0), "estimate_exceeds_remaining")
-    await conn.execute(
-        "INSERT INTO llm_spend_reservations (tenant_id, run_id, workflow_id, day,"
-        " reserved_micro_usd, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-        (TENANT_ID, run_id, workflow_id, day, to_micro_usd(estimate), utc_now_iso()),
-    )
+        return Admission(True, status, existing.reserved)
+    reason = refusal(status, reserved=await reservations.open_reserved(conn, status.day),
+                     estimate=estimate)
+    if reason is not None:
+        return Admission(False, status, Decimal(0), reason)
+    await reservations.insert_reservation(
+        conn, key=run_id, workflow_id=workflow_id, day=status.day, reserved=estimate,
+        provider=basis.provider if basis else None, model=basis.model if basis else None)
+    return Admission(True, status, estimate)
+
+
+async def readmit_call(conn: aiosqlite.Connection, settings: AppSettings, rates: RateTable, *,
+                       run_id: str, workflow_id: str, job_id: str, stage: str,
+                       basis: Basis) -> Admission:
+    """Before a stage of ``run_id`` calls a model under ``basis``: admitted at once when the
+    run was admitted under it (or it is offline); otherwise one call's estimate under it
+    is checked and reserved like a preflight (idempotent per run, job, stage and model)."""
+    status = await _status(conn, settings)
+    if not needs_readmission(await reservations.read_reservation(conn, run_id), basis):
+        return Admission(True, status, Decimal(0))
+    key = readmission_key(run_id, job_id, stage, basis)
+    existing = await reservations.read_reservation(conn, key)
+    if existing is not None and not existing.released:
+        return Admission(True, status, existing.reserved)
+    estimate = await per_call_estimate(conn, settings, rates, provider=basis.provider,
+                                       model=basis.model, local=basis.local)
+    reason = refusal(status, reserved=await reservations.open_reserved(conn, status.day),
+                     estimate=estimate)
+    if reason is not None:
+        return Admission(False, status, Decimal(0), reason)
+    if existing is None:
+        await reservations.insert_reservation(
+            conn, key=key, workflow_id=workflow_id, day=status.day, reserved=estimate,
+            provider=basis.provider, model=basis.model, parent_run_id=run_id)
     return Admission(True, status, estimate)
 
 
 async def release(conn: aiosqlite.Connection, run_id: str) -> None:
-    await conn.execute(
-        "UPDATE llm_spend_reservations SET released_at = ? WHERE tenant_id = ? AND run_id = ?"
-        " AND released_at IS NULL",
-        (utc_now_iso(), TENANT_ID, run_id),
-    )
-
-
-async def _sum(conn: aiosqlite.Connection, sql: str, day: str) -> Decimal:
-    row = await (await conn.execute(sql, (TENANT_ID, day))).fetchone()
-    return from_micro_usd(int(row[0] or 0))
+    """The run ended: its reservation and its stages' re-admissions count no more."""
+    await reservations.release_run(conn, run_id)

@@ -43,7 +43,8 @@ from backend.projections.workflow_runs import refresh_workflow_runs
 from backend.secrets.store import SecretStore
 from backend.store.db import Database
 from backend.store.events import append_event
-from backend.store.spend import from_micro_usd, to_micro_usd
+from backend.store.spend import to_micro_usd
+from backend.store.spend_reservations import open_reserved
 from backend.temporal.activities.discovery import decide_preparation
 from backend.temporal.dispatch import start_preparation
 from backend.temporal.workflows.preparation import PAID_STAGES, WORKFLOW_TYPE, prep_workflow_id
@@ -151,10 +152,8 @@ async def _intent_event_id(db: Database, job_id: str, episode: str) -> int | Non
 
 
 async def _open_reserved(db: Database, day: str) -> Decimal:
-    row = await db.fetchone(
-        "SELECT SUM(reserved_micro_usd) FROM llm_spend_reservations WHERE tenant_id = ?"
-        " AND day = ? AND released_at IS NULL", (TENANT_ID, day))
-    return from_micro_usd(int(row[0] or 0))
+    async with db.transaction() as conn:
+        return await open_reserved(conn, day)
 
 
 async def _per_call_estimate(db: Database, settings: AppSettings, paths: AppPaths) -> Decimal:

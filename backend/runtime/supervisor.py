@@ -28,6 +28,7 @@ from backend.config import (
 from backend.runtime.children import ChildRegistry
 from backend.runtime.embedded_temporal import dev_server_argv, temporal_binary
 from backend.runtime.ports import LOOPBACK, port_or_free
+from backend.runtime.private_files import make_private, restrict_umask
 from backend.runtime.process import console_log_file, log_file
 from backend.runtime.readiness import READY_WITHIN
 from backend.runtime.services import ManagedService, ServiceSpec, ServiceStatus, StatusCallback
@@ -101,6 +102,10 @@ class Supervisor:
         reaped = self._children.reap_leftovers()
         if reaped:
             log.warning("reaped leftover child processes of an earlier run: %s", reaped)
+        # Before anything is written: what this process and its children create is
+        # private, and what an older version left readable is repaired.
+        restrict_umask()
+        make_private(self.paths.app_dir)
         self.paths.logs.mkdir(exist_ok=True)
         self.paths.temporal_dir.mkdir(exist_ok=True)
         migrate(self.paths.database)

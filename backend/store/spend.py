@@ -110,3 +110,20 @@ async def ledger_by_model(db: Database, day: str) -> list[SpendByModel]:
                      calls=int(row[3]), input_tokens=int(row[4]), output_tokens=int(row[5]))
         for row in rows
     ]
+
+
+async def spent_in(conn: aiosqlite.Connection, day: str) -> Decimal:
+    """Today's ledger total inside the caller's transaction."""
+    row = await (await conn.execute(
+        "SELECT SUM(cost_micro_usd) FROM llm_spend WHERE tenant_id = ? AND day = ?",
+        (TENANT_ID, day))).fetchone()
+    return from_micro_usd(int(row[0] or 0))
+
+
+async def recent_cost_per_call(conn: aiosqlite.Connection, provider: str, model: str) -> Decimal:
+    """The model's average recorded cost per call over the last 7 days (0 without calls)."""
+    total, calls = await (await conn.execute(
+        "SELECT SUM(cost_micro_usd), SUM(calls) FROM llm_spend"
+        " WHERE tenant_id = ? AND provider = ? AND model = ? AND day >= date('now', '-7 days')",
+        (TENANT_ID, provider, model))).fetchone()
+    return from_micro_usd(int(total)) / calls if calls else Decimal(0)

@@ -40,6 +40,7 @@ from backend.temporal.workflows.batch import BatchStageWorkflow
 from backend.temporal.workflows.contact_research import ContactResearchWorkflow
 from backend.temporal.workflows.continuation import PreparationContinuationWorkflow
 from backend.temporal.workflows.discover import DiscoverWorkflow
+from backend.temporal.workflows.policy_rerun import PolicyRerunWorkflow
 from backend.temporal.workflows.preparation import JobPreparationWorkflow
 
 log = logging.getLogger(__name__)
@@ -50,7 +51,7 @@ RECONCILE_EVERY_S = 15.0
 # recorded histories against exactly this list, so a newly registered workflow needs one.
 ORCHESTRATION_WORKFLOWS = [DiscoverWorkflow, ApplyWorkflow]
 PREPARATION_WORKFLOWS = [JobPreparationWorkflow, BatchStageWorkflow, ContactResearchWorkflow,
-                         PreparationContinuationWorkflow]
+                         PreparationContinuationWorkflow, PolicyRerunWorkflow]
 REGISTERED_WORKFLOWS = [*ORCHESTRATION_WORKFLOWS, *PREPARATION_WORKFLOWS]
 
 

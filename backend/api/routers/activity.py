@@ -14,6 +14,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Path, Query, Request
 
 from backend.api.errors import ApiError, error_responses
+from backend.api.params import SQLITE_MAX_INT
 from backend.api.security import require_token
 from backend.config import TENANT_ID
 from backend.domain.model import CamelModel
@@ -84,7 +85,7 @@ async def list_activity(
     job_id: str | None = Query(default=None, alias="jobId", min_length=1, max_length=100),
     workflow_id: str | None = Query(default=None, alias="workflowId", min_length=1,
                                     max_length=200),
-    before_id: int | None = Query(default=None, alias="beforeId", ge=1,
+    before_id: int | None = Query(default=None, alias="beforeId", ge=1, le=SQLITE_MAX_INT,
                                   description="Keyset cursor: events older than this id"),
     limit: int = Query(default=100, ge=1, le=500),
 ) -> ActivityPage:
@@ -120,7 +121,7 @@ async def list_activity(
 @router.get("/v1/debug/activity/{event_id}", response_model=ActivityDetail,
             responses=error_responses(401, 404, 422))
 async def get_activity_event(
-    request: Request, event_id: int = Path(ge=1, le=2**63 - 1)
+    request: Request, event_id: int = Path(ge=1, le=SQLITE_MAX_INT)
 ) -> ActivityDetail:
     db: Database = request.app.state.context.db
     record = await db.fetchone(f"{SELECT_SQL} WHERE e.tenant_id = ? AND e.id = ?",

@@ -17,7 +17,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 from pydantic import ConfigDict, Field, field_validator
 
-from backend.api.errors import error_responses
+from backend.api.errors import error_responses, noop_responses
 from backend.api.security import require_token
 from backend.domain import events as ev
 from backend.domain.model import CamelModel
@@ -58,7 +58,7 @@ class ResolveAccepted(CamelModel):
     "/v1/pipeline/conditions/enrich/resolve",
     status_code=202,
     response_model=ResolveAccepted,
-    responses=error_responses(401, 422, 503),
+    responses={**noop_responses(ResolveAccepted), **error_responses(401, 422, 503)},
 )
 async def resolve_enrich_condition(body: ResolveEnrichCondition, request: Request):
     context = request.app.state.context

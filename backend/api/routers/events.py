@@ -6,6 +6,7 @@ from fastapi import APIRouter, Depends, Header, Query, Request
 from sse_starlette import EventSourceResponse
 
 from backend.api.errors import ApiError, error_responses
+from backend.api.params import SQLITE_MAX_INT
 from backend.api.security import require_token
 from backend.api.sse import event_stream
 from backend.store.events import latest_event_id
@@ -16,12 +17,27 @@ KEEPALIVE_S = 15
 SEND_TIMEOUT_S = 30  # a client that accepts nothing for this long is dropped
 
 
+# Event ids are SQLite integers: at most 19 digits. Checking the length before int()
+# also keeps a header of thousands of digits away from int()'s digit limit.
+MAX_EVENT_ID_DIGITS = len(str(SQLITE_MAX_INT))
+EVENT_ID_PATTERN = rf"^[0-9]{{0,{MAX_EVENT_ID_DIGITS}}}$"
+
+
 def parse_last_event_id(raw: str | None) -> int | None:
     if raw is None or raw == "":
         return None
-    if not raw.isascii() or not raw.isdigit():
-        raise ApiError(400, "invalid_last_event_id", "Last-Event-ID must be a non-negative integer.")
+    if (not raw.isascii() or not raw.isdigit() or len(raw) > MAX_EVENT_ID_DIGITS
+            or int(raw) > SQLITE_MAX_INT):
+        raise ApiError(400, "invalid_last_event_id",
+                       f"Last-Event-ID must be a non-negative integer up to {SQLITE_MAX_INT}.")
     return int(raw)
+
+
+def _event_id_parameter(kind, alias: str):
+    """Declared with its real shape; checked by :func:`parse_last_event_id` so a bad value
+    is the typed 400 the desktop knows, not a generic validation error."""
+    return kind(default=None, alias=alias, json_schema_extra={"pattern": EVENT_ID_PATTERN},
+                description="The id of the last event received (digits only)")
 
 
 @router.get(
@@ -30,8 +46,8 @@ def parse_last_event_id(raw: str | None) -> int | None:
 )
 async def stream_events(
     request: Request,
-    last_event_id_header: str | None = Header(default=None, alias="Last-Event-ID"),
-    last_event_id_query: str | None = Query(default=None, alias="lastEventId"),
+    last_event_id_header: str | None = _event_id_parameter(Header, "Last-Event-ID"),
+    last_event_id_query: str | None = _event_id_parameter(Query, "lastEventId"),
 ) -> EventSourceResponse:
     """With neither header nor query the stream starts after the newest event; ``0``
     replays everything; the header wins over the query when both are given."""

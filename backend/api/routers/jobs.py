@@ -9,7 +9,7 @@ from fastapi import APIRouter, Body, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import ConfigDict, Field, ValidationError
 
-from backend.api.errors import ApiError, error_responses
+from backend.api.errors import ApiError, error_responses, noop_responses
 from backend.api.security import require_token
 from backend.domain import events as ev
 from backend.domain.fit_reasons import reasons_from_json
@@ -170,7 +170,8 @@ def _noop(job_id: str, stage: str, reason: str) -> JSONResponse:
 
 
 @router.post("/v1/jobs/{job_key}/actions/run-stage", response_model=StageDispatch,
-             status_code=202, responses=error_responses(401, 404, 422, 503))
+             status_code=202,
+             responses={**noop_responses(StageDispatch), **error_responses(401, 404, 422, 503)})
 async def run_job_stage(body: JobStageRequest, request: Request, job_key: str = JOB_KEY):
     """202 with run identity, or 200 with ``noopReason`` when there is nothing to do."""
     detail = await _job_or_404(request, job_key)
@@ -182,7 +183,9 @@ async def run_job_stage(body: JobStageRequest, request: Request, job_key: str = 
 
 
 @router.post("/v1/jobs/{job_key}/actions/retry-stage", response_model=StageDispatch,
-             responses=error_responses(401, 404, 409, 422, 503))
+             responses={202: {"model": StageDispatch, "description": "runAfter: the stage was "
+                              "reset and its preparation started"},
+                        **error_responses(401, 404, 409, 422, 503)})
 async def retry_job_stage(body: RetryStageRequest, request: Request, job_key: str = JOB_KEY):
     """``runAfter: false`` is a local reset; ``runAfter: true`` checks worker readiness
     before touching anything, so a 503 leaves the failed stage and its events intact."""
@@ -319,8 +322,14 @@ async def mark_job(body: MarkRequest, request: Request, job_key: str = JOB_KEY) 
     return {"jobId": job_key, "userStatus": body.user_status}
 
 
-@router.post("/v1/jobs/{job_key}/actions/cancel", status_code=202,
-             responses=error_responses(401, 404, 503))
+class CancelRequested(CamelModel):
+    job_id: str
+    workflow_id: str
+    cancellation_requested: bool = True
+
+
+@router.post("/v1/jobs/{job_key}/actions/cancel", status_code=202, response_model=CancelRequested,
+             responses={**noop_responses(StageDispatch), **error_responses(401, 404, 503)})
 async def cancel_job(request: Request, job_key: str = JOB_KEY):
     """Requests cancellation of this job's running preparation; idempotent."""
     detail = await _job_or_404(request, job_key)
@@ -329,8 +338,8 @@ async def cancel_job(request: Request, job_key: str = JOB_KEY):
     client = await request.app.state.context.require_runtime()
     handle = client.get_workflow_handle(prep_workflow_id(job_key))
     await handle.cancel()
-    return JSONResponse({"jobId": job_key, "workflowId": handle.id,
-                         "cancellationRequested": True}, status_code=202)
+    body = CancelRequested(job_id=job_key, workflow_id=handle.id)
+    return JSONResponse(body.model_dump(by_alias=True), status_code=202)
 
 
 class DiscoveryRunSummary(CamelModel):

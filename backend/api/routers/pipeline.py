@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from pydantic import ConfigDict, Field
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
-from backend.api.errors import ApiError, error_responses
+from backend.api.errors import ApiError, error_responses, noop_responses
 from backend.api.security import require_token
 from backend.config import PREP_TASK_QUEUE, TASK_QUEUE
 from backend.domain.model import CamelModel
@@ -30,7 +30,7 @@ from backend.store.staleness import (
 )
 from backend.temporal.batch_contracts import BatchInput
 from backend.temporal.contracts import DiscoverInput
-from backend.temporal.dispatch import stages_from, start_preparation
+from backend.temporal.dispatch import stages_from, start_policy_rerun, start_preparation
 from backend.temporal.workflows.discover import DISCOVER_WORKFLOW_ID
 
 router = APIRouter(tags=["pipeline"], dependencies=[Depends(require_token)])
@@ -76,7 +76,7 @@ class RunStageAccepted(CamelModel):
     "/v1/pipeline/actions/run-stage",
     status_code=202,
     response_model=RunStageAccepted,
-    responses=error_responses(400, 401, 403, 422, 503),
+    responses={**noop_responses(RunStageAccepted), **error_responses(400, 401, 403, 422, 503)},
 )
 async def run_stage(body: RunStageRequest, request: Request) -> RunStageAccepted:
     context = request.app.state.context
@@ -191,44 +191,54 @@ async def _run_selected_batch(context, body: RunStageRequest):
 class PolicyActionAccepted(CamelModel):
     action: Literal["rescore_stale", "retailor_stale"]
     stale_jobs: int = Field(description="Jobs stale under the current policy")
-    started_workflows: int = Field(description="Preparation workflows started for them")
+    started_workflows: int = Field(
+        description="Preparation workflows the batch starts for them (a job whose "
+        "preparation is already running by then keeps that run)")
     job_keys: list[str]
     noop_reason: str | None = None
+    workflow_id: str | None = Field(
+        default=None, description="The batch: PolicyRerunWorkflow, policy-rerun-{action}-{digest}")
+    run_id: str | None = Field(default=None, description="Compatibility handle: the workflow id")
+    first_execution_run_id: str | None = Field(
+        default=None, description="The exact Temporal execution id of the batch")
+    already_running: bool = Field(
+        default=False, description="A batch of the same action and jobs was already running")
+    job_count: int | None = Field(default=None, description="Jobs the batch prepares")
 
 
-@router.post("/v1/pipeline/actions/rescore-stale", status_code=202,
-             response_model=PolicyActionAccepted, responses=error_responses(401, 403, 503))
+@router.post("/v1/pipeline/actions/rescore-stale", status_code=202, response_model=PolicyActionAccepted,
+             responses={**noop_responses(PolicyActionAccepted), **error_responses(401, 403, 503)})
 async def rescore_stale(request: Request):
     """Rescore every job whose score predates the saved profile (then Tailor / Cover / PDF
-    run only where they are not yet done). 200 with ``noopReason`` when nothing is stale."""
+    run only where they are not yet done). 202 at once with the batch that starts the
+    preparations; 200 with ``noopReason`` when nothing is stale."""
     context = request.app.state.context
     job_ids = await stale_score_jobs(context.db)
-    return await _policy_rerun(context, "rescore_stale", job_ids, force=["score"])
+    return await _policy_rerun(context, "rescore_stale", job_ids)
 
 
-@router.post("/v1/pipeline/actions/retailor-stale", status_code=202,
-             response_model=PolicyActionAccepted, responses=error_responses(401, 403, 503))
+@router.post("/v1/pipeline/actions/retailor-stale", status_code=202, response_model=PolicyActionAccepted,
+             responses={**noop_responses(PolicyActionAccepted), **error_responses(401, 403, 503)})
 async def retailor_stale(request: Request):
     """Re-tailor (resume, cover letter, PDFs) every job whose materials predate the saved
     profile, or whose Tailor was skipped below a fit threshold its score now meets."""
     context = request.app.state.context
     job_ids = await stale_material_jobs(context.db,
                                         min_fit_score=context.settings.min_fit_score)
-    return await _policy_rerun(context, "retailor_stale", job_ids,
-                               force=["tailor", "cover", "pdf"])
+    return await _policy_rerun(context, "retailor_stale", job_ids)
 
 
-async def _policy_rerun(context, action: str, job_ids: list[str], *, force: list[str]):
+async def _policy_rerun(context, action: str, job_ids: list[str]):
+    """One Temporal call, whatever the number of jobs: the batch workflow fans out."""
     if not job_ids:
         noop = PolicyActionAccepted(action=action, stale_jobs=0, started_workflows=0,
                                     job_keys=[], noop_reason="nothing_stale")
         return JSONResponse(noop.model_dump(by_alias=True), status_code=200)
     client = await context.require_runtime()
-    started = 0
-    for job_id in job_ids:
-        result = await start_preparation(
-            client, job_id, stages=stages_from(force[0]), force=force,
-            heartbeat_timeout_s=context.settings.stage_heartbeat_timeout_s)
-        started += 0 if result.already_running else 1
-    return PolicyActionAccepted(action=action, stale_jobs=len(job_ids),
-                                started_workflows=started, job_keys=job_ids)
+    batch = await start_policy_rerun(
+        client, action, job_ids, heartbeat_timeout_s=context.settings.stage_heartbeat_timeout_s)
+    return PolicyActionAccepted(
+        action=action, stale_jobs=len(job_ids), started_workflows=len(job_ids),
+        job_keys=job_ids, workflow_id=batch.workflow_id, run_id=batch.workflow_id,
+        first_execution_run_id=batch.first_execution_run_id,
+        already_running=batch.already_running, job_count=len(job_ids))

@@ -15,7 +15,7 @@ from backend.api.security import require_token
 from backend.config import AppSettings, save_settings
 from backend.runtime.budget_resume import nudge_budget_resume
 from backend.store.staleness import threshold_cleared_jobs
-from backend.temporal.dispatch import stages_from, start_preparation
+from backend.temporal.dispatch import start_policy_rerun
 
 router = APIRouter(tags=["settings"], dependencies=[Depends(require_token)])
 
@@ -66,8 +66,9 @@ async def patch_settings(request: Request, patch: dict[str, Any] = Body(...)) ->
 async def prepare_threshold_cleared(context) -> None:
     """A lowered threshold prepares exactly the jobs it now clears (a raised one needs no
     work: Apply Review and the Jobs view read the threshold of the moment, and the
-    materials stay, so lowering it again is enough to undo it). Without a ready worker the
-    jobs wait for "Re-tailor stale" instead; the save itself never fails for it."""
+    materials stay, so lowering it again is enough to undo it). One batch workflow starts
+    their preparations, so the save answers at once whatever their number. Without a ready
+    worker the jobs wait for "Re-tailor stale" instead; the save itself never fails for it."""
     job_ids = await threshold_cleared_jobs(context.db, min_fit_score=context.settings.min_fit_score)
     if not job_ids:
         return
@@ -75,6 +76,5 @@ async def prepare_threshold_cleared(context) -> None:
         client = await context.require_runtime()
     except ApiError:
         return
-    for job_id in job_ids:
-        await start_preparation(client, job_id, stages=stages_from("tailor"),
-                                heartbeat_timeout_s=context.settings.stage_heartbeat_timeout_s)
+    await start_policy_rerun(client, "threshold_cleared", job_ids,
+                             heartbeat_timeout_s=context.settings.stage_heartbeat_timeout_s)

@@ -22,6 +22,7 @@ from pydantic import ConfigDict, Field
 from temporalio.service import RPCError, RPCStatusCode
 
 from backend.api.errors import ApiError, error_responses
+from backend.api.params import UtcDateTime
 from backend.api.security import require_token
 from backend.config import TENANT_ID
 from backend.domain import events as ev
@@ -212,7 +213,8 @@ def _ceil_ms_iso(moment: datetime) -> str:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     if moment.microsecond % 1000:
-        moment += timedelta(microseconds=1000 - moment.microsecond % 1000)
+        with contextlib.suppress(OverflowError):  # the last instant of year 9999 stays as is
+            moment += timedelta(microseconds=1000 - moment.microsecond % 1000)
     return to_iso(moment)
 
 
@@ -227,10 +229,10 @@ async def list_workflow_runs(
     status: Status | None = None,
     workflow_type: str | None = Query(default=None, alias="workflowType", min_length=1,
                                       max_length=200),
-    started_since: datetime | None = Query(
-        default=None, alias="startedSince", description="Inclusive UTC lower bound (ISO-8601)"),
-    started_before: datetime | None = Query(
-        default=None, alias="startedBefore", description="Exclusive UTC upper bound (ISO-8601)"),
+    started_since: UtcDateTime | None = Query(
+        default=None, alias="startedSince", description="Inclusive lower bound (RFC 3339, with an offset)"),
+    started_before: UtcDateTime | None = Query(
+        default=None, alias="startedBefore", description="Exclusive upper bound (RFC 3339, with an offset)"),
     sort: SortKey = "startedAt",
     order: Literal["asc", "desc"] = "desc",
     limit: int = Query(default=50, ge=1, le=200),

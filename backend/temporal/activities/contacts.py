@@ -21,7 +21,10 @@ from backend.contacts import extract
 from backend.contacts.model import SourceAttempt, SourceDocument
 from backend.contacts.policy import POSTING_TEXT, ContactSourceConfig, source_url
 from backend.domain.model import CamelModel
+from backend.llm.admission import Basis, readmit_call
 from backend.llm.admission import release as release_reservation
+from backend.llm.budget import BudgetExceededError
+from backend.llm.rates import load_rates
 from backend.pipeline import enrich as enrich_logic
 from backend.projections.contacts import refresh_contacts
 from backend.store import contacts as store
@@ -106,6 +109,7 @@ class ContactActivities:
                 async with self._db.transaction() as conn:
                     await store.save_source_attempts(conn, task.task_id, attempts)
                 provider = build_provider(self._paths, self._db, settings)
+                await self._readmit(input, settings, provider)
                 candidates = await self._extract(provider, job, documents)
         except Exception as error:
             typed = typed_failure(error)
@@ -124,6 +128,18 @@ class ContactActivities:
                      current.task_id, current.status)
         await self._refresh()
         return ContactResearchOutcome(candidate_count=len(candidates), source_attempts=attempts)
+
+    async def _readmit(self, input: ContactTaskInput, settings, provider) -> None:
+        """The run was admitted under one provider and model: a call under another one (the
+        settings changed since) is admitted again first, or refused with the typed
+        ``budget_exceeded`` before any call."""
+        async with self._db.transaction() as conn:
+            admission = await readmit_call(
+                conn, settings, load_rates(self._paths), run_id=input.run.run_id,
+                workflow_id=input.run.workflow_id, job_id=input.job_id, stage="contacts",
+                basis=Basis.of(provider))
+        if not admission.admitted:
+            raise BudgetExceededError(admission.status)
 
     async def _extract(self, provider, job: dict, documents: list[SourceDocument]):
         if provider.is_offline:

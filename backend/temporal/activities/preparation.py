@@ -22,6 +22,10 @@ from backend.config import AppPaths, AppSettings, load_settings
 from backend.domain import events as ev
 from backend.domain.fit import FitLedger
 from backend.domain.profile import CandidateProfile
+from backend.llm.admission import Basis, readmit_call
+from backend.llm.base import ChatProvider
+from backend.llm.budget import BudgetExceededError
+from backend.llm.rates import load_rates
 from backend.pipeline import cover as cover_logic
 from backend.pipeline import enrich as enrich_logic
 from backend.pipeline import score as score_logic
@@ -53,6 +57,7 @@ from backend.temporal.contracts import (
 from backend.temporal.llm_access import build_provider, typed_failure
 
 Commit = Callable[["object", int], Awaitable[None]]  # (conn, new result version)
+PAID_STAGES = ("score", "tailor", "cover")  # the stages that may call a paid model
 
 
 class BlockStage(Exception):
@@ -72,6 +77,8 @@ class JobFacts:
     enrichment: materials.EnrichmentRow | None
     score: materials.ScoreRow | None
     settings: AppSettings
+    # Paid stages: the provider the stage was admitted for (built once, before the claim).
+    provider: ChatProvider | None = None
 
     def job_text(self) -> score_logic.JobText:
         return score_logic.JobText(
@@ -104,7 +111,7 @@ class PreparationActivities:
 
     # -- the shared stage runner -----------------------------------------------------------
 
-    async def _facts(self, conn, job_id: str) -> JobFacts:
+    async def _facts(self, conn, job_id: str, settings: AppSettings) -> JobFacts:
         cursor = await conn.execute("SELECT * FROM jobs WHERE job_id = ?", (job_id,))
         row = await cursor.fetchone()
         if row is None:
@@ -117,7 +124,7 @@ class PreparationActivities:
             profile=stored_profile[1] if stored_profile else None,
             enrichment=await materials.read_enrichment(conn, job_id),
             score=await materials.latest_score(conn, job_id),
-            settings=load_settings(self._paths),
+            settings=settings,
         )
 
     async def _decide(self, conn, input: StageInput, facts: JobFacts):
@@ -145,11 +152,17 @@ class PreparationActivities:
         self, input: StageInput, work: Callable[[JobFacts], Awaitable[Commit]]
     ) -> StageOutcome:
         owner = _owner(input.run)
+        settings = load_settings(self._paths)
+        provider, unusable = self._stage_provider(input.stage, settings)
+        admission = None
         async with self._db.transaction() as conn:
-            facts = await self._facts(conn, input.job_id)
+            facts = await self._facts(conn, input.job_id, settings)
+            facts.provider = provider
             decision = await self._decide(conn, input, facts)
             if decision.kind == "run":
                 await stages.claim(conn, input.job_id, input.stage, owner)
+                if provider is not None:
+                    admission = await self._readmit(conn, input, settings, provider)
             elif decision.kind in ("blocked", "skipped"):
                 await stages.settle(conn, input.job_id, input.stage, status=decision.kind,
                                     reason=decision.reason, owner=owner)
@@ -158,6 +171,12 @@ class PreparationActivities:
             return StageOutcome(stage=input.stage, status=status, reason=decision.reason)
         try:
             async with heartbeating():
+                if unusable is not None:  # e.g. a paid provider without its key
+                    raise unusable
+                if admission is not None and not admission.admitted:
+                    # Not admitted under the model the settings name now: no call; the
+                    # job resumes through the budget-resume path once the budget has room.
+                    raise BudgetExceededError(admission.status)
                 commit = await work(facts)
         except BlockStage as block:
             return await self._block(input, owner, block)
@@ -174,6 +193,28 @@ class PreparationActivities:
             await stages.complete(conn, input.job_id, input.stage, owner)
         fault_point(self._paths, f"after-commit-{input.stage}")
         return StageOutcome(stage=input.stage, status="succeeded")
+
+    def _stage_provider(self, stage: str, settings: AppSettings
+                        ) -> tuple[ChatProvider | None, Exception | None]:
+        """The provider a paid stage will call, from the settings of this moment, or the
+        typed reason there is none (raised once the stage is claimed, as a failure)."""
+        if stage not in PAID_STAGES:
+            return None, None
+        try:
+            return build_provider(self._paths, self._db, settings), None
+        except Exception as error:  # noqa: BLE001 - typed ones fail the stage, others raise
+            if typed_failure(error) is None:
+                raise
+            return None, error
+
+    async def _readmit(self, conn, input: StageInput, settings: AppSettings,
+                       provider: ChatProvider):
+        """The run was admitted under one provider and model; a call under another one (the
+        settings changed mid-run) is admitted again first, in the claim's transaction."""
+        return await readmit_call(
+            conn, settings, load_rates(self._paths), run_id=input.run.run_id,
+            workflow_id=input.run.workflow_id, job_id=input.job_id, stage=input.stage,
+            basis=Basis.of(provider))
 
     async def _block(self, input: StageInput, owner, block: BlockStage) -> StageOutcome:
         async with self._db.transaction() as conn:
@@ -243,7 +284,7 @@ class PreparationActivities:
         return await self._run_stage(input, lambda facts: self._score(input, facts))
 
     async def _score(self, input: StageInput, facts: JobFacts) -> Commit:
-        provider = build_provider(self._paths, self._db, facts.settings)
+        provider = facts.provider
         today = date.today()
         if provider.is_offline:
             result = score_logic.offline_score(facts.profile, facts.job_text(), today=today)
@@ -274,7 +315,7 @@ class PreparationActivities:
         return await self._run_stage(input, lambda facts: self._tailor(input, facts))
 
     async def _tailor(self, input: StageInput, facts: JobFacts) -> Commit:
-        provider = build_provider(self._paths, self._db, facts.settings)
+        provider = facts.provider
         job, fit = facts.job_text(), facts.score_result()
         async with self._rejections_recorded(input.job_id, "resume"):
             if provider.is_offline:
@@ -323,7 +364,7 @@ class PreparationActivities:
         if stored is None:
             raise ApplicationError("no tailored resume", type="missing_input", non_retryable=True)
         resume = ResumeDoc.model_validate(stored[1])
-        provider = build_provider(self._paths, self._db, facts.settings)
+        provider = facts.provider
         job, fit, today = facts.job_text(), facts.score_result(), date.today()
         async with self._rejections_recorded(input.job_id, "cover_letter"):
             if provider.is_offline:

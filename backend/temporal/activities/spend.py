@@ -10,7 +10,7 @@ from temporalio.exceptions import ApplicationError
 
 from backend.config import AppPaths, load_settings
 from backend.domain.model import CamelModel
-from backend.llm.admission import admit, per_call_estimate
+from backend.llm.admission import Basis, admit, per_call_estimate
 from backend.llm.budget import BudgetStatus
 from backend.llm.factory import provider_from_settings
 from backend.llm.rates import load_rates
@@ -40,8 +40,11 @@ class SpendActivities:
                     conn, settings, load_rates(self._paths), provider=provider.name,
                     model=provider.model, local=bool(getattr(provider, "is_local", False)))
                 estimate = per_call * input.paid_calls
+            # The provider and model are kept with the reservation: a stage that would call
+            # another one later (the settings changed mid-run) is re-admitted first.
             admission = await admit(conn, settings, run_id=input.run_id,
-                                    workflow_id=input.workflow_id, estimate=estimate)
+                                    workflow_id=input.workflow_id, estimate=estimate,
+                                    basis=Basis.of(provider))
         if not admission.admitted:
             raise ApplicationError(
                 f"daily spend ceiling: {admission.reason}",

@@ -281,7 +281,7 @@ class BatchActionsBar(QWidget):
     def _confirmed(self, action: str, box: QMessageBox, confirm: QPushButton) -> None:
         if box.clickedButton() is not confirm:
             return
-        self.say("Starting… (this takes a moment when many jobs are stale)", "idle")
+        self.say("Starting…", "idle")
 
         def done(answer: dict[str, Any]) -> None:
             self.say(*describe_stale_answer(action, answer))
