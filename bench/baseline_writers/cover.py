@@ -8,10 +8,10 @@ from datetime import date
 from pydantic import ValidationError
 
 from backend.domain.profile import CandidateProfile
-from baseline_writers.documents import CoverLetterDoc, ResumeDoc
 from backend.pipeline.score import JobText, ModelOutputInvalid, ScoreResult, _json_object
-from baseline_writers.tailor import contact_lines
 from backend.pipeline.text import human_list
+from baseline_writers.documents import CoverLetterDoc, ResumeDoc
+from baseline_writers.tailor import contact_lines
 
 
 def _letter(profile: CandidateProfile, job: JobText, paragraphs: list[str], today: date):

@@ -11,10 +11,10 @@ from pydantic import ValidationError
 
 from backend.domain.errors import TypedFailure
 from backend.domain.profile import CandidateProfile
-from baseline_writers.documents import ResumeDoc, ResumeSection
-from baseline_writers.resume_source import read_source_resume
 from backend.pipeline.score import JobText, ModelOutputInvalid, ScoreResult, _json_object
 from backend.pipeline.text import contains_term, human_list, normalize
+from baseline_writers.documents import ResumeDoc, ResumeSection
+from baseline_writers.resume_source import read_source_resume
 
 MAX_SKILLS = 16
 
