@@ -382,7 +382,10 @@ def _check_text(text: str, truth: ProfileTruth, scope: _Scope) -> None:
     wording and the posting's title and company."""
     job_mask = _job_mask(scope.job)
     for sentence in _sentences(text):
-        masked = _masked(_masked(sentence, truth.mask), job_mask)
+        # The posting's title and company first: the profile's wording may be part of them
+        # ("Backend Engineer" in "Backend Engineer II"), and masking it first would leave
+        # the rest of the title ("II", "2") looking like a claim.
+        masked = _masked(_masked(sentence, job_mask), truth.mask)
         _check_preferences(sentence, masked, truth, scope)
         _check_numbers(sentence, masked, truth, scope)
         _check_skills(sentence, masked, scope)
@@ -658,7 +661,7 @@ def _check_ledger(text: str, truth: ProfileTruth, ledger: FitLedger | None, job:
     own wording and the posting's title aside)."""
     if ledger is None:
         return
-    masked = normalize(_masked(_masked(text, truth.mask), _job_mask(job)))
+    masked = normalize(_masked(_masked(text, _job_mask(job)), truth.mask))
     index = skill_index()
     named = {name.lower() for name in index.find(masked)}
     for requirement in ledger.requirements:

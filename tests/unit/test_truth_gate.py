@@ -223,3 +223,22 @@ async def test_a_model_letter_citing_unknown_evidence_is_malformed():
     with pytest.raises(RepairFailed):
         await model_cover(model, PROFILE, POSTING, FIT, RESUME, TODAY)
     assert len(model.prompts) == 2 and "entry9" in model.prompts[1][1]
+
+
+def test_a_posting_title_with_a_number_is_not_a_claim():
+    """'Backend Engineer · Tester 2' names the role; its 2 is the posting's, not the seeker's."""
+    from datetime import date
+
+    from backend.pipeline.score import JobText, offline_score
+    from backend.pipeline.tailor import offline_tailor
+    from backend.pipeline.truth import gate_materials
+    from tests.unit.test_writing import PROFILE as three_entries
+
+    titles = ("Backend Engineer · Actions Tester 2", "Senior Backend Engineer II", "Backend Engineer (L5)")
+    for title in titles:
+        job = JobText(title=title, company="Harbourline Insurance", location="Berlin, Germany",
+                      remote="remote", description="Requirements: Python, PostgreSQL and Kubernetes.")
+        fit = offline_score(three_entries, job, today=date(2026, 12, 1))
+        resume = offline_tailor(three_entries, job, fit)
+        assert title in resume.summary or "Harbourline" in resume.summary
+        gate_materials(resume, None, three_entries, fit.ledger, job)
