@@ -65,12 +65,13 @@ SEARCH_DEBOUNCE_MS = 300
 # Title takes the rest.
 JOBS_FIXED_TEXTS = {
     FIT: ("Fit", "100"),
-    SALARY: ("Salary", "€120k–150k"),
     STAGE: (*STAGE_TITLES.values(), "Materials ready", "Discovered"),
     STATUS: ("ready to apply", "not started", "waiting", "running", "skipped",
-             "below your threshold"),
+             "below threshold", "prepared anyway"),
 }
-JOBS_FITTED_CAPS = {COMPANY: 160, LOCATION: 230}
+# Salary is fitted, not fixed: most postings have none, and a narrow table gives its room
+# to the title before it scrolls sideways.
+JOBS_FITTED_CAPS = {COMPANY: 160, LOCATION: 230, SALARY: 120}
 TITLE_MIN = 200  # the title is what the user reads first
 
 FIT_CHOICES = (("Any fit", None), ("Fit 50+", 50), ("Fit 70+", 70), ("Fit 85+", 85))

@@ -50,7 +50,7 @@ def test_jobs_location_is_as_wide_as_its_text_and_long_text_is_whole_in_the_tool
     qtbot.addWidget(view)
     view.resize(1240, 760)
     view.show()
-    view.splitter.setSizes([760, 480])
+    view.splitter.setSizes([840, 400])  # seven columns since Salary
     rows = [job_row(1, LONG_LOCATION, LONG_TITLE), job_row(2, "Remote (Worldwide)")]
     view.apply({"params": view.query(), "total": 2, "items": rows})
     table = view.table

@@ -63,14 +63,14 @@ def test_a_job_below_the_minimum_fit_never_reads_ready(qapp):
     below = {"jobId": "job_1", "title": "A", "company": "B", "score": 15, "minFitScore": 50,
              "stages": NOT_PREPARED, "userStatus": None, "salaryMin": 0, "salaryMax": None,
              "fitReasons": ["✗ On-site in Munich — you want remote", "✓ Python — Northwind"]}
-    assert status_text(below) == "below your threshold"
+    assert status_text(below) == "below threshold"
     assert status_text({**below, "stages": DONE}) == "prepared anyway"
     assert status_text({**below, "score": 80, "stages": DONE}) == "ready to apply"
     assert status_text({**below, "minFitScore": None, "stages": DONE}) == "ready to apply"
     model = JobsTableModel()
     model.set_rows([below])
     status = model.index(0, STATUS)
-    assert status.data() == "below your threshold"
+    assert status.data() == "below threshold"
     assert status.data(Qt.ItemDataRole.ForegroundRole) is None  # not green
     assert "Fit 15 is below your minimum of 50" in status.data(Qt.ItemDataRole.ToolTipRole)
     assert model.index(0, FIT).data(Qt.ItemDataRole.ToolTipRole) == (

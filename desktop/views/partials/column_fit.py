@@ -29,8 +29,12 @@ def share_width(available: int, fixed: Mapping[int, int], wanted: Mapping[int, i
                 stretch: int, stretch_min: int = STRETCH_MIN) -> dict[int, int]:
     """Widths for every column: ``fixed`` as given, ``wanted`` as much as fits, ``stretch``
     the rest (a plain function, so tests call it directly)."""
-    widths = dict(fixed)
-    room = available - sum(fixed.values()) - stretch_min
+    # A fitted column that wants no more than FITTED_MIN (an empty Salary) is not shrunk:
+    # it keeps its width like a fixed one and the others share the shortfall.
+    small = {column: want for column, want in wanted.items() if want <= FITTED_MIN}
+    widths = {**fixed, **small}
+    wanted = {column: want for column, want in wanted.items() if column not in small}
+    room = available - sum(widths.values()) - stretch_min
     total_wanted = sum(wanted.values())
     if total_wanted <= room:
         widths.update(wanted)

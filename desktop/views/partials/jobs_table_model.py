@@ -33,7 +33,7 @@ STATUS_TONES = {
     "succeeded": "ok", "ready": "ok", "applied": "ok",
 }
 USER_STATUS_WORDS = {"applied": "Applied", "skipped": "Skipped by you"}
-BELOW_WORDS = {"ready": "prepared anyway", "other": "below your threshold"}
+BELOW_WORDS = {"ready": "prepared anyway", "other": "below threshold"}
 FIT_REASONS_SHOWN = 5
 ATTENTION = frozenset({"failed", "exhausted", "blocked", "canceled"})
 NOT_BLOCKING = frozenset({"succeeded"})
