@@ -44,20 +44,11 @@ def sample_profile():
 
 
 def board_jobs(profile, limit: int):
-    from backend.pipeline.enrich import description_from_source
-    from backend.pipeline.score import JobText, offline_score
-    from backend.sources.board_file import demo_board_text, parse_board
+    from backend.pipeline.posting_text import demo_board_jobs
+    from backend.pipeline.score import offline_score
 
     jobs = []
-    for posting in parse_board(demo_board_text()):
-        extraction = description_from_source(posting.description_html)
-        salary = posting.salary
-        job = JobText(title=posting.title, company=posting.company, location=posting.location,
-                      remote=None if posting.remote == "unknown" else posting.remote,
-                      description=extraction.text if extraction else "",
-                      salary_min=salary.min if salary else None,
-                      salary_max=salary.max if salary else None,
-                      salary_currency=salary.currency if salary else None)
+    for job in demo_board_jobs():
         fit = offline_score(profile, job, today=TODAY)
         if fit.score >= THRESHOLD:
             jobs.append((job, fit))

@@ -30,11 +30,10 @@ from _common import machine_info, write_json  # noqa: E402
 from baseline_keyword_score import keyword_score  # noqa: E402
 
 from backend.domain.profile import CandidateProfile  # noqa: E402
-from backend.pipeline.enrich import description_from_source  # noqa: E402
 from backend.pipeline.fit.synonyms import skill_index  # noqa: E402
 from backend.pipeline.fit.titles import title_family  # noqa: E402
+from backend.pipeline.posting_text import demo_board_jobs  # noqa: E402
 from backend.pipeline.score import JobText, offline_score  # noqa: E402
-from backend.sources.board_file import demo_board_text, parse_board  # noqa: E402
 
 TODAY = date(2026, 12, 1)
 TARGET_RATIO = 1.5
@@ -61,17 +60,7 @@ PROFILE = CandidateProfile.model_validate({
 
 
 def board_jobs() -> list[JobText]:
-    jobs = []
-    for posting in parse_board(demo_board_text()):
-        extraction = description_from_source(posting.description_html)
-        salary = posting.salary
-        jobs.append(JobText(
-            title=posting.title, company=posting.company, location=posting.location,
-            remote=posting.remote if posting.remote != "unknown" else None,
-            description=extraction.text if extraction else "",
-            salary_min=salary.min if salary else None, salary_max=salary.max if salary else None,
-            salary_currency=salary.currency if salary else None))
-    return jobs
+    return demo_board_jobs()
 
 
 def time_round(score, jobs: list[JobText]) -> tuple[float, float]:

@@ -11,9 +11,8 @@ import pytest
 
 from backend.domain.fit import score_from_ledger
 from backend.domain.profile import CandidateProfile
-from backend.pipeline.enrich import description_from_source
+from backend.pipeline.posting_text import demo_board_jobs
 from backend.pipeline.score import JobText, offline_score
-from backend.sources.board_file import demo_board_text, parse_board
 
 TODAY = date(2026, 12, 1)
 PROFILE = CandidateProfile.model_validate({
@@ -38,17 +37,7 @@ BACKEND_TITLES = re.compile(r"backend", re.I)
 
 @pytest.fixture(scope="module")
 def scored() -> list[tuple[JobText, object]]:
-    out = []
-    for posting in parse_board(demo_board_text()):
-        extraction = description_from_source(posting.description_html)
-        salary = posting.salary
-        job = JobText(title=posting.title, company=posting.company, location=posting.location,
-                      remote=None if posting.remote == "unknown" else posting.remote,
-                      description=extraction.text if extraction else "",
-                      salary_min=salary.min if salary else None, salary_max=salary.max if salary else None,
-                      salary_currency=salary.currency if salary else None)
-        out.append((job, offline_score(PROFILE, job, today=TODAY)))
-    return out
+    return [(job, offline_score(PROFILE, job, today=TODAY)) for job in demo_board_jobs()]
 
 
 def test_every_posting_gets_a_derived_score_and_a_readable_ledger(scored):

@@ -7,29 +7,17 @@ import pytest
 
 from backend.domain.profile import CandidateProfile
 from backend.pipeline.cover import offline_cover
-from backend.pipeline.enrich import description_from_source
+from backend.pipeline.posting_text import demo_board_jobs
 from backend.pipeline.score import JobText, offline_score
 from backend.pipeline.tailor import offline_tailor
 from backend.pipeline.truth import gate_materials
-from backend.sources.board_file import demo_board_text, parse_board
 from tests.unit import test_fit_ledger_board, test_writing
 
 TODAY = test_writing.TODAY
 
 
 def board_jobs() -> list[JobText]:
-    """Postings as the preparation stage sees them (as in test_fit_ledger_board.py)."""
-    jobs = []
-    for posting in parse_board(demo_board_text()):
-        extraction = description_from_source(posting.description_html)
-        salary = posting.salary
-        jobs.append(JobText(title=posting.title, company=posting.company, location=posting.location,
-                            remote=None if posting.remote == "unknown" else posting.remote,
-                            description=extraction.text if extraction else "",
-                            salary_min=salary.min if salary else None,
-                            salary_max=salary.max if salary else None,
-                            salary_currency=salary.currency if salary else None))
-    return jobs
+    return demo_board_jobs()
 
 
 @pytest.mark.parametrize("profile", [test_writing.PROFILE, test_fit_ledger_board.PROFILE],
