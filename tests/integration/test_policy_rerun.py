@@ -20,6 +20,7 @@ from backend.runtime.supervisor import Supervisor
 from backend.temporal.client import connect_temporal
 from backend.temporal.policy_contracts import PolicyRerunResult
 from tests.integration.conftest import write_settings
+from tests.integration.test_batch_stage import wait_quiet
 from tests.integration.test_paid_pipeline import demo_subset
 from tests.integration.test_preparation import PROFILE, wait_for
 
@@ -40,17 +41,6 @@ def prep_events_after(app_dir, kind: str, after_id: int) -> Counter:
                  " AND json_extract(payload_json, '$.workflowType') = 'JobPreparationWorkflow'",
                  (after_id, kind))
     return Counter(row[0] for row in rows)
-
-
-async def wait_quiet(app_dir, timeout: float = 300) -> None:
-    async def quiet() -> bool:
-        busy = query(app_dir, "SELECT COUNT(*) FROM job_stage_states"
-                     " WHERE status IN ('queued', 'running')")[0][0]
-        open_runs = query(app_dir, "SELECT COUNT(*) FROM workflow_run_projections"
-                          " WHERE status = 'running' AND workflow_type != 'DiscoverWorkflow'")
-        return busy == 0 and open_runs[0][0] == 0
-
-    await wait_for(quiet, timeout=timeout)
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
@@ -77,10 +67,10 @@ async def stale(tmp_path_factory):
             return query(app_dir, "SELECT COUNT(DISTINCT job_id) FROM job_scores")[0][0] >= JOBS
 
         await wait_for(all_scored, timeout=1200)
-        await wait_quiet(app_dir)
+        await wait_quiet(app_dir, timeout=300)
         changed = {**PROFILE, "targetTitles": ["Staff Backend Engineer", "Platform Engineer"]}
         assert (await http.put("/v1/profile", json=changed)).status_code == 200
-        await wait_quiet(app_dir)
+        await wait_quiet(app_dir, timeout=300)
         yield {"app_dir": app_dir, "http": http, "client": client}
     finally:
         await http.aclose()
@@ -130,7 +120,7 @@ async def test_rescore_stale_answers_with_the_batch_then_prepares_every_job_once
         return len(prep_events_after(app_dir, "WorkflowCompleted", baseline)) >= count
 
     await wait_for(all_rescored, timeout=600)
-    await wait_quiet(app_dir)
+    await wait_quiet(app_dir, timeout=300)
     assert prep_events_after(app_dir, "WorkflowStarted", baseline) == Counter(
         {job: 1 for job in job_ids}), "every stale job re-prepared exactly once"
     scored = Counter(row[0] for row in query(
