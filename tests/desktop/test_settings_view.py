@@ -227,6 +227,17 @@ def test_the_profile_round_trips_and_refuses_a_bad_salary_floor(qtbot, qloop, pr
                                                                 live_controller):
     page = profile_view.profile_page
     before = api(qtbot, qloop, live_controller.client.profile())["profile"]
+    # The shared services may have taken another test's profile save after the view read
+    # it; the view refetches on CandidateProfileUpdated, so wait until it shows the stored one.
+    def facts(profile: dict) -> tuple:  # what tells one stored profile from another
+        name = ((profile.get("resume") or {}).get("basics") or {}).get("name")
+        return (name, *(profile.get(key) or None for key in (
+            "targetTitles", "locations", "salaryFloor", "workAuthorization")))
+
+    def shows_stored() -> bool:
+        return facts(profile_view.profile_editor.loaded()) == facts(before)
+
+    qtbot.waitUntil(shows_stored, timeout=30_000)
     # The first save stores the shown profile (a fresh app folder has none stored yet);
     # saving again without an edit changes nothing.
     save_profile(qtbot, page)
