@@ -138,6 +138,7 @@ class ProfileEditor(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self._loaded: dict[str, Any] = {}
+        self.has_loaded = False  # until the first profile is shown, nothing can be an edit
         self.sections: dict[str, CollapsibleSection] = {}
         self.entry_editors: dict[str, EntryListEditor] = {}
         layout = QVBoxLayout(self)
@@ -200,6 +201,7 @@ class ProfileEditor(QWidget):
     # -- data -----------------------------------------------------------------------------
 
     def set_profile(self, profile: dict[str, Any]) -> None:
+        self.has_loaded = True
         self._loaded = copy.deepcopy(profile)
         resume = self._loaded.get("resume") or {}
         basics = resume.get("basics") or {}
@@ -234,6 +236,8 @@ class ProfileEditor(QWidget):
         return result
 
     def is_dirty(self) -> bool:
+        if not self.has_loaded:
+            return False
         expected = copy.deepcopy(self._loaded)
         for key in LEGACY_KEYS:
             expected.pop(key, None)
