@@ -229,6 +229,11 @@ def _budget_resumed(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
             f" {p.get('workflowId', '?')}"), "info"
 
 
+def _interrupted_resumed(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    return (f"preparing {_job(p, labels)} was interrupted (its worker stopped) and starts"
+            " again"), "info"
+
+
 def _enrich_condition_resolved(p: Payload) -> tuple[str, Tone]:
     return (f"{p.get('code', '?')} resolved for {p.get('host', '?')}: "
             f"{p.get('jobCount', '?')} blocked job(s) continue as {p.get('workflowId', '?')}"), "info"
@@ -323,6 +328,7 @@ DESCRIBERS: dict[str, Callable[[Payload, JobLabels], tuple[str, Tone]]] = {
     "ProfileContinuationIntended": _payload_only(_continuation_intended),
     "EnrichConditionResolved": _payload_only(_enrich_condition_resolved),
     "PreparationBudgetResumed": _budget_resumed,
+    "PreparationInterruptedResumed": _interrupted_resumed,
     "WorkflowReconciled": _payload_only(_reconciled),
     "PipelineStepQueued": _payload_only(_pipeline_step("queued", "info")),
     "PipelineStepStarted": _payload_only(_pipeline_step("started", "info")),

@@ -43,11 +43,12 @@ from backend.projections.workflow_runs import refresh_workflow_runs
 from backend.secrets.store import SecretStore
 from backend.store.db import Database
 from backend.store.events import append_event
+from backend.store.preparation_halts import newest_failed_preparations
 from backend.store.spend import to_micro_usd
 from backend.store.spend_reservations import open_reserved
 from backend.temporal.activities.discovery import decide_preparation
 from backend.temporal.dispatch import start_preparation
-from backend.temporal.workflows.preparation import PAID_STAGES, WORKFLOW_TYPE, prep_workflow_id
+from backend.temporal.workflows.preparation import PAID_STAGES, prep_workflow_id
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +67,7 @@ class Halt:
     halted_run_id: str
     halted_started_event_id: int  # the halted run's WorkflowStarted
     stages: tuple[str, ...]
+    error_code: str = "budget_exceeded"  # what ended the halted run
 
 
 @dataclass
@@ -109,26 +111,16 @@ def paid_calls(stages: tuple[str, ...]) -> int:
 # --- reads -------------------------------------------------------------------------------
 
 
-async def halted_jobs(db: Database) -> list[Halt]:
-    """Jobs whose newest preparation run failed ``budget_exceeded``, with no preparation
-    run open and stage work left, oldest halt first."""
-    rows = await db.fetchall(
-        "SELECT w.job_id, w.run_id, (SELECT MIN(e.id) FROM job_events e WHERE e.tenant_id ="
-        "   w.tenant_id AND e.run_id = w.run_id AND e.type = 'WorkflowStarted')"
-        " FROM workflow_run_projections w WHERE w.tenant_id = ? AND w.workflow_type = ?"
-        " AND w.job_id IS NOT NULL AND w.status = 'failed' AND w.error_code = 'budget_exceeded'"
-        " AND NOT EXISTS (SELECT 1 FROM workflow_run_projections n"
-        "   WHERE n.tenant_id = w.tenant_id AND n.workflow_type = w.workflow_type"
-        "   AND n.job_id = w.job_id AND n.run_id != w.run_id"
-        "   AND (n.started_at > w.started_at OR n.status NOT IN ('completed', 'failed',"
-        "        'canceled')))"
-        " ORDER BY w.closed_at, w.job_id LIMIT ?",
-        (TENANT_ID, WORKFLOW_TYPE, HALT_SCAN_LIMIT))
+async def halted_jobs(db: Database, *,
+                      error_codes: tuple[str, ...] = ("budget_exceeded",)) -> list[Halt]:
+    """Jobs whose newest preparation run failed with one of ``error_codes`` (the budget
+    halt by default), with no preparation run open and stage work left, oldest halt first."""
     halts = []
-    for job_id, run_id, started_event_id in rows:
-        stages = await _remaining_stages(db, job_id)
+    for failed in await newest_failed_preparations(db, error_codes, limit=HALT_SCAN_LIMIT):
+        stages = await _remaining_stages(db, failed.job_id)
         if stages:
-            halts.append(Halt(job_id, run_id, int(started_event_id or 0), stages))
+            halts.append(Halt(failed.job_id, failed.run_id, failed.started_event_id, stages,
+                              failed.error_code))
     return halts
 
 
@@ -227,7 +219,7 @@ async def _resume(db: Database, client: Client, settings: AppSettings, halt: Hal
                                         budget_episode=episode, stages=list(halt.stages)),
             job_id=halt.job_id, workflow_id=workflow_id,
             dedupe_key=intent_dedupe_key(halt.job_id, episode))
-    if recorded is None and await _newer_execution_exists(client, workflow_id,
+    if recorded is None and await newer_execution_exists(client, workflow_id,
                                                           halt.halted_run_id):
         return False
     await start_preparation(client, halt.job_id, stages=list(halt.stages),
@@ -235,7 +227,7 @@ async def _resume(db: Database, client: Client, settings: AppSettings, halt: Hal
     return True
 
 
-async def _newer_execution_exists(client: Client, workflow_id: str, halted_run_id: str) -> bool:
+async def newer_execution_exists(client: Client, workflow_id: str, halted_run_id: str) -> bool:
     try:
         described = await client.get_workflow_handle(workflow_id).describe()
     except RPCError as error:
