@@ -15,7 +15,6 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, create_model
 from pydantic.fields import FieldInfo
 
-
 # Request bodies take the camelCase names their document declares, and nothing else (the
 # stored models also read snake_case names, which no document mentions).
 REQUEST_CONFIG = ConfigDict(extra="forbid", populate_by_name=False, validate_by_name=False,

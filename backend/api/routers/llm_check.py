@@ -18,6 +18,7 @@ import asyncio
 import logging
 import time
 from decimal import Decimal
+
 from fastapi import APIRouter, Body, Depends, Request
 from pydantic import BaseModel, Field, ValidationError
 

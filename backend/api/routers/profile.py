@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from fastapi import APIRouter, BackgroundTasks, Depends, Query, Request
-from starlette.datastructures import UploadFile
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
 
 from backend.api.errors import ApiError, error_responses
 from backend.api.security import require_token
