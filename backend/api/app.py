@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import Depends, FastAPI
 
 from backend.api.context import ApiContext
+from backend.api.document import require_discriminator_tags
 from backend.api.errors import install_error_handlers
 from backend.api.guard import RequestGuardMiddleware, declare_guard_responses
 from backend.api.routers import (
@@ -76,7 +77,8 @@ def create_app(
 
     def openapi_with_guard_responses() -> dict:
         if app.openapi_schema is None:
-            app.openapi_schema = declare_guard_responses(generate_openapi())
+            app.openapi_schema = require_discriminator_tags(
+                declare_guard_responses(generate_openapi()))
         return app.openapi_schema
 
     app.openapi = openapi_with_guard_responses

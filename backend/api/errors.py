@@ -6,6 +6,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
+from pydantic_core import PydanticCustomError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
@@ -57,8 +58,29 @@ def noop_responses(model: type[BaseModel]) -> dict[int, dict]:
                   "was started"}}
 
 
+# Typed codes that a request model's own validator may raise (see rule_error): the
+# envelope carries the code and fields the rule names instead of "validation_error".
+RULE_CODES: set[str] = set()
+
+
+def rule_error(code: str, message: str, *, fields: list[str]) -> PydanticCustomError:
+    """A validation failure with its own typed code, for a rule a request model states in
+    a validator (so the model stays the one description of what the route takes)."""
+    RULE_CODES.add(code)
+    return PydanticCustomError(code, message, {"fields": fields})
+
+
 def _field_name(location: tuple) -> str:
     return ".".join(str(part) for part in location if part not in ("body", "query", "path"))
+
+
+def _problem_field(problem: dict) -> str:
+    """The field a validation problem is about; a union tag that is missing or unknown is
+    about the tag's own field (``stage``, ``kind``)."""
+    location = tuple(problem.get("loc", ()))
+    if problem.get("type") in ("union_tag_invalid", "union_tag_not_found"):
+        location += (str(problem.get("ctx", {}).get("discriminator", "")).strip("'"),)
+    return _field_name(location)
 
 
 HTTP_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
@@ -84,11 +106,15 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
         problems = exc.errors()
-        fields = sorted({_field_name(tuple(p.get("loc", ()))) for p in problems} - {""})
+        fields = sorted({_problem_field(p) for p in problems} - {""})
         if any(p.get("type") == "json_invalid" for p in problems):
             return error_response(400, "malformed_json", MALFORMED_MESSAGE)
+        rule = next((p for p in problems if p.get("type") in RULE_CODES), None)
+        if rule is not None:
+            return error_response(422, rule["type"], rule["msg"],
+                                  fields=list(rule.get("ctx", {}).get("fields", [])))
         summary = "; ".join(
-            f"{_field_name(tuple(p.get('loc', ()))) or 'body'}: {p.get('msg')}" for p in problems[:5]
+            f"{_problem_field(p) or 'body'}: {p.get('msg')}" for p in problems[:5]
         )
         return error_response(422, "validation_error", summary, fields=fields)
 

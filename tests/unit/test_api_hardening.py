@@ -196,3 +196,91 @@ def test_date_time_parameters_are_declared_as_such(client):
     parameters = client.get("/openapi.json").json()["paths"]["/v1/workflow-runs"]["get"]["parameters"]
     since = next(p for p in parameters if p["name"] == "startedSince")
     assert {"type": "string", "format": "date-time"}.items() <= since["schema"]["anyOf"][0].items()
+
+
+# -- request bodies: what the document allows is what the route takes -------------------------
+
+
+def request_schema(client, method: str, path: str, media: str = "application/json") -> dict:
+    document = client.get("/openapi.json").json()
+    schema = document["paths"][path][method]["requestBody"]["content"][media]["schema"]
+    return resolve(document, schema)
+
+
+def resolve(document: dict, schema: dict) -> dict:
+    while "$ref" in schema:
+        schema = document["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
+    return schema
+
+
+def component(client, name: str) -> dict:
+    return client.get("/openapi.json").json()["components"]["schemas"][name]
+
+
+def test_the_settings_patch_declares_every_key_and_no_other(client):
+    body = request_schema(client, "patch", "/v1/settings")
+    assert body["additionalProperties"] is False and "required" not in body
+    assert {"llm", "sources", "minFitScore", "dailyBudgetUsd", "discoverySchedule"} <= \
+        body["properties"].keys()
+    assert body["properties"]["minFitScore"]["type"] == "integer"  # no null: refused below
+    llm = component(client, "LlmSettingsPatch")
+    assert llm["additionalProperties"] is False and "required" not in llm
+    for patch, field in [({"noSuchKey": 1}, "noSuchKey"), ({"min_fit_score": 10}, "min_fit_score"),
+                         ({"minFitScore": None}, "minFitScore"), ({"llm": {"x": 1}}, "llm.x")]:
+        error = assert_error(client.patch("/v1/settings", json=patch), 422, "validation_error")
+        assert error["fields"] == [field]
+    assert client.get("/v1/settings").json()["minFitScore"] == 50  # nothing was saved
+
+
+def test_a_settings_patch_changes_only_the_keys_it_names(client):
+    saved = client.patch("/v1/settings", json={"llm": {"model": "m-1"}, "minFitScore": 60})
+    assert saved.status_code == 200, saved.text
+    settings = client.get("/v1/settings").json()
+    assert settings["llm"] == {**saved.json()["llm"], "model": "m-1", "provider": "offline"}
+    assert (settings["minFitScore"], settings["autoApply"]) == (60, False)
+
+
+def test_the_llm_test_body_declares_the_llm_keys(client):
+    body = request_schema(client, "post", "/v1/settings/llm/test")  # optional: any of it or null
+    body = component(client, body["anyOf"][0]["$ref"].rsplit("/", 1)[1])
+    assert body["additionalProperties"] is False
+    assert body["properties"]["llm"]["anyOf"][0] == {"$ref": "#/components/schemas/LlmSettingsPatch"}
+    for request, field in [({"llm": {"nope": 1}}, "llm.nope"), ({"timeout_s": 5}, "timeout_s")]:
+        error = assert_error(client.post("/v1/settings/llm/test", json=request), 422,
+                             "validation_error")
+        assert error["fields"] == [field]
+
+
+def test_run_stage_declares_which_stage_takes_which_keys(client):
+    body = request_schema(client, "post", "/v1/pipeline/actions/run-stage")
+    mapping = body["discriminator"]["mapping"]
+    assert body["discriminator"]["propertyName"] == "stage"
+    keys = {stage: set(component(client, ref.rsplit("/", 1)[1])["properties"]) - {"stage"}
+            for stage, ref in mapping.items()}
+    assert keys == {"discover": {"sourceIds"}, "enrich": set(), "score": set(), "pdf": set(),
+                    "tailor": {"jobKeys", "workers"}, "cover": {"jobKeys", "workers"}}
+    batch = component(client, mapping["tailor"].rsplit("/", 1)[1])
+    assert batch["dependentRequired"] == {"workers": ["jobKeys"]}
+    for request, code in [({"stage": "score", "jobKeys": ["a"]}, "batch_stage_unsupported"),
+                          ({"stage": "discover", "workers": 2}, "batch_stage_unsupported"),
+                          ({"stage": "cover", "workers": 2}, "workers_without_jobs"),
+                          ({"stage": "score", "sourceIds": ["demo_board"]}, "validation_error")]:
+        assert_error(client.post("/v1/pipeline/actions/run-stage", json=request), 422, code)
+
+
+def test_the_resume_form_takes_one_file_part_a_file_or_its_text(client):
+    form = request_schema(client, "post", "/v1/profile/import", "multipart/form-data")
+    assert form["properties"]["file"] == {**form["properties"]["file"], "type": "string",
+                                          "format": "binary"}  # not nullable
+    response = client.post("/v1/profile/import", data={"file": "Jane Doe\nBackend Engineer",
+                                                       "other": "ignored"})
+    assert response.status_code == 200, response.text
+    assert response.json()["profile"]["resume"]["basics"]["name"] == "Jane Doe"
+    assert_error(client.post("/v1/profile/import", data={"other": "x"}), 400, "file_required")
+
+
+def test_a_union_tag_is_required_where_the_document_maps_it(client):
+    assert "kind" in component(client, "DemoBoardSource")["required"]  # its default is no use
+    error = assert_error(client.patch("/v1/settings", json={"sources": [{}]}), 422,
+                         "validation_error")
+    assert error["fields"] == ["sources.0.kind"]

@@ -18,13 +18,14 @@ import asyncio
 import logging
 import time
 from decimal import Decimal
-from typing import Any
 
 from fastapi import APIRouter, Body, Depends, Request
-from pydantic import ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from backend.api.errors import ApiError, error_responses
+from backend.api.partial import REQUEST_CONFIG
 from backend.api.routers.secrets import secret_store
+from backend.api.routers.settings import LlmPatch
 from backend.api.security import require_token
 from backend.config import LlmSettings
 from backend.domain.model import CamelModel, Usd
@@ -57,9 +58,9 @@ ENDPOINT_FIELDS = ["llm.baseUrl", "llm.model"]
 
 
 class LlmTestRequest(CamelModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = REQUEST_CONFIG
 
-    llm: dict[str, Any] | None = Field(
+    llm: LlmPatch | None = Field(  # type: ignore[valid-type]
         default=None, description="LLM settings to try, merged over the saved ones; not saved")
     timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0, le=60)
 
@@ -77,8 +78,9 @@ class LlmTestResult(CamelModel):
     message: str
 
 
-def _proposed_settings(saved: LlmSettings, override: dict[str, Any] | None) -> LlmSettings:
-    merged = {**saved.model_dump(by_alias=True), **(override or {})}
+def _proposed_settings(saved: LlmSettings, override: BaseModel | None) -> LlmSettings:
+    changes = override.model_dump(by_alias=True, exclude_unset=True) if override else {}
+    merged = {**saved.model_dump(by_alias=True), **changes}
     try:
         return LlmSettings.model_validate(merged)
     except ValidationError as error:

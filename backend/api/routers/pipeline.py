@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, model_validator
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
-from backend.api.errors import ApiError, error_responses, noop_responses
+from backend.api.errors import ApiError, error_responses, noop_responses, rule_error
+from backend.api.partial import REQUEST_CONFIG
 from backend.api.security import require_token
 from backend.config import PREP_TASK_QUEUE, TASK_QUEUE
 from backend.domain.model import CamelModel
 from backend.pipeline.batch import (
-    BATCH_STAGES,
     MAX_BATCH_JOBS,
     MAX_WORKERS,
     batch_stages,
@@ -36,24 +36,70 @@ from backend.temporal.workflows.discover import DISCOVER_WORKFLOW_ID
 router = APIRouter(tags=["pipeline"], dependencies=[Depends(require_token)])
 
 
-class RunStageRequest(CamelModel):
-    model_config = ConfigDict(extra="forbid")
+# The body is a union on ``stage``, so the document says which stage takes which keys:
+# discover takes sourceIds; tailor and cover take a selected batch (jobKeys, workers);
+# enrich, score and pdf take nothing else. Keys a stage does not take are refused with the
+# typed codes clients already know, before pydantic's generic "extra input" error.
+BATCH_KEYS = ("jobKeys", "workers")
 
-    stage: Literal["discover", "enrich", "score", "tailor", "cover", "pdf"] = Field(
-        description="discover starts DiscoverWorkflow; a per-job stage starts preparation "
-        "(from that stage on) for every job whose stage is pending or failed"
-    )
+
+class NoBatchRun(CamelModel):
+    """A stage that takes no selected batch."""
+
+    model_config = REQUEST_CONFIG
+
+    @model_validator(mode="before")
+    @classmethod
+    def _refuse_batch_keys(cls, data: object) -> object:
+        if isinstance(data, dict) and any(key in data for key in BATCH_KEYS):
+            raise rule_error("batch_stage_unsupported",
+                             "A selected batch runs tailor or cover.", fields=["stage"])
+        return data
+
+
+class DiscoverRun(NoBatchRun):
+    """Start DiscoverWorkflow."""
+
+    stage: Literal["discover"]
     source_ids: list[str] | None = Field(
         default=None, min_length=1, description="Only these configured sources (default: all enabled)"
     )
+
+
+class JobStageRun(NoBatchRun):
+    """Start preparation from this stage on for every job whose stage is pending or failed."""
+
+    stage: Literal["enrich", "score", "pdf"]
+
+
+class BatchableStageRun(CamelModel):
+    """Without ``jobKeys``: start preparation from this stage on for every job whose stage
+    is pending or failed. With them: a selected batch, the stage and everything downstream
+    for exactly these jobs, in waves of ``workers``."""
+
+    model_config = ConfigDict(**REQUEST_CONFIG, json_schema_extra={
+        "dependentRequired": {"workers": ["jobKeys"]}})
+
+    stage: Literal["tailor", "cover"]
     job_keys: list[str] | None = Field(
         default=None, min_length=1, max_length=MAX_BATCH_JOBS,
-        description="A selected batch (tailor or cover only): run the stage and everything "
-        "downstream for exactly these jobs, in waves of ``workers``")
+        description="A selected batch: these stored jobs")
     workers: int | None = Field(
         default=None, ge=1, le=MAX_WORKERS,
-        description="Jobs of the selected batch in flight at once (default: the worker's "
-        "activity slots, at most 16)")
+        description="Jobs of the selected batch in flight at once; needs jobKeys (default: "
+        "the worker's activity slots, at most 16)")
+
+    @model_validator(mode="after")
+    def _workers_need_jobs(self) -> BatchableStageRun:
+        if self.workers is not None and self.job_keys is None:
+            raise rule_error("workers_without_jobs",
+                             "workers applies to a selected batch: send jobKeys too.",
+                             fields=["jobKeys"])
+        return self
+
+
+RunStageRequest = Annotated[DiscoverRun | JobStageRun | BatchableStageRun,
+                            Field(discriminator="stage")]
 
 
 class RunStageAccepted(CamelModel):
@@ -80,15 +126,15 @@ class RunStageAccepted(CamelModel):
 )
 async def run_stage(body: RunStageRequest, request: Request) -> RunStageAccepted:
     context = request.app.state.context
-    if body.source_ids is not None:
+    if isinstance(body, BatchableStageRun) and body.job_keys is not None:
+        return await _run_selected_batch(context, body)
+    if isinstance(body, DiscoverRun) and body.source_ids is not None:
         known = {source.id for source in context.settings.sources}
         unknown = sorted(set(body.source_ids) - known)
         if unknown:
             raise ApiError(422, "unknown_source", f"Unknown source ids: {', '.join(unknown)}")
-    if body.job_keys is not None or body.workers is not None:
-        return await _run_selected_batch(context, body)
     client = await context.require_runtime()
-    if body.stage != "discover":
+    if not isinstance(body, DiscoverRun):
         return await _run_job_stage_everywhere(context, client, body.stage)
     run_id, already = await _start_discover(context, client, body.source_ids)
     return RunStageAccepted(
@@ -142,17 +188,11 @@ async def _run_job_stage_everywhere(context, client, stage: str):
 # -- selected Tailor / Cover batches ---------------------------------------------------------
 
 
-async def _run_selected_batch(context, body: RunStageRequest):
-    """Start ``BatchStageWorkflow`` for exactly the selected jobs. Bad input (a stage that
-    is not Tailor or Cover, workers without jobs, unknown jobs) is a 422 that starts
-    nothing; selected jobs that are being prepared right now are left out and named."""
-    if body.stage not in BATCH_STAGES:
-        raise ApiError(422, "batch_stage_unsupported",
-                       "A selected batch runs tailor or cover.", fields=["stage"])
-    if body.job_keys is None:
-        raise ApiError(422, "workers_without_jobs",
-                       "workers applies to a selected batch: send jobKeys too.",
-                       fields=["jobKeys"])
+async def _run_selected_batch(context, body: BatchableStageRun):
+    """Start ``BatchStageWorkflow`` for exactly the selected jobs. Unknown jobs are a 422
+    that starts nothing; selected jobs that are being prepared right now are left out and
+    named."""
+    assert body.job_keys is not None  # the caller's condition
     job_ids = list(dict.fromkeys(body.job_keys))
     known = await existing_jobs(context.db, job_ids)
     unknown = [job for job in job_ids if job not in known]

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from fastapi import APIRouter, BackgroundTasks, Depends, File, Query, Request, UploadFile
+from fastapi import APIRouter, BackgroundTasks, Depends, Query, Request
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
 
 from backend.api.errors import ApiError, error_responses
 from backend.api.security import require_token
@@ -77,11 +78,33 @@ async def _drain_after_save(app) -> None:
     app.state.profile_drainer.kick()
 
 
-@router.post("/v1/profile/import", response_model=ImportDraft,
+# The form is read by the route (not by a File parameter) so the document can say exactly
+# what it takes: one optional part named ``file``, a file or its text, other parts ignored.
+# FastAPI would declare the part nullable and refuse a text part the document allowed.
+RESUME_FORM = {"requestBody": {"required": False, "content": {"multipart/form-data": {
+    "schema": {"type": "object", "title": "ResumeUpload", "properties": {"file": {
+        "type": "string", "format": "binary",
+        "description": "PDF, DOCX, text, Markdown or JSON Resume (a text part is read "
+        "as the résumé's text); not needed with sample=true"}}}}}}}
+
+
+async def _uploaded_resume(request: Request) -> tuple[bytes, str | None, str | None] | None:
+    """(bytes, file name, content type) of the ``file`` part, or None without one. A part
+    that cannot be parsed is a 400 ``malformed_json`` (the one code for undecodable bodies)."""
+    # Text parts may be as large as a résumé file; the import itself refuses more.
+    async with request.form(max_files=1, max_fields=100, max_part_size=MAX_BYTES + 1) as form:
+        part = form.get("file")
+        if isinstance(part, UploadFile):
+            return await part.read(MAX_BYTES + 1), part.filename, part.content_type
+        if isinstance(part, str):
+            return part.encode("utf-8"), None, None
+        return None
+
+
+@router.post("/v1/profile/import", response_model=ImportDraft, openapi_extra=RESUME_FORM,
              responses=error_responses(400, 401, 413, 415, 422))
 async def import_profile(
     request: Request,
-    file: UploadFile | None = File(default=None, description="PDF, DOCX, text, Markdown or JSON Resume"),
     sample: bool = Query(default=False, description="Import the bundled sample résumé instead"),
 ) -> ImportDraft:
     """A draft for review; nothing is saved. The user's current preferences are kept and
@@ -89,11 +112,10 @@ async def import_profile(
     if sample:
         path = sample_resume_file()
         data, file_name, content_type = path.read_bytes(), path.name, "text/markdown"
-    elif file is None:
+    elif (upload := await _uploaded_resume(request)) is None:
         raise ApiError(400, "file_required", "Choose a résumé file to import.")
     else:
-        data = await file.read(MAX_BYTES + 1)
-        file_name, content_type = file.filename, file.content_type
+        data, file_name, content_type = upload
     try:
         result = await run_in_threadpool(import_resume, data, file_name=file_name,
                                          content_type=content_type)

@@ -5,21 +5,45 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fastapi import APIRouter, Body, Depends, Request
-from pydantic import ValidationError
+from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel, ValidationError
 
 from backend.api.errors import ApiError, error_responses
+from backend.api.partial import partial_model
 from backend.api.routers.apply import nudge_auto_apply
 from backend.api.routers.schedule import reconcile_after_settings_save
 from backend.api.security import require_token
-from backend.config import AppSettings, save_settings
+from backend.config import (
+    AppSettings,
+    DiscoveryScheduleSettings,
+    LlmSettings,
+    MaterialsSettings,
+    TemporalSettings,
+    save_settings,
+)
 from backend.runtime.budget_resume import nudge_budget_resume
 from backend.store.staleness import threshold_cleared_jobs
 from backend.temporal.dispatch import start_policy_rerun
 
 router = APIRouter(tags=["settings"], dependencies=[Depends(require_token)])
 
-NESTED = ("llm", "temporal", "discoverySchedule", "materials")  # merged key by key; the rest is replaced
+# These are merged key by key (their body is a partial model too); the rest is replaced.
+LlmPatch = partial_model(LlmSettings, name="LlmSettingsPatch", description=(
+    "LLM settings keys to change; the keys left out keep their saved values"))
+NESTED_PATCHES: dict[str, type[BaseModel]] = {
+    "llm": LlmPatch,
+    "temporal": partial_model(TemporalSettings, name="TemporalSettingsPatch",
+                              description="Temporal settings keys to change"),
+    "discovery_schedule": partial_model(DiscoveryScheduleSettings,
+                                        name="DiscoveryScheduleSettingsPatch",
+                                        description="Discovery schedule keys to change"),
+    "materials": partial_model(MaterialsSettings, name="MaterialsSettingsPatch",
+                               description="Materials keys to change"),
+}
+SettingsPatch = partial_model(AppSettings, name="SettingsPatch", nested=NESTED_PATCHES,
+                              description="The settings keys to change (camelCase); every "
+                              "key left out keeps its saved value")
+NESTED = tuple(AppSettings.model_fields[name].alias for name in NESTED_PATCHES)
 
 
 def merge_patch(current: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
@@ -38,9 +62,12 @@ async def get_settings(request: Request) -> AppSettings:
 
 
 @router.patch("/v1/settings", response_model=AppSettings, responses=error_responses(401, 422))
-async def patch_settings(request: Request, patch: dict[str, Any] = Body(...)) -> AppSettings:
+async def patch_settings(request: Request, body: SettingsPatch) -> AppSettings:  # type: ignore[valid-type]
+    """Every key is validated by the body's own type (422 ``validation_error`` naming the
+    fields); the merged result is validated once more as a whole before it is saved."""
     context = request.app.state.context
     current = json.loads(context.settings.model_dump_json(by_alias=True))
+    patch = body.model_dump(by_alias=True, exclude_unset=True)
     try:
         updated = AppSettings.model_validate(merge_patch(current, patch))
     except ValidationError as error:
