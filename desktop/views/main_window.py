@@ -33,6 +33,7 @@ from backend.runtime.services import ServiceStatus
 from desktop.client import StreamedEvent
 from desktop.qt_compat import emit
 from desktop.shell import SERVICE_NAMES, DiscoverOutcome, ShellController
+from desktop.theme import COLORS, notice_style
 from desktop.views.activity_view import ActivityView
 from desktop.views.apply_review_view import ApplyReviewView
 from desktop.views.jobs_view import JobsView
@@ -45,11 +46,6 @@ from desktop.views.spend_view import SpendView
 from desktop.views.status_indicators import ServiceIndicator, StreamIndicator
 
 SERVICE_TITLES = {"temporal": "Temporal", "worker": "Worker", "api": "API"}
-
-BANNER_STYLES = {
-    "error": "background: #fdecea; border: 1px solid #f1b0ab; color: #8e1c14;",
-    "info": "background: #eef3fb; border: 1px solid #b9cbe8; color: #1d3b66;",
-}
 
 
 class Banner(QFrame):
@@ -75,7 +71,7 @@ class Banner(QFrame):
         self.hide()
 
     def show_message(self, text: str, tone: str = "error", *, retry: bool = False) -> None:
-        self.setStyleSheet(f"#banner {{ {BANNER_STYLES[tone]} border-radius: 6px; }}"
+        self.setStyleSheet(f"#banner {{ {notice_style(tone)} border-radius: 6px; }}"
                            " #bannerMessage { border: none; background: transparent; }")
         self.message.setText(text)
         self.retry_button.setVisible(retry)
@@ -83,8 +79,12 @@ class Banner(QFrame):
 
 
 DRAG_EVENTS = frozenset({QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop})
-DROP_HINT_STYLE = ("#dropHint { background: rgba(31, 111, 235, 0.12); border: 2px dashed #1f6feb;"
-                   " border-radius: 10px; color: #1d3b66; font-size: 15pt; font-weight: 600; }")
+
+
+def drop_hint_style() -> str:
+    return (f"#dropHint {{ background: rgba(31, 111, 235, 0.12); border: 2px dashed"
+            f" {COLORS['accent']}; border-radius: 10px; color: {COLORS['info_text']};"
+            " font-size: 15pt; font-weight: 600; }")
 
 
 class DropHint(QLabel):
@@ -95,7 +95,7 @@ class DropHint(QLabel):
         self.setObjectName("dropHint")
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.setWordWrap(True)
-        self.setStyleSheet(DROP_HINT_STYLE)
+        self.setStyleSheet(drop_hint_style())
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self.hide()
 
@@ -401,12 +401,12 @@ class MainWindow(QMainWindow):
             f"App folder: <a href='{html.escape(url)}'>{html.escape(str(app_dir))}</a>"
         )
         if self._runtime is None:
-            ui = "<span style='color:#8a8a8a'>available once Temporal runs</span>"
+            ui = f"<span style='color:{COLORS['idle']}'>available once Temporal runs</span>"
         elif self._runtime.temporal_ui_url:
             ui_url = html.escape(self._runtime.temporal_ui_url)
             ui = f"<a href='{ui_url}'>{ui_url}</a>"
         else:
-            ui = "<span style='color:#8a8a8a'>off</span>"
+            ui = f"<span style='color:{COLORS['idle']}'>off</span>"
         self.temporal_ui_label.setText(f"Temporal Web UI: {ui}")
 
     # -- closing ------------------------------------------------------------------------
