@@ -55,6 +55,7 @@ class DesktopShell:
         self.window = MainWindow(self.controller)
         self.appearance.restyle_widgets()  # the window's styles in the current appearance
         self.window.close_requested.connect(self.request_quit)
+        self.window.quit_requested.connect(self.request_quit)
         self._quit = asyncio.Event()
         self.tray = SpendTray(self.controller)
         self.tray.open_requested.connect(self.window.bring_to_front)
