@@ -199,7 +199,7 @@ class ApplyReviewView(LiveView):
         splitter.addWidget(self.detail)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
-        splitter.setSizes([640, 460])
+        splitter.setSizes([680, 420])  # the queue first: its six columns need ~650 px
         root.addWidget(self.empty)
         root.addWidget(splitter, 1)
 
