@@ -12,6 +12,7 @@ import os
 import sys
 
 from backend.config import AppPaths, resolve_app_dir
+from backend.runtime.display_probe import PROBE_COMMAND
 from backend.runtime.private_files import make_private, restrict_umask
 
 
@@ -28,6 +29,7 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--temporal-port", type=int, help="fixed Temporal port (embedded)")
         sub.add_argument("--no-temporal-ui", action="store_true", help="no Temporal Web UI")
     commands.add_parser("worker", help="the Temporal worker (started by serve/desktop)")
+    commands.add_parser(PROBE_COMMAND, help=argparse.SUPPRESS)  # can Qt open a window here?
     api = commands.add_parser("api", help="the HTTP API (started by serve/desktop)")
     api.add_argument("--port", type=int, required=True)
     for sub in (desktop, serve, commands.choices["worker"], api):
@@ -42,20 +44,45 @@ def _has_display() -> bool:
                 or os.environ.get("QT_QPA_PLATFORM"))
 
 
+def _window_problem() -> str | None:
+    """Why the desktop cannot open a window here (in words to print), or None."""
+    if not _has_display():
+        return "No display found."
+    if not sys.platform.startswith("linux"):
+        return None
+    from backend.runtime.display_probe import advice, probe_display
+
+    problem = probe_display()
+    return None if problem is None else advice(problem)
+
+
+def _fall_back_to_serve(args: argparse.Namespace, reason: str) -> None:
+    print(f"{reason}\nRunning headless instead (`jobctrl serve`): the API address follows.",
+          file=sys.stderr, flush=True)
+    # ``jobctrl`` without a subcommand parsed no desktop options: serve's defaults then.
+    args.api_port = getattr(args, "api_port", None)
+    args.temporal_port = getattr(args, "temporal_port", None)
+    args.no_temporal_ui = getattr(args, "no_temporal_ui", False)
+
+
 def main(argv: list[str] | None = None) -> None:
     multiprocessing.freeze_support()
     # First, so the app dir, its logs and everything the children write are private.
     restrict_umask()
     args = _parser().parse_args(argv)
+    if args.command == PROBE_COMMAND:  # before the app dir: the probe touches no files
+        from backend.runtime.display_probe import run_probe_child
+
+        run_probe_child()
+        return
     paths = AppPaths(resolve_app_dir(getattr(args, "sub_app_dir", None) or args.app_dir))
     command = args.command or "desktop"
     if command in ("desktop", "serve"):
         make_private(paths.app_dir)  # an older version's 0644 files, before the first log line
-    if command == "desktop" and not _has_display():
-        print("No display found: running headless (`jobctrl serve`).", file=sys.stderr)
+    problem = _window_problem() if command == "desktop" else None
+    if problem is not None:
+        _fall_back_to_serve(args, problem)
         command = "serve"
-        args.api_port = args.temporal_port = None
-        args.no_temporal_ui = False
     if command == "desktop":
         from desktop.app import run_desktop
 

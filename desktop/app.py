@@ -23,6 +23,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from backend.runtime.process import configure_logging, hard_exit
+from desktop import theme
 from desktop.notifications import Notifier, tray_sink
 from desktop.qt_compat import QEventLoop
 from desktop.shell import ShellController
@@ -50,8 +51,11 @@ class DesktopShell:
         self.controller = controller or ShellController(
             app_dir, api_port=api_port, temporal_port=temporal_port, temporal_ui=temporal_ui
         )
+        self.appearance = theme.install()  # light or dark, following the system
         self.window = MainWindow(self.controller)
+        self.appearance.restyle_widgets()  # the window's styles in the current appearance
         self.window.close_requested.connect(self.request_quit)
+        self.window.quit_requested.connect(self.request_quit)
         self._quit = asyncio.Event()
         self.tray = SpendTray(self.controller)
         self.tray.open_requested.connect(self.window.bring_to_front)
@@ -162,6 +166,7 @@ def run_desktop(paths, args) -> None:
     # resources so the frozen app finds it too.
     app.setDesktopFileName("jobctrl")
     app.setWindowIcon(QIcon(str(resources.files("resources") / "icons" / "jobctrl.png")))
+    theme.install(app)  # before any widget: light or dark as the system (or JOBCTRL_APPEARANCE) says
     # The window's close button asks the shell to stop the services first; Qt must not
     # end the loop on its own when the last window closes.
     app.setQuitOnLastWindowClosed(False)

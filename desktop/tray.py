@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from PySide6.QtCore import QObject, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QColor, QFont, QIcon, QPainter, QPen, QPixmap
+from PySide6.QtCore import QObject, QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QColor, QFont, QIcon, QPainter, QPainterPath, QPen, QPixmap
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from desktop.event_router import PIPELINES, SETTINGS, SPEND
@@ -42,15 +42,19 @@ IDLE_POLL_MS = 60_000
 ICON_SIZE = 64
 CANCELABLE_PHASES = ("discovering", "draining")
 
-# look -> (ring color, center color)
+# look -> the colour of its arc and disc: each at least 3:1 against the white glyph and
+# against a light panel (tests/desktop/test_tray_icon_contrast.py measures the renders).
 LOOK_COLORS = {
-    "normal": ("#2e7d32", "#1f6feb"),
-    "near": ("#e08a00", "#b26a00"),
-    "exhausted": ("#c62828", "#c62828"),
-    "unlimited": ("#1f6feb", "#1f6feb"),
-    "unknown": ("#9e9e9e", "#8a8a8a"),
+    "normal": "#2e7d32",
+    "near": "#b26a00",
+    "exhausted": "#d32f2f",
+    "unlimited": "#1f6feb",
+    "unknown": "#6b7280",
 }
-TRACK_COLOR = "#d5dae1"
+GLYPHS = {"exhausted": "!", "unlimited": "∞", "unknown": "?"}
+GLYPH_COLOR = "#ffffff"
+TRACK_COLOR = "#e3e7ec"  # light: outlines the icon on dark panels
+TRAY_SIZES = (16, 22, 24, 32, 48, 64)
 
 # pipeline-eta-v1 withholding reasons in a job seeker's words.
 ETA_REASONS = {
@@ -144,50 +148,86 @@ def cancelable_run(operations: dict[str, Any] | None) -> str | None:
 
 
 # -- the icon --------------------------------------------------------------------------------
+#
+# A tray icon cannot know its panel's colour (GNOME's bar is black in light mode too), so
+# the icon carries its own contrast: a white glyph on a disc of the state's colour (dark
+# enough to stand out on light panels) inside a light track (which outlines it on dark
+# panels). The arc of spend runs inside the track, so a light band shows on both of its
+# sides even when the ring is full. Painted at each size the tray may ask for (16, 22,
+# 24 px ...) rather than scaled down from one large pixmap, whose thin strokes blur away.
 
 
 def paint_spend_icon(today: dict[str, Any] | None, size: int = ICON_SIZE) -> QPixmap:
-    """A ring that fills clockwise from 12 o'clock with today's share of the ceiling.
-
-    near: amber ring; exhausted: a full red ring around a red disc with a white "!";
-    unlimited: a full blue ring with "∞"; unknown: a grey track with "?"."""
+    """A ring that fills clockwise from 12 o'clock with today's share of the ceiling,
+    around a disc with "$". near: amber; exhausted: a full red ring around a red disc
+    with "!"; unlimited: a full blue ring with "∞"; unknown: a grey disc with "?" and an
+    empty track."""
     look = spend_look(today)
-    ring_color, center_color = LOOK_COLORS[look]
+    color = QColor(LOOK_COLORS[look])
     pixmap = QPixmap(size, size)
     pixmap.fill(Qt.GlobalColor.transparent)
     painter = QPainter(pixmap)
     try:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        width = size * 0.16
-        rect = QRectF(width / 2 + 1, width / 2 + 1, size - width - 2, size - width - 2)
-        painter.setPen(QPen(QColor(TRACK_COLOR), width, Qt.PenStyle.SolidLine,
-                            Qt.PenCapStyle.FlatCap))
-        painter.drawEllipse(rect)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(TRACK_COLOR))
+        painter.drawEllipse(QRectF(0, 0, size, size))  # the light track and its bands
+        band = max(0.9, size * 0.045)  # light each side of the arc
+        arc = max(2.0, size * 0.12)
         fraction = {"exhausted": 1.0, "unlimited": 1.0, "unknown": 0.0}.get(
             look, spend_fraction(today) or 0.0)
         if fraction > 0:
-            painter.setPen(QPen(QColor(ring_color), width, Qt.PenStyle.SolidLine,
-                                Qt.PenCapStyle.RoundCap if fraction < 1 else Qt.PenCapStyle.FlatCap))
+            cap = Qt.PenCapStyle.RoundCap if fraction < 1 else Qt.PenCapStyle.FlatCap
+            painter.setPen(QPen(color, arc, Qt.PenStyle.SolidLine, cap))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            edge = band + arc / 2
             # Qt angles: 1/16 degree, counter-clockwise from 3 o'clock; negative = clockwise.
-            painter.drawArc(rect, 90 * 16, -round(max(fraction, 0.03) * 360 * 16))
-        inner = rect.adjusted(width * 0.9, width * 0.9, -width * 0.9, -width * 0.9)
-        glyph = {"exhausted": "!", "unlimited": "∞", "unknown": "?"}.get(look, "$")
-        if look == "exhausted":
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(QColor(center_color))
-            painter.drawEllipse(inner)
-            glyph_color = QColor("white")
-        else:
-            glyph_color = QColor(center_color)
-        font = QFont()
-        font.setBold(True)
-        font.setPixelSize(max(8, round(inner.height() * 0.72)))
-        painter.setFont(font)
-        painter.setPen(glyph_color)
-        painter.drawText(inner, Qt.AlignmentFlag.AlignCenter, glyph)
+            painter.drawArc(QRectF(edge, edge, size - 2 * edge, size - 2 * edge), 90 * 16,
+                            -round(max(fraction, 0.03) * 360 * 16))
+        inset = 2 * band + arc
+        disc = QRectF(inset, inset, size - 2 * inset, size - 2 * inset)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(color)
+        painter.drawEllipse(disc)
+        _draw_glyph(painter, disc, GLYPHS.get(look, "$"))
     finally:
         painter.end()
     return pixmap
+
+
+def _draw_glyph(painter: QPainter, disc: QRectF, glyph: str) -> None:
+    if glyph == "∞":  # the font's ∞ is a thin speck at 16 px: a stroked figure eight
+        _draw_infinity(painter, disc)
+        return
+    font = QFont()
+    font.setBold(True)
+    font.setPixelSize(max(7, round(disc.height() * 0.9)))
+    painter.setFont(font)
+    painter.setPen(QColor(GLYPH_COLOR))
+    painter.drawText(disc, Qt.AlignmentFlag.AlignCenter, glyph)
+
+
+def _draw_infinity(painter: QPainter, disc: QRectF) -> None:
+    """A lemniscate of Bernoulli across 80 % of the disc, stroked ~1/7 of its width."""
+    half = disc.width() * 0.4
+    centre = disc.center()
+    path = QPainterPath(QPointF(centre.x() + half, centre.y()))
+    for step in range(1, 65):
+        t = step / 64 * 2 * math.pi
+        scale = half / (1 + math.sin(t) ** 2)
+        path.lineTo(QPointF(centre.x() + scale * math.cos(t),
+                            centre.y() + scale * math.sin(t) * math.cos(t)))
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    painter.setPen(QPen(QColor(GLYPH_COLOR), max(1.4, disc.width() * 0.14)))
+    painter.drawPath(path)
+
+
+def spend_icon(today: dict[str, Any] | None) -> QIcon:
+    """The tray icon, painted at every size a tray host may ask for."""
+    icon = QIcon()
+    for size in TRAY_SIZES:
+        icon.addPixmap(paint_spend_icon(today, size))
+    return icon
 
 
 # -- keeping the numbers fresh ---------------------------------------------------------------
@@ -334,7 +374,7 @@ class SpendTray(QObject):
         return self.icon.toolTip()
 
     def show_snapshot(self, snapshot: TraySnapshot) -> None:
-        self.icon.setIcon(QIcon(paint_spend_icon(snapshot.today)))
+        self.icon.setIcon(spend_icon(snapshot.today))
         self.icon.setToolTip(snapshot.tooltip)
         self._update_actions()
 

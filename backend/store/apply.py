@@ -12,7 +12,7 @@ import aiosqlite
 from backend.apply.targets import classify_target
 from backend.config import TENANT_ID
 from backend.domain import events as ev
-from backend.domain.clock import utc_now_iso
+from backend.domain.clock import parse_iso, utc_now_iso
 from backend.projections.apply_runs import ApplyRunState, fold, read_state, write_state
 from backend.store.events import append_event
 
@@ -126,7 +126,9 @@ PREPARED_SELECT = (
     f" {_LATEST_SCORE} AS score, {_latest_artifact('resume_pdf')} AS resume_pdf,"
     f" {_latest_artifact('cover_letter_pdf')} AS cover_pdf, j.first_seen_at,"
     " p.status AS apply_status, p.park_reason, p.run_id AS owner_run_id,"
-    " j.prepare_anyway_at IS NOT NULL AS prepare_anyway"
+    " j.prepare_anyway_at IS NOT NULL AS prepare_anyway, p.updated_at AS apply_updated_at,"
+    " (SELECT MAX(a.created_at) FROM job_artifacts a WHERE a.job_id = j.job_id"
+    "  AND a.kind IN ('resume_pdf', 'cover_letter_pdf')) AS materials_at"
     " FROM jobs j LEFT JOIN apply_run_projections p"
     " ON p.tenant_id = j.tenant_id AND p.job_id = j.job_id"
 )
@@ -157,10 +159,19 @@ class PreparedJob:
     park_reason: str | None
     owner_run_id: str | None
     prepare_anyway: bool = False
+    apply_updated_at: str | None = None  # the last Apply* event's time
+    materials_at: str | None = None      # when its newest résumé or letter PDF was made
 
     @property
     def status(self) -> str:
         return self.apply_status or "awaiting_approval"
+
+    @property
+    def updated_at(self) -> str:
+        """When the queue item last changed: its last apply step or its newest PDF (a
+        re-render, the user's edit), whichever is later; the discovery time before both."""
+        times = [value for value in (self.apply_updated_at, self.materials_at) if value]
+        return max(times, key=parse_iso) if times else self.first_seen_at
 
 
 async def prepared_jobs(conn: aiosqlite.Connection, *, min_fit_score: int,

@@ -11,6 +11,7 @@ from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 
 from desktop.client import StreamedEvent
 from desktop.formatting import Tone, describe_event, job_label
+from desktop.theme import qcolor
 
 DEFAULT_MAX_ROWS = 5_000
 MAX_JOB_LABELS = 20_000
@@ -22,11 +23,11 @@ DOT_COLORS: dict[Tone, str] = {
     "warning": "#c77700",
     "error": "#c62828",
 }
-TEXT_COLORS: dict[Tone, QColor | None] = {
+TEXT_COLORS: dict[Tone, str | None] = {  # a tone of desktop.theme
     "info": None,
     "success": None,
     "warning": None,
-    "error": QColor("#b71c1c"),
+    "error": "bad",
 }
 _dots: dict[Tone, QIcon] = {}
 
@@ -115,7 +116,7 @@ class EventListModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return row.text
         if role == Qt.ItemDataRole.ForegroundRole:
-            return TEXT_COLORS[row.tone]
+            return qcolor(TEXT_COLORS[row.tone]) if TEXT_COLORS[row.tone] else None
         if role == Qt.ItemDataRole.DecorationRole:
             return tone_dot(row.tone)
         if role == Qt.ItemDataRole.ToolTipRole:

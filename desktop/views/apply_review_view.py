@@ -199,7 +199,7 @@ class ApplyReviewView(LiveView):
         splitter.addWidget(self.detail)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
-        splitter.setSizes([640, 460])
+        splitter.setSizes([680, 420])  # the queue first: its six columns need ~650 px
         root.addWidget(self.empty)
         root.addWidget(splitter, 1)
 
@@ -232,7 +232,6 @@ class ApplyReviewView(LiveView):
         self.recipient.setPlaceholderText("exact recipient address")
         self.attach_resume = QCheckBox("Attach resume PDF", box)
         self.attach_cover = QCheckBox("Attach cover letter PDF", box)
-        buttons = QHBoxLayout()
         self.approve_button = QPushButton("Approve", box)
         self.approve_button.setObjectName("approveButton")
         self.reject_button = QPushButton("Reject", box)
@@ -250,9 +249,15 @@ class ApplyReviewView(LiveView):
         self.start_button.clicked.connect(lambda: self._act("start"))
         self.mark_applied_button.clicked.connect(lambda: self._act("mark-applied"))
         self.open_page_button.clicked.connect(self._open_page)
-        for button in (self.approve_button, self.reject_button, self.start_button,
-                       self.open_page_button, self.mark_applied_button):
-            buttons.addWidget(button)
+        # Two rows (deciding; finishing a web form by hand), so the packet pane stays narrow
+        # enough for every column of the queue, Updated included, at the default width.
+        buttons = QVBoxLayout()
+        for row in ((self.approve_button, self.reject_button, self.start_button),
+                    (self.open_page_button, self.mark_applied_button)):
+            line = QHBoxLayout()
+            for button in row:
+                line.addWidget(button)
+            buttons.addLayout(line)
         self.job_link = QPushButton("Show job details", box)
         self.job_link.setFlat(True)
         self.job_link.clicked.connect(self._open_job)

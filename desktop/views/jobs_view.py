@@ -110,6 +110,11 @@ class JobsView(LiveView):
         self._build()
         controller.event_received.connect(self._on_event)
 
+    def focus_search(self) -> None:
+        """Edit → Find: the search field focused with its text selected, ready to type."""
+        self.search.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.search.selectAll()
+
     # -- layout ---------------------------------------------------------------------------
 
     def _build(self) -> None:

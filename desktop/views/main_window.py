@@ -1,5 +1,7 @@
 """The main window: service states, the views as tabs (Discover is in Pipelines), the
-live Activity list.
+live Activity list, a menu bar with the platform's shortcuts (File → Refresh F5, Settings,
+Quit; Edit → Find jobs; Help → About), and its size, position and last view remembered in
+the app dir (``desktop.window_state``).
 
 No I/O here: the window calls the controller's plain methods and reacts to its signals.
 A résumé file dragged anywhere over the window shows a drop hint; dropped, it goes
@@ -11,16 +13,25 @@ Later views (Pipelines, Runs, Jobs, ...) become more tabs and connect to
 from __future__ import annotations
 
 import html
+from importlib import metadata
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, Qt, QUrl, Signal
-from PySide6.QtGui import QCloseEvent, QDropEvent
+from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import (
+    QCloseEvent,
+    QDesktopServices,
+    QDropEvent,
+    QGuiApplication,
+    QMoveEvent,
+    QResizeEvent,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
     QHBoxLayout,
     QLabel,
     QMainWindow,
+    QMessageBox,
     QPushButton,
     QSizePolicy,
     QTabWidget,
@@ -33,23 +44,27 @@ from backend.runtime.services import ServiceStatus
 from desktop.client import StreamedEvent
 from desktop.qt_compat import emit
 from desktop.shell import SERVICE_NAMES, DiscoverOutcome, ShellController
+from desktop.theme import COLORS, notice_style
 from desktop.views.activity_view import ActivityView
 from desktop.views.apply_review_view import ApplyReviewView
 from desktop.views.jobs_view import JobsView
+from desktop.views.live_view import LiveView
 from desktop.views.partials import profile_import
+from desktop.views.partials.menu_bar import MenuCommands, build_menu_bar
 from desktop.views.partials.profile_import import dropped_resume
 from desktop.views.pipelines_view import PipelinesView
 from desktop.views.runs_view import RunsView
 from desktop.views.settings_view import SettingsView
 from desktop.views.spend_view import SpendView
 from desktop.views.status_indicators import ServiceIndicator, StreamIndicator
+from desktop.window_state import (
+    WindowState,
+    clamp_to_screens,
+    read_window_state,
+    write_window_state,
+)
 
 SERVICE_TITLES = {"temporal": "Temporal", "worker": "Worker", "api": "API"}
-
-BANNER_STYLES = {
-    "error": "background: #fdecea; border: 1px solid #f1b0ab; color: #8e1c14;",
-    "info": "background: #eef3fb; border: 1px solid #b9cbe8; color: #1d3b66;",
-}
 
 
 class Banner(QFrame):
@@ -75,7 +90,7 @@ class Banner(QFrame):
         self.hide()
 
     def show_message(self, text: str, tone: str = "error", *, retry: bool = False) -> None:
-        self.setStyleSheet(f"#banner {{ {BANNER_STYLES[tone]} border-radius: 6px; }}"
+        self.setStyleSheet(f"#banner {{ {notice_style(tone)} border-radius: 6px; }}"
                            " #bannerMessage { border: none; background: transparent; }")
         self.message.setText(text)
         self.retry_button.setVisible(retry)
@@ -83,8 +98,12 @@ class Banner(QFrame):
 
 
 DRAG_EVENTS = frozenset({QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop})
-DROP_HINT_STYLE = ("#dropHint { background: rgba(31, 111, 235, 0.12); border: 2px dashed #1f6feb;"
-                   " border-radius: 10px; color: #1d3b66; font-size: 15pt; font-weight: 600; }")
+
+
+def drop_hint_style() -> str:
+    return (f"#dropHint {{ background: rgba(31, 111, 235, 0.12); border: 2px dashed"
+            f" {COLORS['accent']}; border-radius: 10px; color: {COLORS['info_text']};"
+            " font-size: 15pt; font-weight: 600; }")
 
 
 class DropHint(QLabel):
@@ -95,7 +114,7 @@ class DropHint(QLabel):
         self.setObjectName("dropHint")
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.setWordWrap(True)
-        self.setStyleSheet(DROP_HINT_STYLE)
+        self.setStyleSheet(drop_hint_style())
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self.hide()
 
@@ -110,6 +129,9 @@ class DropHint(QLabel):
 PREFERRED_SIZE = (1240, 860)  # the Pipelines grid and its side panels without scrolling
 
 
+SAVE_STATE_DELAY_MS = 500  # a drag or resize is saved once it pauses
+
+
 def initial_size(screen) -> tuple[int, int]:
     """The preferred size, shrunk to 90% of the screen's free area on small screens."""
     if screen is None:
@@ -119,9 +141,31 @@ def initial_size(screen) -> tuple[int, int]:
             min(PREFERRED_SIZE[1], int(free.height() * 0.9)))
 
 
+def available_screen_rects() -> list[tuple[int, int, int, int]]:
+    """Every screen's free area, the primary screen first."""
+    primary = QGuiApplication.primaryScreen()
+    screens = [primary, *(s for s in QGuiApplication.screens() if s is not primary)]
+    return [_rect(screen.availableGeometry()) for screen in screens if screen is not None]
+
+
+def _rect(rect: QRect) -> tuple[int, int, int, int]:
+    return rect.x(), rect.y(), rect.width(), rect.height()
+
+
+def about_text(app_dir: Path) -> str:
+    try:
+        version = metadata.version("jobctrl")
+    except metadata.PackageNotFoundError:  # a source checkout that was never installed
+        version = "development version"
+    return (f"<b>JobCtrl</b> {html.escape(version)}<br>Finds jobs, scores them against your "
+            "profile and prepares your applications, on your own computer.<br><br>"
+            f"Your data is kept in {html.escape(str(app_dir))}.")
+
+
 class MainWindow(QMainWindow):
     close_requested = Signal()  # the app stops the services, then closes the window
     hidden_to_tray = Signal()   # the close button hid the window; the tray keeps the app
+    quit_requested = Signal()   # File → Quit: the app stops the services and leaves
 
     def __init__(self, controller: ShellController, parent: QWidget | None = None):
         super().__init__(parent)
@@ -139,8 +183,18 @@ class MainWindow(QMainWindow):
         self.resize(*initial_size(self.screen()))
         self._banner_shows_import = False
         self._build()
+        self.menu_actions = build_menu_bar(self, MenuCommands(
+            refresh=self.refresh_current_view, find=self.find_jobs,
+            settings=lambda: self.show_view("settings"), quit=lambda: emit(self.quit_requested),
+            about=self.show_about, open_app_folder=self.open_app_folder))
+        self._save_timer = QTimer(self)
+        self._save_timer.setSingleShot(True)
+        self._save_timer.setInterval(SAVE_STATE_DELAY_MS)
+        self._save_timer.timeout.connect(self.save_state)
+        self.restore_state()
         self._connect()
         self._update_actions()
+        self.menu_actions.refresh.setEnabled(bool(self.live_views_shown()))
         # Drags are watched app-wide: a text input under the cursor must not swallow a
         # résumé file (it would paste its path).
         self.setAcceptDrops(True)
@@ -227,6 +281,78 @@ class MainWindow(QMainWindow):
         """The first-run panel's "Type it in myself": Settings → Your profile."""
         self.show_view("settings").focus_profile()
 
+    # -- menu commands --------------------------------------------------------------------
+
+    def live_views_shown(self) -> list[LiveView]:
+        """The current tab's API-backed views that are on screen (e.g. Jobs: the list and
+        the selected job's detail)."""
+        view = self.tabs.currentWidget()
+        candidates = [view, *view.findChildren(LiveView)]
+        return [live for live in candidates if isinstance(live, LiveView)
+                and (live is view or live.isVisibleTo(view))]
+
+    def refresh_current_view(self) -> int:
+        """File → Refresh (F5): fetch what the current tab shows again; how many views."""
+        views = self.live_views_shown()
+        for view in views:
+            view.refresh()
+        return len(views)
+
+    def find_jobs(self) -> None:
+        """Edit → Find (Ctrl/Cmd+F): the Jobs search, ready to type."""
+        self.show_view("jobs").focus_search()
+
+    def show_about(self) -> None:
+        QMessageBox.about(self, "About JobCtrl", about_text(self.controller.app_dir))
+
+    def open_app_folder(self) -> None:
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.controller.app_dir)))
+
+    def _on_tab_changed(self, _index: int) -> None:
+        self.menu_actions.refresh.setEnabled(bool(self.live_views_shown()))
+        self._save_timer.start()
+
+    # -- size, position and last view ----------------------------------------------------
+
+    @property
+    def current_view_key(self) -> str | None:
+        current = self.tabs.currentWidget()
+        return next((key for key, view in self.views.items() if view is current), None)
+
+    def window_state(self) -> WindowState:
+        # The normal geometry also while maximized: un-maximizing after a restart returns
+        # to the size the user had.
+        rect = self.normalGeometry() if self.isMaximized() else self.geometry()
+        return WindowState(rect.x(), rect.y(), rect.width(), rect.height(),
+                           maximized=self.isMaximized(), view=self.current_view_key)
+
+    def save_state(self) -> None:
+        self._save_timer.stop()
+        write_window_state(self.controller.app_dir, self.window_state())
+
+    def restore_state(self) -> bool:
+        """The last size, position (on a screen that is still there) and view."""
+        state = read_window_state(self.controller.app_dir)
+        if state is None:
+            return False
+        x, y, width, height = clamp_to_screens(state.rect, available_screen_rects())
+        self.setGeometry(x, y, width, height)
+        if state.maximized:
+            self.setWindowState(self.windowState() | Qt.WindowState.WindowMaximized)
+        if state.view in self.views:
+            self.show_view(state.view)
+        return True
+
+    def moveEvent(self, event: QMoveEvent) -> None:  # noqa: N802 - Qt API
+        super().moveEvent(event)
+        if self.isVisible():
+            self._save_timer.start()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        if self.isVisible():
+            self._save_timer.start()
+
     # -- importing a résumé ---------------------------------------------------------------
 
     @property
@@ -274,6 +400,7 @@ class MainWindow(QMainWindow):
         return True
 
     def _connect(self) -> None:
+        self.tabs.currentChanged.connect(self._on_tab_changed)
         for key, view in self.views.items():
             if key != "jobs" and hasattr(view, "open_job"):
                 view.open_job.connect(self.open_job)
@@ -401,12 +528,12 @@ class MainWindow(QMainWindow):
             f"App folder: <a href='{html.escape(url)}'>{html.escape(str(app_dir))}</a>"
         )
         if self._runtime is None:
-            ui = "<span style='color:#8a8a8a'>available once Temporal runs</span>"
+            ui = f"<span style='color:{COLORS['idle']}'>available once Temporal runs</span>"
         elif self._runtime.temporal_ui_url:
             ui_url = html.escape(self._runtime.temporal_ui_url)
             ui = f"<a href='{ui_url}'>{ui_url}</a>"
         else:
-            ui = "<span style='color:#8a8a8a'>off</span>"
+            ui = f"<span style='color:{COLORS['idle']}'>off</span>"
         self.temporal_ui_label.setText(f"Temporal Web UI: {ui}")
 
     # -- closing ------------------------------------------------------------------------
@@ -423,6 +550,7 @@ class MainWindow(QMainWindow):
         self.activateWindow()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+        self.save_state()  # hidden to the tray or quitting: the next launch opens like this
         if self._may_close:
             event.accept()
             return

@@ -61,7 +61,7 @@ QPushButton:hover { background: #2a78f0; }
 QPushButton:pressed { background: #1a5fcc; }
 QPushButton:disabled { background: #c9d3df; border-color: #b9c4d1; color: #f4f6f8; }
 """
-MUTED = "color: #6a6a6a;"
+MUTED = "color: palette(placeholder-text);"
 def _label(parent: QWidget, name: str, *, wrap: bool = True, muted: bool = False) -> QLabel:
     """A selectable label. Multi-line lists are built with <br> and do not wrap: a wrapping
     rich-text label inside nested layouts may be given too little height and overlap."""

@@ -60,7 +60,7 @@ DATE_FILTERS = ("Any time", "Today", "Last 7 days", "Last 30 days", "Choose date
 CUSTOM_DATES = len(DATE_FILTERS) - 1
 DEFAULT_ORDER = {"startedAt": "desc", "durationMs": "desc", "status": "asc",
                  "workflowType": "asc", "closedAt": "desc"}
-LINK_BUTTON = ("QPushButton { border: none; color: #1f6feb; text-align: left; padding: 0; }"
+LINK_BUTTON = ("QPushButton { border: none; color: palette(link); text-align: left; padding: 0; }"
                " QPushButton:hover { text-decoration: underline; }")
 
 
@@ -70,7 +70,7 @@ def _label(parent: QWidget, name: str, *, muted: bool = False) -> QLabel:
     label.setWordWrap(True)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     if muted:
-        label.setStyleSheet("color: #6a6a6a;")
+        label.setStyleSheet("color: palette(placeholder-text);")
     return label
 
 

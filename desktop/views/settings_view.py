@@ -41,6 +41,7 @@ from desktop.event_router import PIPELINES, SETTINGS, SPEND
 from desktop.formatting import describe_api_error
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
+from desktop.theme import primary_button_style
 from desktop.views.live_view import LiveView
 from desktop.views.partials.profile_page import ProfilePage
 from desktop.views.partials.scroll_column import scroll_column
@@ -55,13 +56,6 @@ SMTP_SECURITY = (("starttls", "STARTTLS"), ("ssl", "SSL/TLS"), ("none", "None"))
 TEMPLATES = (("classic", "Classic"), ("compact", "Compact"))
 PAPERS = (("auto", "Automatic (from your country)"), ("a4", "A4"), ("letter", "US Letter"))
 SMTP_PASSWORD_SECRET = "smtp-password"
-# The main window's primary button look (not imported: the window imports this module).
-PRIMARY_BUTTON = """
-QPushButton { background: #1f6feb; color: white; border: 1px solid #1a5fcc;
-              border-radius: 5px; padding: 6px 16px; font-weight: 600; }
-QPushButton:hover { background: #2a78f0; }
-QPushButton:disabled { background: #c9d3df; border-color: #b9c4d1; color: #f4f6f8; }
-"""
 
 
 def key_secret_name(provider: str) -> str:
@@ -130,7 +124,7 @@ class SettingsView(LiveView):
         self.status.setWordWrap(True)
         self.save_button = QPushButton("Save settings", page)
         self.save_button.setObjectName("saveSettings")
-        self.save_button.setStyleSheet(PRIMARY_BUTTON)
+        self.save_button.setStyleSheet(primary_button_style())
         self.save_button.clicked.connect(self.save)
         self.revert_button = QPushButton("Undo changes", page)
         self.revert_button.setObjectName("revertSettings")

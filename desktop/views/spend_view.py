@@ -34,6 +34,7 @@ from desktop.formatting import describe_api_error
 from desktop.models.keyed_table_model import Column, KeyedTableModel, SortRole, field
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
+from desktop.theme import notice_style
 from desktop.views.live_view import LiveView
 from desktop.views.partials.scroll_column import fill_with_scroll_column
 from desktop.views.status_indicators import COLORS
@@ -228,8 +229,8 @@ class SpendView(LiveView):
         self.banner = QLabel("", self)
         self.banner.setObjectName("budgetBanner")
         self.banner.setWordWrap(True)
-        self.banner.setStyleSheet("#budgetBanner { background: #fdecea; border: 1px solid"
-                                  " #f1b0ab; color: #8e1c14; border-radius: 6px; padding: 8px; }")
+        self.banner.setStyleSheet(f"#budgetBanner {{ {notice_style('error')} border-radius: 6px;"
+                                  " padding: 8px; }")
         self.banner.hide()
         layout.addWidget(self.banner)
 

@@ -8,13 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QWidget
 
 from backend.runtime.services import ServiceStatus
-
-COLORS = {
-    "ok": "#2e7d32",
-    "busy": "#b26a00",
-    "bad": "#c62828",
-    "idle": "#8a8a8a",
-}
+from desktop.theme import COLORS  # the views import the tone colours from here too
 
 # state -> (tone, label)
 SERVICE_STATES = {

@@ -12,8 +12,10 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
+from backend.domain.clock import parse_iso
 from backend.sources.board_file import demo_board_text
-from desktop.views.apply_review_view import ApplyReviewView
+from desktop.presenters.runs import local_time_text
+from desktop.views.apply_review_view import UPDATED, ApplyReviewView
 from tests.desktop.discover_helpers import api
 from tests.fakes.posting_pages import PostingPagesServer
 from tests.integration.test_preparation import PROFILE
@@ -69,6 +71,10 @@ def click(qtbot, button) -> None:
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
 
 
+def updated_cell(view: ApplyReviewView, job_key: str) -> str:
+    return view.model.index(view.model.row_of(job_key), UPDATED).data()
+
+
 def status_of(view: ApplyReviewView, job_key: str) -> str | None:
     row = view.model.get(job_key)
     return None if row is None else row["status"]
@@ -97,9 +103,17 @@ def approve_apply_and_mark_applied(qtbot, live_controller):
     QApplication.processEvents()
     assert view.grab().save(str(ARTIFACTS / "apply-review-view.png"))
 
+    # Updated: when the item changed - here when its PDFs were made, then at approval.
+    prepared_at = item["updatedAt"]
+    assert view.model.headerData(UPDATED, Qt.Orientation.Horizontal) == "Updated"
+    assert updated_cell(view, job_key) == local_time_text(prepared_at) != "—"
+
     click(qtbot, view.approve_button)
     qtbot.waitUntil(lambda: status_of(view, job_key) == "approved", timeout=30_000)
     assert view.selected()["jobKey"] == job_key  # the refetch kept the selection
+    approved_at = view.model.get(job_key)["updatedAt"]
+    assert parse_iso(approved_at) > parse_iso(prepared_at)
+    assert updated_cell(view, job_key) == local_time_text(approved_at)
 
     click(qtbot, view.start_button)
     # A web form is never submitted: the job waits for the user to finish it by hand.

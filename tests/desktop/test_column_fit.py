@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 
 from desktop.presenters.runs import local_time_text
 from desktop.shell import ShellController
-from desktop.views.apply_review_view import APPLY_FIXED_TEXTS, ApplyReviewView
+from desktop.views.apply_review_view import APPLY_FIXED_TEXTS, UPDATED, ApplyReviewView
 from desktop.views.jobs_view import JOBS_FIXED_TEXTS, JobsView
 from desktop.views.partials.column_fit import FITTED_MIN, STRETCH_MIN, share_width
 from desktop.views.partials.jobs_table_model import COMPANY, LOCATION, TITLE
@@ -121,3 +121,21 @@ def test_apply_review_says_times_like_the_runs_view_and_gives_the_job_the_room(
     assert table.columnWidth(0) >= 200
     assert view.proxy.index(0, 0).data(Qt.ItemDataRole.ToolTipRole) in (LONG_TITLE,
                                                                         "Backend Engineer")
+
+
+def test_apply_review_shows_every_column_at_the_default_window_width(qtbot, tmp_path):
+    """A 1280-px screen opens the window at 1152 px (90 %), which leaves the view about
+    1124 px: Updated, the last column, must be in view there, not behind a scroll bar."""
+    view = ApplyReviewView(ShellController(tmp_path))
+    qtbot.addWidget(view)
+    view.resize(1124, 650)
+    view.show()
+    today = datetime.now(UTC).isoformat().replace("+00:00", "Z")
+    view.apply(({"items": [apply_item(1, today)]}, {"state": "stopped"}))
+    table = view.table
+    qtbot.waitUntil(lambda: table.columnWidth(UPDATED) > 0
+                    and sum(column_widths(table)) >= table.viewport().width() - 2)
+    assert table.columnViewportPosition(UPDATED) + table.columnWidth(UPDATED) \
+        <= table.viewport().width()
+    assert not table.horizontalScrollBar().isVisible()
+    assert table.columnWidth(0) >= 200  # the job title keeps its room

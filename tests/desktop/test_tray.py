@@ -1,15 +1,10 @@
-"""The tray: the painted spend ring, the tooltip words, the menu, notifications, closing.
-
-The icon is painted offscreen and checked pixel by pixel; its three states are saved as
-PNGs (tests/_artifacts and docs/screenshots). The live test reads the real services.
+"""The tray: the tooltip words, the menu, notifications, closing (the painted icon is in
+test_tray_icon.py). The live test reads the real services.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from PySide6.QtGui import QColor, QImage
 
 from backend.runtime.services import ServiceStatus
 from desktop.app import DesktopShell
@@ -17,22 +12,17 @@ from desktop.client import StreamedEvent
 from desktop.notifications import Notifier
 from desktop.shell import ShellController
 from desktop.tray import (
-    LOOK_COLORS,
     SpendTray,
     TraySnapshot,
     TrayStatus,
     cancelable_run,
     eta_text,
-    paint_spend_icon,
     spend_look,
     tooltip_text,
 )
 from desktop.views.main_window import MainWindow
 
 pytestmark = pytest.mark.desktop
-
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "tests" / "_artifacts"
 
 
 def today(spent: float, ceiling: float, *, day: str = "2026-03-02") -> dict:
@@ -99,50 +89,6 @@ def test_only_an_in_progress_discovering_or_draining_run_is_cancelable():
     assert cancelable_run(operations("completed")) is None
     assert cancelable_run(operations(None)) is None
     assert cancelable_run(None) is None
-
-
-# -- the painted icon ------------------------------------------------------------------------
-
-
-def pixel(image: QImage, x: int, y: int) -> QColor:
-    return image.pixelColor(x, y)
-
-
-def close_to(color: QColor, hex_color: str, tolerance: int = 40) -> bool:
-    want = QColor(hex_color)
-    return all(abs(a - b) <= tolerance for a, b in (
-        (color.red(), want.red()), (color.green(), want.green()), (color.blue(), want.blue())))
-
-
-@pytest.mark.parametrize(("state", "status", "ring_at_top", "ring_at_left"), [
-    ("normal", today(5, 25), "normal", None),           # 20 %: the top is filled, 9 o'clock not
-    ("near", today(21, 25), "near", "near"),            # 84 %: 9 o'clock is filled too
-    ("exhausted", today(25.4, 25), "exhausted", "exhausted"),
-])
-def test_icon_states_are_painted_distinctly_and_saved(qapp, state, status, ring_at_top,
-                                                      ring_at_left):
-    size = 128
-    image = paint_spend_icon(status, size).toImage()
-    ring_y = round(size * 0.16 / 2) + 1  # the ring's middle on the top edge
-    assert close_to(pixel(image, size // 2 + 3, ring_y), LOOK_COLORS[ring_at_top][0])
-    left = pixel(image, ring_y, size // 2)
-    if ring_at_left is None:
-        assert close_to(left, "#d5dae1")  # the grey track: not spent yet
-    else:
-        assert close_to(left, LOOK_COLORS[ring_at_left][0])
-    center = pixel(image, size // 2, size // 2 + size // 5)
-    if state == "exhausted":
-        assert close_to(center, LOOK_COLORS["exhausted"][1])  # the filled red disc
-    else:
-        assert center.alpha() == 0 or not close_to(center, LOOK_COLORS["exhausted"][1])
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    target = ARTIFACTS / f"tray-{state}.png"
-    assert image.save(str(target))  # copied to docs/screenshots by hand when the look changes
-
-
-def test_unknown_spend_paints_a_grey_track_only(qapp):
-    image = paint_spend_icon(None, 64).toImage()
-    assert close_to(pixel(image, 35, 6), "#d5dae1")
 
 
 # -- the tray object, the menu and closing ---------------------------------------------------

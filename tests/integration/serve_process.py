@@ -17,16 +17,19 @@ from backend.config import RuntimeInfo
 
 
 class ServeProcess:
-    def __init__(self, app_dir: Path, *extra: str):
+    """``jobctrl serve`` (or ``command``, e.g. ``desktop`` where it falls back to serve)."""
+
+    def __init__(self, app_dir: Path, *extra: str, command: str = "serve",
+                 env: dict[str, str] | None = None):
         self.app_dir = app_dir
         self.stderr_path = app_dir.parent / f"{app_dir.name}-serve-{time.monotonic_ns()}.txt"
         app_dir.mkdir(parents=True, exist_ok=True)
         self._stderr = open(self.stderr_path, "wb")  # noqa: SIM115 - closed in wait()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "backend.cli", "--app-dir", str(app_dir), "serve",
+            [sys.executable, "-m", "backend.cli", "--app-dir", str(app_dir), command,
              "--no-temporal-ui", *extra],
             stdout=subprocess.DEVNULL, stderr=self._stderr,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
         )
 
     @property

@@ -139,3 +139,41 @@ async def test_one_submit_intent_per_job_ever(db, tmp_path):
         await store.mark_intent_sent(conn, a, "<m@id>")
         intent = await store.read_intent(conn, a)
     assert intent.status == "sent" and intent.message_id == "<m@id>" and intent.run_id == "r1"
+
+
+async def queue_item(db, job_id) -> store.PreparedJob:
+    async with db.transaction() as conn:
+        [job] = await store.prepared_jobs(conn, min_fit_score=0, job_id=job_id)
+    return job
+
+
+async def set_artifact_time(db, job_id: str, generation: int, created_at: str) -> None:
+    async with db.transaction() as conn:
+        await conn.execute("UPDATE job_artifacts SET created_at = ? WHERE job_id = ?"
+                           " AND generation = ?", (created_at, job_id, generation))
+
+
+async def test_a_queue_item_is_updated_by_its_pdfs_and_by_each_apply_step(db, tmp_path):
+    job_id = await add_prepared_job(db, tmp_path, 1)
+    await set_artifact_time(db, job_id, 1, "2026-02-01T09:30:00.000Z")
+    job = await queue_item(db, job_id)
+    assert job.first_seen_at == "2026-01-01T00:00:01.000Z"
+    assert job.updated_at == "2026-02-01T09:30:00.000Z"  # prepared a month after discovery
+
+    async with db.transaction() as conn:
+        await store.approve(conn, job_id, recipient=None, attachments=[])
+    approved = (await state(db, job_id)).updated_at
+    assert (await queue_item(db, job_id)).updated_at == approved  # the approval's time
+
+    async with db.transaction() as conn:  # the user edits the letter: a new PDF, later
+        await materials.insert_artifact(conn, job_id, kind="cover_letter_pdf", generation=2,
+                                        path=str(tmp_path / "1-cover-2.pdf"), size=10, pages=1,
+                                        sha256="y")
+    await set_artifact_time(db, job_id, 2, "2999-01-01T00:00:00.000Z")
+    assert (await queue_item(db, job_id)).updated_at == "2999-01-01T00:00:00.000Z"
+
+
+def test_a_queue_item_without_pdfs_or_history_is_as_new_as_its_discovery():
+    job = store.PreparedJob("job_1", "t", "c", None, None, None, 80, None, None,
+                            "2026-01-01T00:00:00.000Z", None, None, None, apply_updated_at="")
+    assert job.updated_at == "2026-01-01T00:00:00.000Z"

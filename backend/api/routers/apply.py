@@ -121,7 +121,7 @@ def _item(job: store.PreparedJob, state, profile) -> ApplyItem:
         packet=ApplyPacketOut.model_validate(packet.as_json()) if packet else None,
         approval=ApprovalOut.model_validate(state.approval) if state and state.approval
         else None,
-        failure=failure, updated_at=state.updated_at if state else job.first_seen_at)
+        failure=failure, updated_at=job.updated_at)
 
 
 async def _load(request: Request, job_id: str | None = None):

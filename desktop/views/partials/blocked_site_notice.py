@@ -16,13 +16,16 @@ from backend.pipeline.access_grants import host_of
 from desktop.formatting import describe_api_error
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
-from desktop.views.status_indicators import COLORS
+from desktop.theme import COLORS, notice_colors
 
 ROBOTS_CODE = "ENRICH_ROBOTS_DISALLOWED"
-NOTICE_STYLE = ("#blockedSiteNotice { background: #fff4e0; border: 1px solid #f0c987;"
-                " border-radius: 6px; }")
-RESOLVED_STYLE = ("#blockedSiteNotice { background: #edf7ee; border: 1px solid #a5d6a7;"
-                  " border-radius: 6px; }")
+
+
+def notice_style(tone: str) -> str:
+    """The notice's box: ``warning`` while blocked, ``success`` once allowed."""
+    background, border, _text = notice_colors(tone)
+    return (f"#blockedSiteNotice {{ background: {background}; border: 1px solid {border};"
+            " border-radius: 6px; }")
 
 
 def robots_blocked_host(detail: dict[str, Any] | None) -> str | None:
@@ -63,7 +66,7 @@ class BlockedSiteNotice(QFrame):
         self._resolved_for: str | None = None  # the job whose notice shows the outcome
         self._allowing = False  # a request is in flight: a refetch must not re-enable
         self.setObjectName("blockedSiteNotice")
-        self.setStyleSheet(NOTICE_STYLE)
+        self.setStyleSheet(notice_style("warning"))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 8)
         self.title = QLabel("<b>This site asks automated tools not to read its pages</b>", self)
@@ -101,7 +104,7 @@ class BlockedSiteNotice(QFrame):
         if host is None:
             self.hide()
             return
-        self.setStyleSheet(NOTICE_STYLE)
+        self.setStyleSheet(notice_style("warning"))
         self.title.setText("<b>This site asks automated tools not to read its pages</b>")
         self.explanation.setText(
             f"{host} asks programs like JobCtrl not to read its job pages, so JobCtrl "
@@ -125,7 +128,7 @@ class BlockedSiteNotice(QFrame):
             self._allowing = False
             if key == self.job_key:
                 self._resolved_for = key
-                self.setStyleSheet(RESOLVED_STYLE)
+                self.setStyleSheet(notice_style("success"))
                 self.title.setText(f"<b>JobCtrl may read postings on {html.escape(host)}</b>")
                 self.explanation.setText(describe_resolution(host, answer))
                 self.allow_button.hide()

@@ -29,14 +29,11 @@ from desktop.client import ApiRequestError
 from desktop.formatting import describe_api_error
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
+from desktop.theme import notice_colors
 
 IMPORT_SUFFIXES = (".pdf", ".docx", ".txt", ".md", ".json")
 FILE_FILTER = "Résumés (*.pdf *.docx *.txt *.md *.json);;All files (*)"
 IMPORT_KINDS = "PDF, Word, text or JSON Resume"
-NOTICE_COLORS = {  # background, border, text
-    "info": ("#eef3fb", "#b9cbe8", "#1d3b66"),
-    "warning": ("#fff6e0", "#e8cf8a", "#5c4300"),
-}
 
 
 def choose_resume_file(parent: QWidget | None) -> Path | None:
@@ -130,7 +127,7 @@ class ProfileImporter(QObject):
 def notice_frame(name: str, tone: str, parent: QWidget) -> QFrame:
     frame = QFrame(parent)
     frame.setObjectName(name)
-    background, border, text = NOTICE_COLORS[tone]
+    background, border, text = notice_colors(tone)
     frame.setStyleSheet(f"#{name} {{ background: {background}; border: 1px solid {border};"
                         f" border-radius: 6px; }} #{name} QLabel {{ border: none;"
                         f" background: transparent; color: {text}; }}")

@@ -23,6 +23,7 @@ from desktop.client import ApiRequestError
 from desktop.formatting import describe_api_error
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
+from desktop.theme import primary_button_style
 from desktop.views.partials import profile_import
 from desktop.views.partials.profile_import import (
     IMPORT_KINDS,
@@ -37,12 +38,6 @@ from desktop.views.partials.settings_profile import ProfileEditor
 from desktop.views.status_indicators import COLORS
 
 SAMPLE_BANNER = "Sample profile — not yours. Import your résumé to replace it."
-PRIMARY_BUTTON = """
-QPushButton { background: #1f6feb; color: white; border: 1px solid #1a5fcc;
-              border-radius: 5px; padding: 6px 16px; font-weight: 600; }
-QPushButton:hover { background: #2a78f0; }
-QPushButton:disabled { background: #c9d3df; border-color: #b9c4d1; color: #f4f6f8; }
-"""
 
 
 class ProfilePage(QWidget):
@@ -118,7 +113,7 @@ class ProfilePage(QWidget):
         self.discard_button = self._button("Discard changes", "discardProfile", self.discard,
                                            "Show the saved profile again")
         self.save_button = self._button("Save profile", "saveProfile", self.save)
-        self.save_button.setStyleSheet(PRIMARY_BUTTON)
+        self.save_button.setStyleSheet(primary_button_style())
         row.addWidget(self.status, 1)
         row.addWidget(self.discard_button)
         row.addWidget(self.save_button)

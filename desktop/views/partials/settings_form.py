@@ -11,8 +11,8 @@ from __future__ import annotations
 from PySide6.QtWidgets import QLabel, QWidget
 
 from desktop.client import ApiRequestError
+from desktop.theme import COLORS
 
-ERROR_STYLE = "color: #c62828; font-size: 9pt;"
 HINT_STYLE = "color: palette(placeholder-text); font-size: 9pt;"
 
 
@@ -57,7 +57,7 @@ class ErrorLabel(QLabel):
         super().__init__(parent)
         self.field = field
         self.setObjectName(f"error:{field}")
-        self.setStyleSheet(ERROR_STYLE)
+        self.setStyleSheet(f"color: {COLORS['bad']}; font-size: 9pt;")
         self.setWordWrap(True)
         self.hide()
 

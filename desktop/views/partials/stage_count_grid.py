@@ -22,10 +22,11 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.presenters.operations import COUNT_FIELDS, COUNT_HINTS, COUNT_LABELS, STAGE_LABELS, STAGES
+from desktop.theme import COLORS
 
-# Fields that mean trouble get a warm color when non-zero.
-ATTENTION = {"failed": "#c62828", "exhausted": "#c62828", "blocked": "#b26a00",
-             "needsVerification": "#b26a00", "stale": "#b26a00", "unknown": "#8a8a8a"}
+# Fields that mean trouble get a warm color when non-zero (a tone of desktop.theme).
+ATTENTION = {"failed": "bad", "exhausted": "bad", "blocked": "busy",
+             "needsVerification": "busy", "stale": "busy", "unknown": "idle"}
 
 
 class StageCountGrid(QStackedWidget):
@@ -58,7 +59,7 @@ class StageCountGrid(QStackedWidget):
         self.placeholder.setObjectName("stageCountPlaceholder")
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setWordWrap(True)
-        self.placeholder.setStyleSheet("color: #6a6a6a;")
+        self.placeholder.setStyleSheet("color: palette(placeholder-text);")
         self.addWidget(self.table)
         self.addWidget(self.placeholder)
         self.setFixedHeight(height)
@@ -89,11 +90,11 @@ class StageCountGrid(QStackedWidget):
                 text = "—" if value is None else f"{value:,}"
                 if item.text() != text:
                     item.setText(text)
-                color = ATTENTION.get(name) if value else None
-                if color is None:
+                tone = ATTENTION.get(name) if value else None
+                if tone is None:
                     item.setData(Qt.ItemDataRole.ForegroundRole, None)  # the palette's text color
                 else:
-                    item.setForeground(QBrush(QColor(color)))
+                    item.setForeground(QBrush(QColor(COLORS[tone])))
         self.setCurrentWidget(self.table)
 
     def cell_text(self, stage: str, name: str) -> str:

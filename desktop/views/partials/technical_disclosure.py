@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QLabel, QToolButton, QVBoxLayout, QWidget
 
+from desktop.theme import COLORS
+
 TITLE = "Technical details"
 
 
@@ -62,7 +64,7 @@ class TechnicalDisclosure(QWidget):
     def set_rows(self, rows: Iterable[tuple[str, str]]) -> None:
         self.rows = list(rows)
         cells = "".join(
-            f"<tr><td style='color:#6a6a6a; padding-right:10px'>{html.escape(label)}</td>"
+            f"<tr><td style='color:{COLORS['muted']}; padding-right:10px'>{html.escape(label)}</td>"
             f"<td><code>{html.escape(value)}</code></td></tr>" for label, value in self.rows)
         self.details.setText(f"<table>{cells}</table>" if cells else "—")
 
