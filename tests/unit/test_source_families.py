@@ -140,7 +140,7 @@ async def test_lever_site(job_boards: JobBoards):
     assert [p.remote for p in postings] == ["remote", "onsite", "hybrid"]
     assert staff.url.startswith("https://jobs.lever.co/globex/")
     assert staff.apply_url == staff.url + "/apply"
-    assert staff.location == "San Francisco, CA"
+    assert staff.location == "San Francisco, CA; Remote - US"  # allLocations kept
     assert staff.salary is not None
     assert staff.salary.model_dump() == {
         "min": 170000, "max": 210000, "currency": "USD", "period": "year"}
