@@ -300,6 +300,11 @@ def _without_dropped(raw: str) -> tuple[str, int]:
         position = closing.end()
 
 
+def html_text(fragment: str | None) -> str:
+    """The text of an HTML fragment, tags replaced by spaces (for reading a pay statement)."""
+    return html.unescape(_ANY_TAG.sub(" ", fragment)) if fragment else ""
+
+
 def text_fallback(raw: str) -> CleanResult:
     """Paragraphs of the document's text (tags stripped, scripts and styles dropped)."""
     visible, steps = _without_dropped(raw)

@@ -475,7 +475,7 @@ def collect(
     skipped = 0
     for item in items:
         try:
-            if not isinstance(item, dict) and not hasattr(item, "get"):
+            if not isinstance(item, dict | tuple) and not hasattr(item, "get"):
                 raise SkipPosting()
             posting = convert(item)
         except (SkipPosting, KeyError, TypeError, ValueError, AttributeError, ValidationError):
