@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 from backend.domain.postings import Posting, RemoteMode, Salary
 from backend.sources.config import GreenhouseSource
+from backend.sources.html_clean import html_text
 from backend.sources.http import get_json
 from backend.sources.normalize import (
     build_posting,
@@ -31,6 +32,7 @@ from backend.sources.normalize import (
     make_salary,
     parse_salary_text,
     remote_from_words,
+    salary_from_statement,
 )
 
 _SALARY_FIELD = re.compile(r"salary|compensation|pay\b|pay range|wage", re.IGNORECASE)
@@ -113,6 +115,7 @@ def to_posting(job: dict, source: GreenhouseSource) -> Posting:
     title = job.get("title")
     remote = _workplace(job) or infer_remote(
         location_name, title if isinstance(title, str) else None, *offices)
+    description = description_html(job.get("content"), escaped=True)
     return build_posting(
         source_key=job.get("id"),
         url=job.get("absolute_url"),
@@ -120,9 +123,11 @@ def to_posting(job: dict, source: GreenhouseSource) -> Posting:
         company=first_text(source.company_name, job.get("company_name"), source.board_token),
         location=location_name,
         remote=remote,
-        salary=_salary(job),
+        # The pay field first; else the pay-transparency block the board writes into the
+        # description ("Pay range $128,000 - $160,000 USD"), when the employer shows one.
+        salary=_salary(job) or salary_from_statement(html_text(description)),
         employment=_employment(job),
         posted_at=iso_utc(job.get("first_published") or job.get("updated_at")),
-        description=description_html(job.get("content"), escaped=True),
+        description=description,
         tags=_names(job.get("departments")),
     )

@@ -118,7 +118,7 @@ def retry_after_seconds(value: str | None, now: datetime | None = None) -> float
 
 
 def _rate_limit_wait(policy: RateLimitRetry):
-    exponential = wait_exponential_jitter(initial=policy.first_wait, max=policy.max_wait)
+    exponential = wait_exponential_jitter(multiplier=policy.first_wait, max=policy.max_wait)
 
     def wait(retry_state: RetryCallState) -> float:
         error = retry_state.outcome.exception() if retry_state.outcome else None

@@ -70,7 +70,8 @@ def clean_tags(values: Iterable[Any]) -> list[str]:
 
 _HYBRID = re.compile(r"\bhybrid\b", re.IGNORECASE)
 _REMOTE = re.compile(
-    r"\b(remote|anywhere|work[- ]from[- ]home|wfh|telecommut\w*|home[- ]based)\b", re.IGNORECASE
+    r"\b(remote|anywhere|work[- ]from[- ]home|wfh|telecommut\w*|home[- ]based|home[- ]office)\b",
+    re.IGNORECASE,
 )
 _ONSITE = re.compile(r"\b(on[- ]?site|in[- ]office|in[- ]person|office[- ]based)\b", re.IGNORECASE)
 
@@ -215,18 +216,21 @@ _CURRENCY_CODES = ("USD", "EUR", "GBP", "CAD", "AUD", "NZD", "CHF", "SEK", "NOK"
                    "JPY", "INR", "SGD", "BRL", "MXN", "ILS", "ZAR")
 _AMOUNT = r"(\d{1,3}(?:[,.\u00a0 ]\d{3})+|\d+(?:\.\d+)?)\s*([kKmM])?\b"
 _CURRENCY = r"(US\$|CA\$|AU\$|C\$|A\$|[$€£¥₹]|\b(?:" + "|".join(_CURRENCY_CODES) + r")\b)"
+# "$80k - $95k", "USD 45-60", "70.000 € - 85.000 €" (the currency after each amount).
 _RANGE = re.compile(
-    _CURRENCY + r"?\s*" + _AMOUNT + r"(?:\s*(?:-|–|—|to)\s*" + _CURRENCY + r"?\s*" + _AMOUNT + r")?"
+    _CURRENCY + r"?\s*" + _AMOUNT + r"(?:\s*" + _CURRENCY + r")?"
+    + r"(?:\s*(?:-|–|—|to|bis)\s*" + _CURRENCY + r"?\s*" + _AMOUNT + r")?"
     + r"(?:\s*" + _CURRENCY + r")?",
     re.IGNORECASE,
 )
-_PER = r"(?:\b(?:per|an|a)\s+|/\s*)"
+_PER = r"(?:\b(?:per|an|a|pro)\s+|/\s*)"
 _PERIODS = (
-    (re.compile(_PER + r"(?:hour|hr|h)\b|\bhourly\b", re.I), "hour"),
+    (re.compile(_PER + r"(?:hour|hr|h|stunde)\b|\bhourly\b", re.I), "hour"),
     (re.compile(_PER + r"day\b|\bdaily\b", re.I), "day"),
     (re.compile(_PER + r"(?:week|wk)\b|\bweekly\b", re.I), "week"),
-    (re.compile(_PER + r"(?:month|mo)\b|\bmonthly\b", re.I), "month"),
-    (re.compile(_PER + r"(?:year|yr|annum|y)\b|\bannual(?:ly)?\b|\bp\.a\.?(?!\w)", re.I),
+    (re.compile(_PER + r"(?:month|mo|monat)\b|\bmonthly\b|\bmonatlich\b", re.I), "month"),
+    (re.compile(_PER + r"(?:year|yr|annum|y|jahr)\b|\bannual(?:ly)?\b|\bj\u00e4hrlich\b"
+                r"|\bp\.a\.?(?!\w)", re.I),
      "year"),
 )
 
@@ -323,8 +327,8 @@ def parse_salary_text(text: Any) -> Salary | None:
     if not isinstance(text, str) or not text.strip():
         return None
     for match in _RANGE.finditer(text):
-        cur1, num1, suf1, cur2, num2, suf2, cur3 = match.groups()
-        marker = cur1 or cur2 or cur3
+        cur1, num1, suf1, cur_after, cur2, num2, suf2, cur3 = match.groups()
+        marker = cur1 or cur_after or cur2 or cur3
         if not marker:
             continue
         if num2 and not suf1 and suf2:

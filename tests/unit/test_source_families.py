@@ -40,8 +40,11 @@ from backend.sources.registry import FETCHERS, fetch_source
 from tests.fakes.job_boards import (  # noqa: F401 (job_boards_fixture is the fixture)
     SHARED_POSTING_URL,
     JobBoards,
+    fast_retries_fixture,
     job_boards_fixture,
 )
+
+pytestmark = pytest.mark.usefixtures("fast_retries")
 
 
 def gh(boards: JobBoards, **kw) -> GreenhouseSource:
