@@ -557,7 +557,7 @@ def test_app_settings_accept_mixed_sources_from_camel_case_json():
 
 def test_app_settings_reject_unknown_kind_and_bad_entries():
     with pytest.raises(ValidationError):
-        AppSettings.model_validate({"sources": [{"kind": "workday", "id": "wd"}]})
+        AppSettings.model_validate({"sources": [{"kind": "taleo", "id": "tl"}]})
     with pytest.raises(ValidationError):
         AppSettings.model_validate({"sources": [{"kind": "greenhouse", "id": "gh"}]})
     with pytest.raises(ValidationError):
