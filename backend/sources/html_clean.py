@@ -52,8 +52,6 @@ _HEADINGS = {"h1": "h1", "h2": "h2", "h3": "h3", "h4": "h4", "h5": "h4", "h6": "
 _EMPHASIS = frozenset({"strong", "em", "b", "i"})
 _LISTS = frozenset({"ul", "ol"})
 _SAFE_HREF = re.compile(r"^(https?:|mailto:)", re.IGNORECASE)
-_HTML_SPACE = re.compile(r"[ \t\n\r\f]+")
-_NON_SPACE = re.compile(r"[^ \t\n\r\f]")
 
 # What pass 1 decides for an element.
 _DROP, _UNWRAP, _KEEP, _PARA, _CELL = range(5)
@@ -86,7 +84,9 @@ def _parser() -> etree.HTMLParser:
 
 
 def _has_text(value: str | None) -> bool:
-    return bool(value) and _NON_SPACE.search(value) is not None
+    # Unicode whitespace (a lone &nbsp; too) is no text: an element holding only that is
+    # empty. str.isspace runs in C, which matters once per element.
+    return bool(value) and not value.isspace()
 
 
 _SPACE_WITH_BREAK = re.compile(r"[ \t\r\f]*\n[ \t\n\r\f]*")
