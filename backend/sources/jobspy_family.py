@@ -743,7 +743,8 @@ async def fetch_jobspy(source: JobSpySource) -> list[Posting]:
             if kind == "unit":
                 continue
             raise (SourceMisconfigured() if kind == "fatal" else SourceUnavailable()) from None
-        screened = screen_rows(rows, unit, now=datetime.now(UTC))
+        # Screening cleans descriptions (CPU work): off the event loop like the scrape.
+        screened = await asyncio.to_thread(screen_rows, rows, unit, now=datetime.now(UTC))
         for posting in screened.accepted:
             postings.setdefault(canonical_url(posting.url), posting)
     return list(postings.values())

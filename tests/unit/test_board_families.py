@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from backend.sources import greenhouse as greenhouse_module
 from backend.sources import smartrecruiters, workday
 from backend.sources.ashby import fetch_ashby
 from backend.sources.config import (
@@ -408,3 +409,24 @@ async def test_registry_serves_every_new_family(boards: JobBoards):
     for source in (wd(boards, "initech"), sr(boards, "Fabrikam"), wk(boards, "wingtip"),
                    rc(boards, "woodgrove"), ps(boards, "margie")):
         assert await fetch_source(source), source.kind
+
+
+async def test_conversion_and_cleanup_run_off_the_event_loop(boards: JobBoards, monkeypatch):
+    import threading
+
+    from backend.sources import normalize
+
+    loop_thread = threading.get_ident()
+    threads: set[int] = set()
+    original = normalize.description_html
+
+    def recording(*args, **kwargs):
+        threads.add(threading.get_ident())
+        return original(*args, **kwargs)
+
+    for module in (greenhouse_module, workday):
+        monkeypatch.setattr(module, "description_html", recording)
+    await fetch_greenhouse(GreenhouseSource(id="gh", board_token="nimbuslabs",
+                                            base_url=boards.base_url))
+    await fetch_workday(wd(boards, "initech"))
+    assert threads and loop_thread not in threads
