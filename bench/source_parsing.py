@@ -77,8 +77,8 @@ DESCRIPTION = ('<div class="content-intro">' + (PARAGRAPH * 4 + "<h3>What you br
 
 # The shape that was quadratic: one container whose many children are unwrapped (a
 # <div> per paragraph, loose <span> text with <br>), as real descriptions are written.
-WIDE_UNIT = ("<div>" + PARAGRAPH + "</div><span>A line of loose text in a span</span><br>"
-             + LIST)
+WIDE_UNIT = ("<div><p>A paragraph with <b>bold</b> words &amp; an entity.</p></div>"
+             "<span>A loose line of text</span><br>")
 
 
 def wide_description(size_bytes: int) -> str:

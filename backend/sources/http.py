@@ -240,6 +240,17 @@ def _json(fetched: Fetched, url: str) -> Any:
         raise SourcePayloadInvalid() from exc
 
 
+async def get_allowed(url: str, *, accept: str = JSON_ACCEPT) -> Fetched:
+    """One GET of a board's public document, once its host's robots.txt allows it."""
+    async with BoardSession() as session:
+        await session.check_robots(url)
+        return await session.fetch("GET", url, accept=accept)
+
+
+async def get_allowed_json(url: str) -> Any:
+    return _json(await get_allowed(url), url)
+
+
 async def get_bytes(url: str, *, timeout: float = DEFAULT_TIMEOUT, accept: str = "*/*") -> bytes:
     """The body of a GET, following redirects, within ``timeout`` seconds overall."""
     return (await get(url, timeout=timeout, accept=accept)).body

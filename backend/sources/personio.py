@@ -25,7 +25,7 @@ from backend.domain.postings import Posting
 from backend.sources.config import PersonioSource
 from backend.sources.errors import SourcePayloadInvalid
 from backend.sources.html_clean import html_text
-from backend.sources.http import BoardSession
+from backend.sources.http import get_allowed
 from backend.sources.normalize import (
     build_posting,
     clean_text,
@@ -48,9 +48,7 @@ def site_base(source: PersonioSource) -> str:
 
 async def fetch_personio(source: PersonioSource) -> list[Posting]:
     url = f"{site_base(source)}/xml?language={source.language}"
-    async with BoardSession() as session:
-        await session.check_robots(url)
-        fetched = await session.fetch("GET", url, accept="application/xml, text/xml;q=0.9")
+    fetched = await get_allowed(url, accept="application/xml, text/xml;q=0.9")
     return await asyncio.to_thread(_read, fetched.body, source)
 
 

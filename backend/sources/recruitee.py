@@ -18,7 +18,7 @@ from urllib.parse import SplitResult, quote, urlsplit
 from backend.domain.postings import Posting, RemoteMode, Salary
 from backend.sources.config import RecruiteeSource
 from backend.sources.errors import SourcePayloadInvalid
-from backend.sources.http import BoardSession
+from backend.sources.http import get_allowed_json
 from backend.sources.normalize import (
     build_posting,
     clean_text,
@@ -38,10 +38,7 @@ def site_base(source: RecruiteeSource) -> str:
 
 
 async def fetch_recruitee(source: RecruiteeSource) -> list[Posting]:
-    url = f"{site_base(source)}/api/offers/"
-    async with BoardSession() as session:
-        await session.check_robots(url)
-        payload = await session.get_json(url)
+    payload = await get_allowed_json(f"{site_base(source)}/api/offers/")
     offers = payload.get("offers") if isinstance(payload, dict) else None
     if not isinstance(offers, list):
         raise SourcePayloadInvalid()

@@ -20,7 +20,7 @@ from backend.domain.postings import Posting, RemoteMode
 from backend.sources.config import WorkableSource
 from backend.sources.errors import SourcePayloadInvalid
 from backend.sources.html_clean import html_text
-from backend.sources.http import BoardSession
+from backend.sources.http import get_allowed_json
 from backend.sources.normalize import (
     build_posting,
     clean_text,
@@ -42,9 +42,7 @@ def widget_url(source: WorkableSource) -> str:
 
 
 async def fetch_workable(source: WorkableSource) -> list[Posting]:
-    async with BoardSession() as session:
-        await session.check_robots(widget_url(source))
-        payload = await session.get_json(widget_url(source))
+    payload = await get_allowed_json(widget_url(source))
     jobs = payload.get("jobs") if isinstance(payload, dict) else None
     if not isinstance(jobs, list):
         raise SourcePayloadInvalid()
