@@ -3,8 +3,12 @@
 ``GET {baseUrl}/posting-api/job-board/{name}?includeCompensation=true`` ->
 ``{"apiVersion": "1", "jobs": [{"id", "title", "department", "team", "employmentType",
 "location", "isListed", "isRemote", "workplaceType", "publishedAt", "jobUrl", "applyUrl",
-"descriptionHtml", "descriptionPlain", "compensation": {"summaryComponents",
+"descriptionHtml", "descriptionPlain", "secondaryLocations": [{"location"}],
+"shouldDisplayCompensationOnJobPostings", "compensation": {"summaryComponents",
 "compensationTiers": [{"components"}], "scrapeableCompensationSalarySummary"}}]}``.
+
+A board that opts out of showing pay (``shouldDisplayCompensationOnJobPostings: false``)
+still sends the numbers with ``includeCompensation``: they are never read.
 """
 
 from __future__ import annotations
@@ -17,12 +21,13 @@ from backend.sources.config import AshbySource
 from backend.sources.http import get_json
 from backend.sources.normalize import (
     build_posting,
-    collect,
+    collect_off_loop,
     description_html,
     employment_type,
     infer_remote,
     iso_utc,
     jobs_list,
+    join_locations,
     make_salary,
     parse_salary_text,
     remote_from_explicit,
@@ -39,7 +44,7 @@ async def fetch_ashby(source: AshbySource) -> list[Posting]:
     jobs = jobs_list(payload)
     listed = [job for job in jobs if not (isinstance(job, dict) and job.get("isListed") is False)]
     company = source.company_name or source.board_name
-    return collect(listed, lambda job: to_posting(job, company), family="ashby")
+    return await collect_off_loop(listed, lambda job: to_posting(job, company), family="ashby")
 
 
 def _salary_component(components: Any) -> Salary | None:
@@ -55,6 +60,8 @@ def _salary_component(components: Any) -> Salary | None:
 
 
 def _salary(job: dict) -> Salary | None:
+    if job.get("shouldDisplayCompensationOnJobPostings") is False:
+        return None  # the employer keeps the range off its postings
     compensation = job.get("compensation")
     if not isinstance(compensation, dict):
         return None
@@ -77,8 +84,15 @@ def _remote(job: dict, location: str | None, title: str | None) -> RemoteMode:
     return infer_remote(location, title)
 
 
+def _locations(job: dict) -> str | None:
+    secondary = job.get("secondaryLocations")
+    others = [item.get("location") for item in secondary if isinstance(item, dict)] if (
+        isinstance(secondary, list)) else []
+    return join_locations(job.get("location"), others)
+
+
 def to_posting(job: dict, company: str) -> Posting:
-    location = job.get("location") if isinstance(job.get("location"), str) else None
+    location = _locations(job)
     title = job.get("title") if isinstance(job.get("title"), str) else None
     return build_posting(
         source_key=job.get("id"),

@@ -116,6 +116,72 @@ class CsvFileSource(CamelModel):
     enabled: bool = True
 
 
+HostName = Annotated[str, Field(pattern=r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.)+[A-Za-z]{2,63}$")]
+# Postings read per board per run: detail requests are one per posting, so a huge board is
+# read in part rather than hammered (the newest come first on every family here).
+MaxPostings = Annotated[int, Field(ge=1, le=2000)]
+
+
+class WorkdaySource(CamelModel):
+    """A Workday career site: ``https://{host}/wday/cxs/{tenant}/{site}/jobs`` (POST)."""
+
+    kind: Literal["workday"] = "workday"
+    id: SourceId
+    host: HostName  # e.g. acme.wd5.myworkdayjobs.com
+    tenant: str = Field(pattern=BOARD_SLUG_PATTERN)
+    site: str = Field(pattern=BOARD_SLUG_PATTERN)
+    company_name: CompanyName | None = None  # default: the posting's hiring organization
+    base_url: HttpBaseUrl | None = None  # default: https://{host}
+    max_postings: MaxPostings = 200
+    enabled: bool = True
+
+
+class SmartRecruitersSource(CamelModel):
+    """A SmartRecruiters company: ``{baseUrl}/v1/companies/{company}/postings``."""
+
+    kind: Literal["smartrecruiters"] = "smartrecruiters"
+    id: SourceId
+    company: str = Field(pattern=BOARD_SLUG_PATTERN)  # the identifier in careers URLs
+    company_name: CompanyName | None = None  # default: the posting's company name
+    base_url: HttpBaseUrl = "https://api.smartrecruiters.com"
+    max_postings: MaxPostings = 200
+    enabled: bool = True
+
+
+class WorkableSource(CamelModel):
+    """A Workable account: ``{baseUrl}/api/v1/widget/accounts/{account}?details=true``."""
+
+    kind: Literal["workable"] = "workable"
+    id: SourceId
+    account: str = Field(pattern=BOARD_SLUG_PATTERN)
+    company_name: CompanyName | None = None  # default: the account's name
+    base_url: HttpBaseUrl = "https://apply.workable.com"
+    enabled: bool = True
+
+
+class RecruiteeSource(CamelModel):
+    """A Recruitee careers site: ``https://{company}.recruitee.com/api/offers/``."""
+
+    kind: Literal["recruitee"] = "recruitee"
+    id: SourceId
+    company: str = Field(pattern=BOARD_SLUG_PATTERN)
+    company_name: CompanyName | None = None  # default: the offer's company name
+    base_url: HttpBaseUrl | None = None  # default: https://{company}.recruitee.com
+    enabled: bool = True
+
+
+class PersonioSource(CamelModel):
+    """A Personio job page's XML feed: ``https://{company}.jobs.personio.de/xml``."""
+
+    kind: Literal["personio"] = "personio"
+    id: SourceId
+    company: str = Field(pattern=BOARD_SLUG_PATTERN)
+    company_name: CompanyName | None = None  # default: the position's subcompany
+    base_url: HttpBaseUrl | None = None  # default: https://{company}.jobs.personio.de
+    language: Literal["en", "de", "fr", "es", "nl", "it", "pt"] = "en"
+    enabled: bool = True
+
+
 JobSpyBoard = Literal["indeed", "linkedin", "zip_recruiter", "glassdoor", "google"]
 
 
@@ -160,7 +226,12 @@ SourceConfig = Annotated[
     | AshbySource
     | FeedSource
     | CsvFileSource
-    | JobSpySource,
+    | JobSpySource
+    | WorkdaySource
+    | SmartRecruitersSource
+    | WorkableSource
+    | RecruiteeSource
+    | PersonioSource,
     Field(discriminator="kind"),
 ]
 

@@ -38,8 +38,9 @@ _TRUE = {"true", "yes", "y", "1"}
 
 
 async def fetch_csv_file(source: CsvFileSource) -> list[Posting]:
-    text = await asyncio.to_thread(read_csv_text, Path(source.path).expanduser())
-    return parse_csv(text)
+    path = Path(source.path).expanduser()
+    # Reading and converting (description cleanup included) stay off the event loop.
+    return await asyncio.to_thread(lambda: parse_csv(read_csv_text(path)))
 
 
 def read_csv_text(path: Path) -> str:

@@ -1,6 +1,8 @@
 """The one way source families talk HTTP: bounded, identified, and mapped to SourceError.
 
-* connect errors, timeouts, 408/429 and 5xx -> SourceUnavailable (retryable)
+* 429 (and 503 with Retry-After) -> retried here with backoff (tenacity), honouring
+  Retry-After; still limited after that -> SourceUnavailable (retryable)
+* connect errors, timeouts, 408 and 5xx -> SourceUnavailable (retryable)
 * 400/401/403/404/410 and other 4xx, bad URLs -> SourceMisconfigured (a wrong token or slug)
 * a body that is not JSON (get_json), too large, or undecodable -> SourcePayloadInvalid
 
@@ -13,11 +15,21 @@ import asyncio
 import json
 import logging
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_exponential_jitter,
+)
 
+from backend.pipeline.enrich import EnrichRejected, EnrichUnavailable, RobotsCache
 from backend.sources.errors import (
     SourceError,
     SourceMisconfigured,
@@ -43,11 +55,14 @@ def _where(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}{parts.path}"
 
 
-def _check_status(url: str, status: int) -> None:
+def _check_status(url: str, status: int, retry_after: str | None = None) -> None:
     if 200 <= status < 300:
         return
-    log.warning("GET %s answered HTTP %d", _where(url), status)
-    if status in (408, 429) or status >= 500:
+    log.warning("%s answered HTTP %d", _where(url), status)
+    wait = retry_after_seconds(retry_after)
+    if status == 429 or (status == 503 and wait is not None):
+        raise RateLimited(wait)
+    if status == 408 or status >= 500:
         raise SourceUnavailable()
     if 400 <= status < 500:
         raise SourceMisconfigured()
@@ -61,6 +76,181 @@ class Fetched:
     url: str  # after redirects
 
 
+class RateLimited(SourceUnavailable):
+    """429 (or 503 with Retry-After): retried here with backoff before it surfaces."""
+
+    def __init__(self, retry_after: float | None = None):
+        super().__init__()
+        self.retry_after = retry_after
+
+
+class RobotsDisallowed(SourceMisconfigured):
+    """robots.txt of the board's host disallows our user agent on the API path."""
+
+
+@dataclass(frozen=True)
+class RateLimitRetry:
+    """How often and how long a rate-limited request is retried. ``Retry-After`` is
+    honoured up to ``max_wait``; without it the wait grows exponentially with jitter."""
+
+    attempts: int = 4
+    first_wait: float = 1.0
+    max_wait: float = 30.0
+
+
+RATE_LIMIT_RETRY = RateLimitRetry()
+
+
+def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:
+    """``Retry-After`` as seconds: delta-seconds or an HTTP date; None when unreadable."""
+    text = (value or "").strip()
+    if not text:
+        return None
+    if text.isdigit():
+        return float(text)
+    try:
+        when = parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+
+
+def _rate_limit_wait(policy: RateLimitRetry):
+    exponential = wait_exponential_jitter(multiplier=policy.first_wait, max=policy.max_wait)
+
+    def wait(retry_state: RetryCallState) -> float:
+        error = retry_state.outcome.exception() if retry_state.outcome else None
+        told = getattr(error, "retry_after", None)
+        if told is not None:
+            return min(float(told), policy.max_wait)
+        return exponential(retry_state)
+
+    return wait
+
+
+class BoardSession:
+    """One HTTP client for one board's crawl: pages and details share connections, a
+    429 waits and retries (tenacity), and robots.txt is read once per origin."""
+
+    def __init__(self, *, timeout: float = DEFAULT_TIMEOUT,
+                 retry: RateLimitRetry | None = None, robots: RobotsCache | None = None):
+        self._timeout = timeout
+        self._retry = retry or RATE_LIMIT_RETRY
+        self._robots = robots
+        self._client: httpx.AsyncClient | None = None
+
+    async def __aenter__(self) -> BoardSession:
+        self._client = httpx.AsyncClient(
+            headers={"User-Agent": USER_AGENT}, follow_redirects=True,
+            max_redirects=MAX_REDIRECTS, timeout=httpx.Timeout(self._timeout),
+        )
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+
+    async def check_robots(self, url: str) -> None:
+        """RobotsDisallowed when the host's robots.txt keeps us off ``url``."""
+        assert self._client is not None, "use the session in an async with block"
+        robots = self._robots or shared_robots()
+        try:
+            allowed = await robots.allowed(self._client, url)
+        except EnrichUnavailable as exc:
+            raise SourceUnavailable() from exc
+        except EnrichRejected as exc:
+            raise SourceMisconfigured() from exc
+        if not allowed:
+            log.warning("robots.txt disallows %s for our user agent", _where(url))
+            raise RobotsDisallowed()
+
+    async def fetch(self, method: str, url: str, *, accept: str = "*/*",
+                    json_body: Any = None) -> Fetched:
+        async for attempt in AsyncRetrying(
+            stop=stop_after_attempt(self._retry.attempts),
+            wait=_rate_limit_wait(self._retry),
+            retry=retry_if_exception_type(RateLimited),
+            reraise=True,
+        ):
+            with attempt:
+                return await self._once(method, url, accept=accept, json_body=json_body)
+        raise SourceUnavailable()  # pragma: no cover - tenacity re-raises the last error
+
+    async def get_json(self, url: str) -> Any:
+        return _json(await self.fetch("GET", url, accept=JSON_ACCEPT), url)
+
+    async def post_json(self, url: str, body: Any) -> Any:
+        return _json(await self.fetch("POST", url, accept=JSON_ACCEPT, json_body=body), url)
+
+    async def _once(self, method: str, url: str, *, accept: str, json_body: Any) -> Fetched:
+        assert self._client is not None, "use the session in an async with block"
+        headers = {"Accept": accept}
+        try:
+            async with (
+                asyncio.timeout(self._timeout),
+                self._client.stream(method, url, headers=headers, json=json_body) as response,
+            ):
+                _check_status(url, response.status_code, response.headers.get("retry-after"))
+                declared = response.headers.get("content-length", "")
+                if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+                    raise SourcePayloadInvalid()
+                chunks: list[bytes] = []
+                size = 0
+                async for chunk in response.aiter_bytes():
+                    size += len(chunk)
+                    if size > MAX_BODY_BYTES:
+                        log.warning("%s %s: body over %d bytes", method, _where(url),
+                                    MAX_BODY_BYTES)
+                        raise SourcePayloadInvalid()
+                    chunks.append(chunk)
+                return Fetched(b"".join(chunks), response.headers.get("content-type"),
+                               str(response.url))
+        except SourceError:
+            raise
+        except TimeoutError as exc:
+            log.warning("%s %s timed out after %ss", method, _where(url), self._timeout)
+            raise SourceUnavailable() from exc
+        except (httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
+            raise SourceMisconfigured() from exc
+        except httpx.DecodingError as exc:
+            raise SourcePayloadInvalid() from exc
+        except httpx.HTTPError as exc:  # connect/read errors, timeouts, too many redirects
+            log.warning("%s %s failed: %s", method, _where(url), type(exc).__name__)
+            raise SourceUnavailable() from exc
+
+
+_robots: RobotsCache | None = None
+
+
+def shared_robots() -> RobotsCache:
+    """robots.txt rules per origin for the whole worker process (kept a day)."""
+    global _robots
+    if _robots is None:
+        _robots = RobotsCache(user_agent=USER_AGENT)
+    return _robots
+
+
+def _json(fetched: Fetched, url: str) -> Any:
+    try:
+        return json.loads(fetched.body)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError
+        log.warning("%s: body is not JSON", _where(url))
+        raise SourcePayloadInvalid() from exc
+
+
+async def get_allowed(url: str, *, accept: str = JSON_ACCEPT) -> Fetched:
+    """One GET of a board's public document, once its host's robots.txt allows it."""
+    async with BoardSession() as session:
+        await session.check_robots(url)
+        return await session.fetch("GET", url, accept=accept)
+
+
+async def get_allowed_json(url: str) -> Any:
+    return _json(await get_allowed(url), url)
+
+
 async def get_bytes(url: str, *, timeout: float = DEFAULT_TIMEOUT, accept: str = "*/*") -> bytes:
     """The body of a GET, following redirects, within ``timeout`` seconds overall."""
     return (await get(url, timeout=timeout, accept=accept)).body
@@ -68,48 +258,9 @@ async def get_bytes(url: str, *, timeout: float = DEFAULT_TIMEOUT, accept: str =
 
 async def get(url: str, *, timeout: float = DEFAULT_TIMEOUT, accept: str = "*/*") -> Fetched:
     """Body, content type and final URL of a GET (see get_bytes)."""
-    headers = {"User-Agent": USER_AGENT, "Accept": accept}
-    try:
-        async with (
-            asyncio.timeout(timeout),
-            httpx.AsyncClient(
-                headers=headers, follow_redirects=True, max_redirects=MAX_REDIRECTS,
-                timeout=httpx.Timeout(timeout),
-            ) as client,
-            client.stream("GET", url) as response,
-        ):
-            _check_status(url, response.status_code)
-            declared = response.headers.get("content-length", "")
-            if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-                raise SourcePayloadInvalid()
-            chunks: list[bytes] = []
-            size = 0
-            async for chunk in response.aiter_bytes():
-                size += len(chunk)
-                if size > MAX_BODY_BYTES:
-                    log.warning("GET %s: body over %d bytes", _where(url), MAX_BODY_BYTES)
-                    raise SourcePayloadInvalid()
-                chunks.append(chunk)
-            return Fetched(b"".join(chunks), response.headers.get("content-type"),
-                           str(response.url))
-    except SourceError:
-        raise
-    except TimeoutError as exc:
-        log.warning("GET %s timed out after %ss", _where(url), timeout)
-        raise SourceUnavailable() from exc
-    except (httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
-        raise SourceMisconfigured() from exc
-    except httpx.DecodingError as exc:
-        raise SourcePayloadInvalid() from exc
-    except httpx.HTTPError as exc:  # connect/read errors, timeouts, too many redirects
-        log.warning("GET %s failed: %s", _where(url), type(exc).__name__)
-        raise SourceUnavailable() from exc
+    async with BoardSession(timeout=timeout) as session:
+        return await session.fetch("GET", url, accept=accept)
 
 
 async def get_json(url: str, *, timeout: float = DEFAULT_TIMEOUT) -> Any:
-    body = await get_bytes(url, timeout=timeout, accept=JSON_ACCEPT)
-    try:
-        return json.loads(body)
-    except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError
-        log.warning("GET %s: body is not JSON", _where(url))
-        raise SourcePayloadInvalid() from exc
+    return _json(await get(url, timeout=timeout, accept=JSON_ACCEPT), url)

@@ -28,6 +28,8 @@ import importlib.util
 import json
 import logging
 import os
+import re
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
@@ -62,6 +64,7 @@ from backend.sources.normalize import (
     employment_type,
     infer_remote,
     iso_utc,
+    looks_like_html,
     make_salary,
 )
 from backend.store import discovery as runs
@@ -156,12 +159,45 @@ def reports_pages(scraper: Scraper) -> bool:
     return bool(getattr(scraper, "reports_pages", False))
 
 
-def jobspy_scraper(unit: SearchUnit) -> list[Mapping[str, Any]]:
-    """The real scraper: one jobspy search for one unit (runs in a worker thread)."""
-    try:
-        from jobspy import scrape_jobs
-    except ImportError:
-        raise SourceMisconfigured() from None
+class SiteReportedError(Exception):
+    """python-jobspy (1.4+) does not raise when a site fails: it records the message in
+    the frame's ``attrs["errors"][site]`` and returns what it had. This carries that
+    message to :func:`classify_failure` so it is classified and retried like a raise."""
+
+    def __init__(self, site: str, message: str):
+        super().__init__(site)
+        self.site = site
+        self.message = message
+
+
+# Messages of a site's failure that retrying the same search cannot fix (jobspy's own
+# words: "location 'x' not found", "... isn't supported", "Invalid country ...").
+_UNIT_MESSAGES = re.compile(r"not found|isn't supported|not supported|invalid", re.IGNORECASE)
+
+
+def frame_rows(frame: Any, board: str) -> list[Mapping[str, Any]]:
+    """The rows of jobspy's frame for one board; the site's recorded error, if any, is
+    raised as SiteReportedError (a blocked site is not a search with zero results)."""
+    if frame is None:
+        return []
+    attrs = getattr(frame, "attrs", None)
+    errors = attrs.get("errors") if isinstance(attrs, Mapping) else None
+    if isinstance(errors, Mapping):
+        message = errors.get(board)
+        if message:
+            raise SiteReportedError(board, str(message))
+    return frame.to_dict(orient="records")
+
+
+def jobspy_scraper(unit: SearchUnit, *, scrape_jobs: Callable[..., Any] | None = None,
+                   ) -> list[Mapping[str, Any]]:
+    """The real scraper: one jobspy search for one unit (runs in a worker thread).
+    Descriptions are asked for as HTML (jobspy's default is Markdown)."""
+    if scrape_jobs is None:
+        try:
+            from jobspy import scrape_jobs
+        except ImportError:
+            raise SourceMisconfigured() from None
     frame = scrape_jobs(
         site_name=[unit.board],
         search_term=unit.query,
@@ -169,10 +205,9 @@ def jobspy_scraper(unit: SearchUnit) -> list[Mapping[str, Any]]:
         results_wanted=unit.results_wanted,
         hours_old=unit.hours_old,
         country_indeed=unit.country_indeed,
+        description_format="html",
     )
-    if frame is None:
-        return []
-    return frame.to_dict(orient="records")
+    return frame_rows(frame, unit.board)
 
 
 def load_scraper(family: str) -> Scraper:
@@ -204,6 +239,10 @@ def classify_failure(error: BaseException) -> tuple[str, str]:
     cannot work at all. Codes are bounded; messages are never kept."""
     if isinstance(error, SourceMisconfigured):
         return "fatal", error.code
+    if isinstance(error, SiteReportedError):
+        if _UNIT_MESSAGES.search(error.message):
+            return "unit", UNIT_INVALID
+        return "retry", SourceUnavailable.code  # blocked, 429, 5xx, timeouts
     if isinstance(error, SourceError):
         if error.retryable:
             return "retry", SourceUnavailable.code
@@ -306,8 +345,32 @@ def row_to_posting(row: Mapping[str, Any], unit: SearchUnit) -> Posting:
                            _get(row, "currency"), _get(row, "interval")),
         employment=employment_type(_get(row, "job_type")),
         posted_at=iso_utc(_get(row, "date_posted")),
-        description=description_html(_get(row, "description")),
+        description=jobspy_description(_get(row, "description")),
     )
+
+
+_markdown = threading.local()
+
+
+def _markdown_renderer():
+    renderer = getattr(_markdown, "renderer", None)
+    if renderer is None:
+        from markdown_it import MarkdownIt
+
+        # CommonMark with raw HTML off: markup in the text is shown, never interpreted.
+        renderer = MarkdownIt("commonmark", {"html": False})
+        _markdown.renderer = renderer
+    return renderer
+
+
+def jobspy_description(value: Any) -> str | None:
+    """HTML as asked of jobspy; a Markdown description (older jobspy, a scraper that
+    ignores the format, the test double) is rendered first, never stored as Markdown."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    if looks_like_html(value):
+        return description_html(value)
+    return description_html(_markdown_renderer().render(value))
 
 
 @dataclass
@@ -680,7 +743,8 @@ async def fetch_jobspy(source: JobSpySource) -> list[Posting]:
             if kind == "unit":
                 continue
             raise (SourceMisconfigured() if kind == "fatal" else SourceUnavailable()) from None
-        screened = screen_rows(rows, unit, now=datetime.now(UTC))
+        # Screening cleans descriptions (CPU work): off the event loop like the scrape.
+        screened = await asyncio.to_thread(screen_rows, rows, unit, now=datetime.now(UTC))
         for posting in screened.accepted:
             postings.setdefault(canonical_url(posting.url), posting)
     return list(postings.values())
@@ -688,7 +752,7 @@ async def fetch_jobspy(source: JobSpySource) -> list[Posting]:
 
 __all__ = [
     "INSTALL_HINT", "SCRAPER_ENV", "AttemptFenced", "CheckpointIncompatible", "JobSpyFamilyRun",
-    "SearchUnit", "classify_failure", "fetch_jobspy", "jobspy_scraper", "load_scraper",
-    "plan_units", "row_to_posting", "run_jobspy_family", "screen_rows", "too_old", "unit_key",
-    "unit_label",
+    "SearchUnit", "SiteReportedError", "classify_failure", "fetch_jobspy", "frame_rows",
+    "jobspy_description", "jobspy_scraper", "load_scraper", "plan_units", "row_to_posting",
+    "run_jobspy_family", "screen_rows", "too_old", "unit_key", "unit_label",
 ]

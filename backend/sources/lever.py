@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 from urllib.parse import quote
 
@@ -18,16 +19,18 @@ from backend.sources.errors import SourcePayloadInvalid
 from backend.sources.http import get_json
 from backend.sources.normalize import (
     build_posting,
-    collect,
+    collect_off_loop,
     description_html,
     employment_type,
-    first_text,
     infer_remote,
     iso_utc,
+    join_locations,
     make_salary,
     parse_salary_text,
     remote_from_explicit,
 )
+
+_HOLDS_LIST = re.compile(r"<\s*(?:ul|ol)\b", re.IGNORECASE)
 
 
 def postings_url(source: LeverSource) -> str:
@@ -39,7 +42,7 @@ async def fetch_lever(source: LeverSource) -> list[Posting]:
     if not isinstance(payload, list):  # an error object, or a page that is not the API
         raise SourcePayloadInvalid()
     company = source.company_name or source.company
-    return collect(payload, lambda item: to_posting(item, company), family="lever")
+    return await collect_off_loop(payload, lambda item: to_posting(item, company), family="lever")
 
 
 def _description(item: dict) -> str | None:
@@ -52,8 +55,9 @@ def _description(item: dict) -> str | None:
         heading = section.get("text")
         if isinstance(heading, str) and heading.strip():
             parts.append(f"<h3>{html.escape(heading.strip())}</h3>")
-        if isinstance(section.get("content"), str):  # bare <li> items
-            parts.append(f"<ul>{section['content']}</ul>")
+        content = section.get("content")
+        if isinstance(content, str):  # usually bare <li> items, sometimes a whole list
+            parts.append(content if _HOLDS_LIST.search(content) else f"<ul>{content}</ul>")
     if isinstance(item.get("additional"), str):
         parts.append(item["additional"])
     merged = "\n".join(parts)
@@ -63,12 +67,9 @@ def _description(item: dict) -> str | None:
 
 
 def _location(categories: dict) -> str | None:
+    """The primary location first, then every other one of ``allLocations``."""
     every = categories.get("allLocations")
-    joined = (
-        "; ".join(loc for loc in every if isinstance(loc, str))
-        if isinstance(every, list) else None
-    )
-    return first_text(categories.get("location"), joined)
+    return join_locations(categories.get("location"), every if isinstance(every, list) else [])
 
 
 def _salary(item: dict) -> Salary | None:

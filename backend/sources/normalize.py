@@ -6,6 +6,7 @@ that a Greenhouse posting and the same posting read from a feed look alike in th
 
 from __future__ import annotations
 
+import asyncio
 import html
 import logging
 import re
@@ -15,12 +16,12 @@ from datetime import UTC, date, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from bs4 import BeautifulSoup, Comment, Doctype, Tag
 from pydantic import ValidationError
 
 from backend.domain.ids import InvalidPostingUrl, canonical_url
 from backend.domain.postings import Posting, RemoteMode, Salary
 from backend.sources.errors import SourcePayloadInvalid
+from backend.sources.html_clean import ALLOWED_TAGS, sanitize_html
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +70,8 @@ def clean_tags(values: Iterable[Any]) -> list[str]:
 
 _HYBRID = re.compile(r"\bhybrid\b", re.IGNORECASE)
 _REMOTE = re.compile(
-    r"\b(remote|anywhere|work[- ]from[- ]home|wfh|telecommut\w*|home[- ]based)\b", re.IGNORECASE
+    r"\b(remote|anywhere|work[- ]from[- ]home|wfh|telecommut\w*|home[- ]based|home[- ]office)\b",
+    re.IGNORECASE,
 )
 _ONSITE = re.compile(r"\b(on[- ]?site|in[- ]office|in[- ]person|office[- ]based)\b", re.IGNORECASE)
 
@@ -78,6 +80,7 @@ _EXPLICIT_REMOTE: dict[str, RemoteMode] = {
     "fullyremote": "remote",
     "hybrid": "hybrid",
     "onsite": "onsite",
+    "on_site": "onsite",
     "inoffice": "onsite",
     "inperson": "onsite",
     "office": "onsite",
@@ -90,6 +93,29 @@ def remote_from_explicit(value: Any) -> RemoteMode | None:
         return None
     key = re.sub(r"[\s_-]+", "", value).lower()
     return _EXPLICIT_REMOTE.get(key)
+
+
+def remote_from_words(value: Any) -> RemoteMode | None:
+    """A workplace field in the employer's own words ("Remote (US)", "In-Office",
+    "Hybrid - 2 days"), if it says; None when it says nothing we recognize."""
+    explicit = remote_from_explicit(value)
+    if explicit or not isinstance(value, str):
+        return explicit
+    for pattern, mode in ((_HYBRID, "hybrid"), (_REMOTE, "remote"), (_ONSITE, "onsite")):
+        if pattern.search(value):
+            return mode  # type: ignore[return-value]
+    return None
+
+
+def join_locations(*groups: Any) -> str | None:
+    """Every location once, in order, as ``"Toronto, ON; Montreal, QC"``."""
+    seen: dict[str, str] = {}
+    for group in groups:
+        for value in group if isinstance(group, list | tuple) else [group]:
+            text = clean_text(value)
+            if text and text.casefold() not in seen:
+                seen[text.casefold()] = text
+    return "; ".join(seen.values()) or None
 
 
 def infer_remote(location: str | None, *hints: str | None) -> RemoteMode:
@@ -112,13 +138,16 @@ def infer_remote(location: str | None, *hints: str | None) -> RemoteMode:
 # --------------------------------------------------------------------------- employment type
 
 
-def employment_type(value: Any) -> str | None:
-    """``FullTime`` / ``Full-time`` / ``Regular Full Time`` -> ``full_time`` (demo board words)."""
-    text = clean_text(value)
-    if not text:
-        return None
+# When a posting names several types ("fulltime, contract"), the first of these wins.
+EMPLOYMENT_PRIORITY = ("full_time", "part_time", "contract", "temporary", "internship")
+_TYPE_SEPARATORS = re.compile(r"\s*(?:[,;/|+&]|\band\b|\bor\b)\s*", re.IGNORECASE)
+
+
+def _one_employment_type(text: str) -> str | None:
     words = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text).lower()
     flat = re.sub(r"[^a-z]", "", words)
+    if not flat:
+        return None
     if "intern" in flat:
         return "internship"
     if "contract" in flat or "freelanc" in flat:
@@ -131,6 +160,22 @@ def employment_type(value: Any) -> str | None:
         return "full_time"
     slug = re.sub(r"[^a-z0-9]+", "_", words).strip("_")
     return slug[:40] or None
+
+
+def employment_type(value: Any) -> str | None:
+    """``FullTime`` / ``Full-time`` / ``Regular Full Time`` -> ``full_time`` (demo board
+    words). A list (``"fulltime, contract"``, ``["Part-time", "Full-time"]``) yields the
+    type that ranks first in EMPLOYMENT_PRIORITY, so full-time wins over contract."""
+    if isinstance(value, list | tuple):
+        pieces = [clean_text(item) for item in value]
+    else:
+        text = clean_text(value)
+        pieces = _TYPE_SEPARATORS.split(text) if text else []
+    kinds = [kind for piece in pieces if piece for kind in [_one_employment_type(piece)] if kind]
+    if not kinds:
+        return None
+    ranked = [kind for kind in kinds if kind in EMPLOYMENT_PRIORITY]
+    return min(ranked, key=EMPLOYMENT_PRIORITY.index) if ranked else kinds[0]
 
 
 # --------------------------------------------------------------------------- timestamps
@@ -152,7 +197,8 @@ def iso_utc(value: Any) -> str | None:
         elif isinstance(value, date):
             moment = datetime(value.year, value.month, value.day)
         elif isinstance(value, str) and value.strip():
-            moment = datetime.fromisoformat(value.strip().replace("z", "Z"))
+            text = re.sub(r"\s*(?:UTC|GMT)$", "+00:00", value.strip(), flags=re.IGNORECASE)
+            moment = datetime.fromisoformat(text.replace("z", "Z"))
         else:
             return None
     except (ValueError, OverflowError, OSError, TypeError):
@@ -170,18 +216,21 @@ _CURRENCY_CODES = ("USD", "EUR", "GBP", "CAD", "AUD", "NZD", "CHF", "SEK", "NOK"
                    "JPY", "INR", "SGD", "BRL", "MXN", "ILS", "ZAR")
 _AMOUNT = r"(\d{1,3}(?:[,.\u00a0 ]\d{3})+|\d+(?:\.\d+)?)\s*([kKmM])?\b"
 _CURRENCY = r"(US\$|CA\$|AU\$|C\$|A\$|[$€£¥₹]|\b(?:" + "|".join(_CURRENCY_CODES) + r")\b)"
+# "$80k - $95k", "USD 45-60", "70.000 € - 85.000 €" (the currency after each amount).
 _RANGE = re.compile(
-    _CURRENCY + r"?\s*" + _AMOUNT + r"(?:\s*(?:-|–|—|to)\s*" + _CURRENCY + r"?\s*" + _AMOUNT + r")?"
+    _CURRENCY + r"?\s*" + _AMOUNT + r"(?:\s*" + _CURRENCY + r")?"
+    + r"(?:\s*(?:-|–|—|to|bis)\s*" + _CURRENCY + r"?\s*" + _AMOUNT + r")?"
     + r"(?:\s*" + _CURRENCY + r")?",
     re.IGNORECASE,
 )
-_PER = r"(?:\b(?:per|an|a)\s+|/\s*)"
+_PER = r"(?:\b(?:per|an|a|pro)\s+|/\s*)"
 _PERIODS = (
-    (re.compile(_PER + r"(?:hour|hr|h)\b|\bhourly\b", re.I), "hour"),
+    (re.compile(_PER + r"(?:hour|hr|h|stunde)\b|\bhourly\b", re.I), "hour"),
     (re.compile(_PER + r"day\b|\bdaily\b", re.I), "day"),
     (re.compile(_PER + r"(?:week|wk)\b|\bweekly\b", re.I), "week"),
-    (re.compile(_PER + r"(?:month|mo)\b|\bmonthly\b", re.I), "month"),
-    (re.compile(_PER + r"(?:year|yr|annum|y)\b|\bannual(?:ly)?\b|\bp\.a\.?(?!\w)", re.I),
+    (re.compile(_PER + r"(?:month|mo|monat)\b|\bmonthly\b|\bmonatlich\b", re.I), "month"),
+    (re.compile(_PER + r"(?:year|yr|annum|y|jahr)\b|\bannual(?:ly)?\b|\bj\u00e4hrlich\b"
+                r"|\bp\.a\.?(?!\w)", re.I),
      "year"),
 )
 
@@ -213,23 +262,33 @@ def salary_period(value: Any) -> str | None:
     return None
 
 
+# Above this an amount is a typo or an attack ("1e999"), in any currency and period.
+MAX_AMOUNT = 10**12
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+
+
 def amount(value: Any) -> int | None:
-    """120000 / 120000.0 / "120,000" / "$120k" / "1.5M" -> int; negatives and junk -> None."""
+    """120000 / 120000.0 / "120,000" / "$120k" / "1.5M" -> int; negatives, non-finite,
+    absurd ("1e999") and junk -> None."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float | Decimal):
         number = Decimal(str(value))
     elif isinstance(value, str):
-        match = re.search(_AMOUNT, value.replace("\u202f", " "))
-        if not match or value.strip().startswith("-"):
-            return None
-        number = _decimal(match.group(1), match.group(2))
-        if number is None:
-            return None
+        text = value.replace("\u202f", " ").strip()
+        if _PLAIN_NUMBER.fullmatch(text):  # "1e999", "-5", "120000.0": read whole
+            number = Decimal(text)
+        else:
+            match = re.search(r"(?<![\w.])" + _AMOUNT, text)
+            if not match or text.startswith("-"):
+                return None
+            number = _decimal(match.group(1), match.group(2))
+            if number is None:
+                return None
     else:
         return None
     try:
-        if not number.is_finite() or number < 0:
+        if not number.is_finite() or number < 0 or number > MAX_AMOUNT:
             return None
         return int(number.to_integral_value())
     except (InvalidOperation, OverflowError):
@@ -268,8 +327,8 @@ def parse_salary_text(text: Any) -> Salary | None:
     if not isinstance(text, str) or not text.strip():
         return None
     for match in _RANGE.finditer(text):
-        cur1, num1, suf1, cur2, num2, suf2, cur3 = match.groups()
-        marker = cur1 or cur2 or cur3
+        cur1, num1, suf1, cur_after, cur2, num2, suf2, cur3 = match.groups()
+        marker = cur1 or cur_after or cur2 or cur3
         if not marker:
             continue
         if num2 and not suf1 and suf2:
@@ -285,73 +344,34 @@ def parse_salary_text(text: Any) -> Salary | None:
     return None
 
 
+_PAY_WORDS = re.compile(
+    r"\b(salary|salaries|pay|compensation|wage|base|remuneration|gehalt|verg\u00fctung)\b",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n")
+
+
+def salary_from_statement(text: Any) -> Salary | None:
+    """A salary from the pay statement of a description ("The base salary range for this
+    role is $120,000 - $150,000 USD"): only a sentence that talks about pay counts, so a
+    "$5M seed round" elsewhere never becomes a salary."""
+    if not isinstance(text, str) or not text.strip():
+        return None
+    for sentence in _SENTENCE_END.split(text):
+        if _PAY_WORDS.search(sentence):
+            salary = parse_salary_text(sentence)
+            if salary:
+                return salary
+    return None
+
+
 # --------------------------------------------------------------------------- HTML
 
-ALLOWED_TAGS = frozenset(
-    {"p", "ul", "ol", "li", "h1", "h2", "h3", "h4", "strong", "em", "b", "i", "br", "a"}
-)
-# Removed together with everything inside them.
-_DROP_TAGS = frozenset(
-    {"script", "style", "iframe", "frame", "frameset", "object", "embed", "applet", "noscript",
-     "template", "svg", "math", "form", "input", "button", "select", "option", "textarea",
-     "head", "title", "meta", "link", "base", "img", "picture", "video", "audio", "source",
-     "track", "canvas", "map", "area", "dialog"}
-)
-# Block containers: become a paragraph when they hold only inline content, else unwrapped.
-_BLOCKISH = frozenset(
-    {"div", "section", "article", "header", "footer", "main", "aside", "blockquote", "pre",
-     "figure", "figcaption", "address", "center", "details", "summary", "dl", "dt", "dd",
-     "table", "thead", "tbody", "tfoot", "tr", "caption", "nav", "body", "html", "hr"}
-)
-_BLOCK_CHILDREN = ALLOWED_TAGS - {"strong", "em", "b", "i", "br", "a"} | _BLOCKISH | {"h5", "h6"}
-_SAFE_HREF = re.compile(r"^(https?:|mailto:)", re.IGNORECASE)
 _LOOKS_LIKE_HTML = re.compile(r"<(?:/?[a-zA-Z][a-zA-Z0-9]*(?:\s[^<>]*)?/?|!--)>", re.DOTALL)
 
 
 def looks_like_html(text: str) -> bool:
     return bool(_LOOKS_LIKE_HTML.search(text))
-
-
-def sanitize_html(raw: str) -> str:
-    """Keep only the allowlisted tags (and ``href`` on links to http(s)/mailto); drop
-    scripts, styles, embedded content, comments and every other attribute. Text is
-    re-serialized from the parse tree, so whatever survives is escaped."""
-    soup = BeautifulSoup(raw, "html.parser")
-    for node in soup.find_all(string=lambda s: isinstance(s, Comment | Doctype)):
-        node.extract()
-    for tag in soup.find_all(list(_DROP_TAGS)):
-        tag.decompose()
-    for tag in soup.find_all(True):
-        if tag.decomposed:
-            continue
-        name = tag.name.lower()
-        if name in ("h5", "h6"):
-            tag.name, name = "h4", "h4"
-        if name in ALLOWED_TAGS:
-            href = tag.get("href") if name == "a" else None
-            tag.attrs = {}
-            if name == "a":
-                href = href.strip() if isinstance(href, str) else ""
-                if _SAFE_HREF.match(href):
-                    tag.attrs["href"] = href
-                else:
-                    tag.unwrap()
-            continue
-        if name in _BLOCKISH and name not in ("body", "html", "hr"):
-            holds_blocks = any(
-                isinstance(child, Tag) and child.name.lower() in _BLOCK_CHILDREN
-                for child in tag.children
-            )
-            if not holds_blocks:
-                tag.name, tag.attrs = "p", {}
-                continue
-        if name in ("td", "th"):
-            tag.insert_after(" ")
-        tag.unwrap()
-    for tag in soup.find_all(["p", "li", "h1", "h2", "h3", "h4", "strong", "em", "b", "i"]):
-        if not tag.get_text(strip=True) and not tag.find("a"):
-            tag.decompose()
-    return re.sub(r"\n{3,}", "\n\n", str(soup)).strip()
 
 
 def text_to_html(text: str) -> str:
@@ -441,6 +461,14 @@ def jobs_list(payload: Any) -> list:
     return jobs
 
 
+async def collect_off_loop(
+    items: list[Any], convert: Callable[[Any], Posting], *, family: str
+) -> list[Posting]:
+    """:func:`collect` in a worker thread: description cleanup is CPU work, and on the
+    event loop it would stall the activity's heartbeats."""
+    return await asyncio.to_thread(collect, items, convert, family=family)
+
+
 def collect(
     items: list[Any], convert: Callable[[Any], Posting], *, family: str
 ) -> list[Posting]:
@@ -451,7 +479,7 @@ def collect(
     skipped = 0
     for item in items:
         try:
-            if not isinstance(item, dict) and not hasattr(item, "get"):
+            if not isinstance(item, dict | tuple) and not hasattr(item, "get"):
                 raise SkipPosting()
             posting = convert(item)
         except (SkipPosting, KeyError, TypeError, ValueError, AttributeError, ValidationError):
@@ -480,7 +508,8 @@ def first_text(*values: Any) -> str | None:
 
 __all__ = [
     "ALLOWED_TAGS", "SkipPosting", "build_posting", "clean_tags",
-    "clean_text", "collect", "description_html", "employment_type", "first_text", "http_url",
-    "infer_remote", "iso_utc", "looks_like_html", "make_salary", "parse_salary_text",
-    "remote_from_explicit", "salary_period", "sanitize_html", "text_to_html",
+    "clean_text", "collect", "collect_off_loop", "description_html", "employment_type",
+    "first_text", "http_url", "infer_remote", "iso_utc", "join_locations", "looks_like_html",
+    "make_salary", "parse_salary_text", "remote_from_explicit", "remote_from_words",
+    "salary_from_statement", "salary_period", "sanitize_html", "text_to_html",
 ]

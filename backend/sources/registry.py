@@ -14,6 +14,11 @@ from backend.sources.feeds import fetch_feed
 from backend.sources.greenhouse import fetch_greenhouse
 from backend.sources.jobspy_family import fetch_jobspy
 from backend.sources.lever import fetch_lever
+from backend.sources.personio import fetch_personio
+from backend.sources.recruitee import fetch_recruitee
+from backend.sources.smartrecruiters import fetch_smartrecruiters
+from backend.sources.workable import fetch_workable
+from backend.sources.workday import fetch_workday
 
 # Each fetcher takes its own config model; the union's ``kind`` picks the right one.
 Fetcher = Callable[[Any], Awaitable[list[Posting]]]
@@ -28,6 +33,11 @@ FETCHERS: dict[str, Fetcher] = {
     "csv_file": fetch_csv_file,
     # Discovery runs jobspy through its resumable unit runner; this is the plain crawl.
     "jobspy": fetch_jobspy,
+    "workday": fetch_workday,
+    "smartrecruiters": fetch_smartrecruiters,
+    "workable": fetch_workable,
+    "recruitee": fetch_recruitee,
+    "personio": fetch_personio,
 }
 
 

@@ -14,6 +14,7 @@ import json
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -335,6 +336,11 @@ class Seen:
     path: str
     query: dict[str, list[str]]
     headers: dict[str, str]
+    method: str = "GET"
+    body: bytes = b""
+
+    def json(self) -> Any:
+        return json.loads(self.body or b"null")
 
 
 def json_reply(payload: Any, status: int = 200) -> Reply:
@@ -355,6 +361,8 @@ class JobBoards:
 
     def __init__(self) -> None:
         self.routes: dict[str, Reply] = {}
+        # path -> a function of the request, for answers that depend on it (paging)
+        self.dynamic: dict[str, Callable[[Seen], Reply]] = {}
         self.seen: list[Seen] = []
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
@@ -375,6 +383,29 @@ class JobBoards:
     def route(self, path: str, reply: Reply) -> None:
         with self._lock:
             self.routes[path] = reply
+            self.dynamic.pop(path, None)
+
+    def serve_dynamic(self, path: str, answer: Callable[[Seen], Reply]) -> None:
+        with self._lock:
+            self.dynamic[path] = answer
+            self.routes.pop(path, None)
+
+    def queue(self, path: str, *replies: Reply) -> None:
+        """Answer the next requests to ``path`` with ``replies`` in turn, then as before
+        (a 429 or two before the real answer)."""
+        with self._lock:
+            pending = list(replies)
+            previous = self.dynamic.get(path)
+            fallback = self.routes.get(path, NOT_FOUND)
+
+        def answer(seen: Seen) -> Reply:
+            with self._lock:
+                if pending:
+                    return pending.pop(0)
+            return previous(seen) if previous else fallback
+
+        with self._lock:
+            self.dynamic[path] = answer
 
     def serve_json(self, path: str, payload: Any, status: int = 200) -> None:
         self.route(path, json_reply(payload, status))
@@ -427,11 +458,23 @@ class JobBoards:
             timeout = 10
 
             def do_GET(self) -> None:  # noqa: N802 (http.server naming)
+                self._answer("GET")
+
+            def do_POST(self) -> None:  # noqa: N802 (http.server naming)
+                self._answer("POST")
+
+            def _answer(self, method: str) -> None:
                 parts = urlsplit(self.path)
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                seen = Seen(parts.path, parse_qs(parts.query),
+                            {k.lower(): v for k, v in self.headers.items()}, method, body)
                 with boards._lock:
-                    boards.seen.append(Seen(parts.path, parse_qs(parts.query),
-                                            {k.lower(): v for k, v in self.headers.items()}))
+                    boards.seen.append(seen)
+                    dynamic = boards.dynamic.get(parts.path)
                     reply = boards.routes.get(parts.path, NOT_FOUND)
+                if dynamic is not None:
+                    reply = dynamic(seen)
                 if reply.delay:
                     time.sleep(reply.delay)
                 try:
@@ -466,6 +509,15 @@ class JobBoards:
             self._server.server_close()
         if self._thread is not None:
             self._thread.join(timeout=5)
+
+
+@pytest.fixture(name="fast_retries")
+def fast_retries_fixture(monkeypatch):
+    """Rate-limit backoff in milliseconds, so a 429 test does not wait seconds."""
+    from backend.sources import http
+
+    monkeypatch.setattr(http, "RATE_LIMIT_RETRY",
+                        http.RateLimitRetry(attempts=3, first_wait=0.01, max_wait=0.05))
 
 
 @pytest.fixture(name="job_boards")

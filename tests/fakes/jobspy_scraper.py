@@ -167,3 +167,39 @@ def scrape_paged(unit, *, report_page) -> list[dict[str, Any]]:
 
 
 scrape_paged.reports_pages = True
+
+
+class Frame:
+    """What python-jobspy 1.4's ``scrape_jobs`` returns, as far as we read it: records and
+    ``attrs = {"errors": {site: message}, "warnings": {...}}`` (a failed site is recorded
+    there, not raised: jobspy/__init__.py, ``jobs_df.attrs``)."""
+
+    def __init__(self, rows: list[dict[str, Any]], errors: dict[str, str] | None = None):
+        self._rows = rows
+        self.attrs = {"errors": dict(errors or {}), "warnings": {}}
+
+    def to_dict(self, orient: str) -> list[dict[str, Any]]:
+        assert orient == "records"
+        return [dict(row) for row in self._rows]
+
+
+class ScrapeJobs:
+    """A stand-in for ``jobspy.scrape_jobs`` with its 1.4 signature's keywords: rows as
+    HTML descriptions, and per-site error messages in jobspy's own words."""
+
+    def __init__(self, errors: dict[str, str] | None = None, rows: list[dict] | None = None):
+        self.errors = errors or {}
+        self.rows = rows
+        self.calls: list[dict[str, Any]] = []
+
+    def __call__(self, **kwargs: Any) -> Frame:
+        self.calls.append(kwargs)
+        [site] = kwargs["site_name"]
+        if site in self.errors:  # a failed site: whatever it had (often nothing) + the error
+            return Frame([], {site: self.errors[site]})
+        rows = self.rows if self.rows is not None else rows_for(
+            kwargs["search_term"], kwargs.get("location") or "", site)
+        if kwargs.get("description_format") == "html":
+            rows = [{**row, "description": f"<p><b>{row['title']}</b> at {row['company']}.</p>"}
+                    for row in rows]
+        return Frame(rows)

@@ -25,8 +25,10 @@ from backend.sources.jobspy_family import (
     INSTALL_HINT,
     SCRAPER_ENV,
     JobSpyFamilyRun,
+    SiteReportedError,
     classify_failure,
     fetch_jobspy,
+    jobspy_scraper,
     load_scraper,
     plan_units,
     row_to_posting,
@@ -187,7 +189,10 @@ def test_rows_map_to_postings_without_nan_leaking():
     assert posting.employment_type == "full_time"
     assert posting.posted_at == datetime.now(UTC).strftime("%Y-%m-%dT00:00:00Z")
     assert posting.apply_url is None and "nan" not in posting.model_dump_json().lower()
-    assert posting.description_html.startswith("<p>**Python Developer I** at Acme Berlin.")
+    # The fake, like jobspy's default, writes Markdown: it is rendered, never stored raw.
+    assert posting.description_html == (
+        "<p><strong>Python Developer I</strong> at Acme Berlin.</p>\n"
+        "<p>Work on Python Developer I.</p>")
     nan = float("nan")
     bare = row_to_posting({"job_url": "https://x.example/j/1", "title": "Dev", "company": "X",
                            "is_remote": True, "min_amount": nan, "max_amount": nan,
@@ -535,3 +540,59 @@ async def test_the_runner_rejects_other_source_kinds(db):
     bad = FamilyInput(ref=REF, source=CsvFileSource(id="csv", path="x.csv"), index=0)
     with pytest.raises(TypeError):
         JobSpyFamilyRun(db, bad, attempt=1, heartbeat=Beats())
+
+
+# ----------------------------------------------------------------------------- jobspy 1.4 frames
+
+
+def jobspy_like(errors=None, rows=None):
+    """The real jobspy_scraper over a stand-in for jobspy 1.4's scrape_jobs."""
+    scrape_jobs = fake.ScrapeJobs(errors=errors, rows=rows)
+
+    def scraper(unit):
+        return jobspy_scraper(unit, scrape_jobs=scrape_jobs)
+
+    return scraper, scrape_jobs
+
+
+async def test_a_site_error_in_the_frame_is_retried_like_a_raised_one(db):
+    planned = plan_units(source())
+    scraper, scrape_jobs = jobspy_like(errors={"indeed": "response status code 429 (blocked:"
+                                                         " use a proxy)"})
+    with pytest.raises(ApplicationError) as caught:
+        await run(db, attempt=1, scraper=scraper)
+    assert caught.value.type == "source_unavailable" and not caught.value.non_retryable
+    rows = await units(db)
+    assert [(r.status, r.error_code) for r in rows][0] == ("pending", "source_unavailable")
+    assert scrape_jobs.calls[0]["description_format"] == "html"
+    healthy, _ = jobspy_like()
+    outcome = await run(db, attempt=2, scraper=healthy)
+    assert outcome.status == "succeeded" and outcome.new_jobs == EXPECTED["accepted"]
+    assert [r.status for r in await units(db)] == ["done"] * len(planned)
+
+
+async def test_a_site_error_about_the_search_itself_fails_that_unit_alone(db):
+    src = source(boards=["indeed", "glassdoor"])
+    scraper, _ = jobspy_like(errors={"glassdoor": "location 'Remote' not found"})
+    outcome = await run(db, attempt=1, scraper=scraper, src=src)
+    assert outcome.status == "succeeded"
+    rows = await units(db)
+    assert sorted((r.status, r.error_code) for r in rows) == [("done", None)] * 4 + [
+        ("failed", "unit_invalid")] * 4
+
+
+def test_frames_yield_html_descriptions_types_by_priority_and_sane_amounts():
+    unit = plan_units(source())[0]
+    row = {**fake.rows_for("Python Developer", "Berlin", "indeed")[0],
+           "job_type": "fulltime, contract", "min_amount": "1e999", "max_amount": 120000.0}
+    scraper, scrape_jobs = jobspy_like(rows=[row])
+    [posting] = screen_rows(scraper(unit), unit, now=datetime.now(UTC)).accepted
+    assert posting.description_html == "<p><b>Python Developer I</b> at Acme Berlin.</p>"
+    assert posting.employment_type == "full_time"  # not contract
+    assert posting.salary.model_dump() == {"min": None, "max": 120000, "currency": "USD",
+                                           "period": "year"}  # 1e999 is no amount
+    assert scrape_jobs.calls[0]["site_name"] == ["indeed"]
+    assert classify_failure(SiteReportedError("linkedin", "unexpected page with no jobs"
+                                              " (blocked?)")) == ("retry", "source_unavailable")
+    assert classify_failure(SiteReportedError("glassdoor", "country_indeed x isn't"
+                                              " supported")) == ("unit", "unit_invalid")

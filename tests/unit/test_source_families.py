@@ -40,8 +40,11 @@ from backend.sources.registry import FETCHERS, fetch_source
 from tests.fakes.job_boards import (  # noqa: F401 (job_boards_fixture is the fixture)
     SHARED_POSTING_URL,
     JobBoards,
+    fast_retries_fixture,
     job_boards_fixture,
 )
+
+pytestmark = pytest.mark.usefixtures("fast_retries")
 
 
 def gh(boards: JobBoards, **kw) -> GreenhouseSource:
@@ -140,7 +143,7 @@ async def test_lever_site(job_boards: JobBoards):
     assert [p.remote for p in postings] == ["remote", "onsite", "hybrid"]
     assert staff.url.startswith("https://jobs.lever.co/globex/")
     assert staff.apply_url == staff.url + "/apply"
-    assert staff.location == "San Francisco, CA"
+    assert staff.location == "San Francisco, CA; Remote - US"  # allLocations kept
     assert staff.salary is not None
     assert staff.salary.model_dump() == {
         "min": 170000, "max": 210000, "currency": "USD", "period": "year"}
@@ -554,7 +557,7 @@ def test_app_settings_accept_mixed_sources_from_camel_case_json():
 
 def test_app_settings_reject_unknown_kind_and_bad_entries():
     with pytest.raises(ValidationError):
-        AppSettings.model_validate({"sources": [{"kind": "workday", "id": "wd"}]})
+        AppSettings.model_validate({"sources": [{"kind": "taleo", "id": "tl"}]})
     with pytest.raises(ValidationError):
         AppSettings.model_validate({"sources": [{"kind": "greenhouse", "id": "gh"}]})
     with pytest.raises(ValidationError):

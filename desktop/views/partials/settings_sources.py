@@ -34,8 +34,11 @@ ADDABLE = {
     "csv_file": ("CSV file", "path", "/path/to/jobs.csv"),
 }
 KIND_LABELS = {"demo_board": "Demo board", "jobspy": "Job boards search",
+               "workday": "Workday careers site", "smartrecruiters": "SmartRecruiters company",
+               "workable": "Workable careers page", "recruitee": "Recruitee careers site",
+               "personio": "Personio job page",
                **{kind: label for kind, (label, _f, _p) in ADDABLE.items()}}
-DETAIL_FIELDS = ("boardToken", "company", "boardName", "url", "path")
+DETAIL_FIELDS = ("boardToken", "company", "boardName", "account", "host", "url", "path")
 
 
 def describe_source(source: dict[str, Any]) -> str:
