@@ -145,10 +145,6 @@ def notice_style(tone: str) -> str:
     return f"background: {background}; border: 1px solid {border}; color: {text};"
 
 
-def text_style(tone: str) -> str:
-    return f"color: {COLORS[tone]};"
-
-
 # -- palettes ----------------------------------------------------------------------------------
 
 

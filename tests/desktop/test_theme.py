@@ -142,7 +142,7 @@ def test_switching_appearance_recolours_palette_and_styled_widgets(qtbot, tmp_pa
     assert switched.args == ["dark"]
     assert_shows(qtbot, "dark", parts)
     later = QLabel(window)  # styled after the switch: the live table gives the dark colour
-    later.setStyleSheet(theme.text_style("ok"))
+    later.setStyleSheet(f"color: {COLORS['ok']};")
     assert DARK["ok"] in later.styleSheet()
     appearance.force("light")
     assert_shows(qtbot, "light", parts)
