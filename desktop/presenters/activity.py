@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from desktop.formatting import STAGE_REASON_WORDS
+from desktop.presenters.sources import FAMILY_NAMES
 
 Tone = Literal["info", "success", "warning", "error"]
 Payload = Mapping[str, Any]
@@ -103,17 +104,10 @@ def _because(code: str | None) -> str:
     return f": {words}" if words else ""
 
 
-# Source kinds as the user knows them (a source's id names one configured source).
-FAMILY_NAMES = {
-    "demo_board": "Demo board", "greenhouse": "Greenhouse", "lever": "Lever", "ashby": "Ashby",
-    "feed": "a feed", "json_file": "a JSON file", "csv_file": "a CSV file",
-    "jobspy": "job boards search",
-}
-
-
 def _source(names: Names, source_id: str | None) -> str:
     if not source_id:
         return "a source"
+    # An id that is a kind's name is that kind's one source (the bundled "demo_board").
     return names.source(source_id) or FAMILY_NAMES.get(source_id) or _readable_id(source_id)
 
 

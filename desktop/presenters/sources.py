@@ -10,25 +10,30 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+# The Source column of Settings' table (Pipelines' source choices use it too).
 KIND_LABELS = {
     "demo_board": "Demo board",
-    "greenhouse": "Greenhouse",
-    "lever": "Lever",
-    "ashby": "Ashby",
+    "greenhouse": "Greenhouse board",
+    "lever": "Lever site",
+    "ashby": "Ashby board",
     "feed": "RSS / Atom feed",
     "json_file": "JSON file",
     "csv_file": "CSV file",
     "jobspy": "Job boards search",
 }
-SHORT_KIND = {"feed": "feed", "json_file": "file", "csv_file": "file", "jobspy": "search"}
-DETAIL_FIELDS = ("companyName", "boardToken", "company", "boardName", "url", "path")
+# What a sentence calls the family: "acme (Greenhouse)", "jobs.rss (feed)".
+FAMILY_NAMES = {
+    "demo_board": "Demo board", "greenhouse": "Greenhouse", "lever": "Lever", "ashby": "Ashby",
+    "feed": "feed", "json_file": "file", "csv_file": "file", "jobspy": "search",
+}
+DETAIL_FIELDS = ("boardToken", "company", "boardName", "url", "path")
 
 Source = Mapping[str, Any]
 
 
 def describe_source(source: Source) -> str:
     """Where a source reads from: the board, site, feed or file (the Where column)."""
-    for field in DETAIL_FIELDS[1:]:
+    for field in DETAIL_FIELDS:
         if source.get(field):
             return str(source[field])
     if source.get("kind") == "jobspy":
@@ -41,7 +46,7 @@ def source_name(source: Source) -> str:
     kind = str(source.get("kind"))
     if kind == "demo_board":
         return KIND_LABELS[kind]
-    label = SHORT_KIND.get(kind) or KIND_LABELS.get(kind, "source")
+    label = FAMILY_NAMES.get(kind, "source")
     what = source.get("companyName") or describe_source(source)
     if kind in ("feed", "json_file", "csv_file"):
         what = _last_part(str(what))

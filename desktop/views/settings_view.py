@@ -43,6 +43,7 @@ from desktop.qt_compat import emit
 from desktop.shell import ShellController
 from desktop.views.live_view import LiveView
 from desktop.views.partials.profile_page import ProfilePage
+from desktop.views.partials.schedule_picker import SchedulePicker
 from desktop.views.partials.scroll_column import scroll_column
 from desktop.views.partials.settings_form import ErrorLabel, field_messages, hint, match_fields
 from desktop.views.partials.settings_sources import SourcesEditor
@@ -231,9 +232,9 @@ class SettingsView(LiveView):
         self.schedule_enabled = QCheckBox("Run Discover on a schedule", box)
         self.schedule_enabled.setObjectName("discoverySchedule.enabled")
         self._field(form, "", self.schedule_enabled, "discoverySchedule.enabled")
-        self.cron = self._line("discoverySchedule.cron", "0 8 * * 1-5")
-        self._field(form, "When (cron, UTC)", self.cron, "discoverySchedule.cron",
-                    "minute hour day month weekday — e.g. 0 8 * * 1-5 is 08:00 on weekdays")
+        self.schedule = SchedulePicker(box)
+        self.schedule.setObjectName("discoverySchedule.cron")
+        self._field(form, "When", self.schedule, "discoverySchedule.cron")
         self.next_run = QLabel(box)
         self.next_run.setObjectName("nextRun")
         form.addRow("", self.next_run)
@@ -322,6 +323,7 @@ class SettingsView(LiveView):
             elif isinstance(widget, QPlainTextEdit | QTableWidget):
                 pass  # the sources table reports through SourcesEditor.changed
         self.sources.changed.connect(self._mark_dirty)
+        self.schedule.edited.connect(self._mark_dirty)
 
     def _mark_dirty(self, *_args) -> None:
         if not self._filling:
@@ -370,7 +372,7 @@ class SettingsView(LiveView):
             self.budget.setText(_money_text(settings.get("dailyBudgetUsd")))
             schedule = settings.get("discoverySchedule") or {}
             self.schedule_enabled.setChecked(bool(schedule.get("enabled")))
-            self.cron.setText(schedule.get("cron") or "")
+            self.schedule.set_cron(schedule.get("cron"))
             self.auto_apply.setChecked(bool(settings.get("autoApply")))
             self.approval.setChecked(bool(settings.get("applyApprovalRequired", True)))
             self.concurrency.setValue(int(settings.get("applyConcurrency") or 1))
@@ -414,7 +416,7 @@ class SettingsView(LiveView):
             "llm": llm,
             "dailyBudgetUsd": _budget_value(self.budget.text()),
             "discoverySchedule": {"enabled": self.schedule_enabled.isChecked(),
-                                  "cron": self.cron.text().strip()},
+                                  "cron": self.schedule.cron()},
             "autoApply": self.auto_apply.isChecked(),
             "applyApprovalRequired": self.approval.isChecked(),
             "applyConcurrency": self.concurrency.value(),

@@ -14,6 +14,7 @@ from backend.api.routers.schedule import reconcile_after_settings_save
 from backend.api.security import require_token
 from backend.config import AppSettings, save_settings
 from backend.runtime.budget_resume import nudge_budget_resume
+from backend.sources.link import SourceLinkError, resolve_source_link
 from backend.store.staleness import threshold_cleared_jobs
 from backend.temporal.dispatch import start_policy_rerun
 
@@ -32,6 +33,34 @@ def merge_patch(current: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any
     return merged
 
 
+def expand_source_links(patch: dict[str, Any]) -> dict[str, Any]:
+    """A source given as ``{"link": "https://jobs.lever.co/globex"}`` (optionally with
+    ``enabled``) becomes the typed entry the link names, with a generated id; a link no
+    family reads is a 422 with the link's own code, and nothing is saved."""
+    sources = patch.get("sources")
+    if not isinstance(sources, list):
+        return patch
+    taken = {str(entry["id"]) for entry in sources if isinstance(entry, dict) and entry.get("id")}
+    expanded = []
+    for index, entry in enumerate(sources):
+        if isinstance(entry, dict) and "link" in entry and "kind" not in entry:
+            entry = _source_from_link(entry, index, taken)
+            taken.add(entry["id"])
+        expanded.append(entry)
+    return {**patch, "sources": expanded}
+
+
+def _source_from_link(entry: dict[str, Any], index: int, taken: set[str]) -> dict[str, Any]:
+    try:
+        resolved = resolve_source_link(str(entry["link"]))
+    except SourceLinkError as error:
+        raise ApiError(422, error.code, error.message, fields=[f"sources.{index}.link"]) from None
+    source = resolved.source(taken)
+    if "enabled" in entry:
+        source["enabled"] = entry["enabled"]
+    return source
+
+
 @router.get("/v1/settings", response_model=AppSettings, responses=error_responses(401))
 async def get_settings(request: Request) -> AppSettings:
     return request.app.state.context.settings
@@ -42,7 +71,7 @@ async def patch_settings(request: Request, patch: dict[str, Any] = Body(...)) ->
     context = request.app.state.context
     current = json.loads(context.settings.model_dump_json(by_alias=True))
     try:
-        updated = AppSettings.model_validate(merge_patch(current, patch))
+        updated = AppSettings.model_validate(merge_patch(current, expand_source_links(patch)))
     except ValidationError as error:
         fields = sorted({".".join(str(p) for p in e["loc"]) for e in error.errors()})
         raise ApiError(422, "validation_error",
