@@ -26,9 +26,11 @@ WORKFLOW_ID = re.compile(
     r"|apply-job_\w+)")
 MODEL_SLUG = re.compile(r"\b(?:offline|openai_compat|anthropic)/[\w.-]+|\boffline-heuristic\b")
 
-CHECKS = (("event or workflow type name", CODE_NAMES), ("snake_case code", SNAKE_CASE),
-          ("UPPER_SNAKE code", UPPER_SNAKE), ("uuid", UUID_LIKE), ("hex id", HEX_ID),
-          ("workflow id", WORKFLOW_ID), ("provider/model slug", MODEL_SLUG))
+# In this order; each match is taken out before the next check, so a uuid is one finding
+# (not also a hex id) and a workflow id with underscores is not also a snake_case code.
+CHECKS = (("event or workflow type name", CODE_NAMES), ("uuid", UUID_LIKE),
+          ("workflow id", WORKFLOW_ID), ("provider/model slug", MODEL_SLUG),
+          ("snake_case code", SNAKE_CASE), ("UPPER_SNAKE code", UPPER_SNAKE), ("hex id", HEX_ID))
 
 # Where the user's own words legitimately carry underscores: links, file paths, addresses.
 _LOCATIONS = re.compile(r"\S*://\S*|(?<![\w.])(?:~|\.{0,2})?/[^\s<>\"']+|[\w.+-]+@[\w.-]+")
@@ -47,4 +49,5 @@ def findings(text: str) -> list[str]:
     found = []
     for what, pattern in CHECKS:
         found += [f"{what} {match.group(0)!r}" for match in pattern.finditer(words)]
+        words = pattern.sub(" ", words)
     return found

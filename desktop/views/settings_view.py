@@ -13,7 +13,7 @@ overwrites edits that are not saved yet.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime, time, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -63,6 +63,13 @@ QPushButton { background: #1f6feb; color: white; border: 1px solid #1a5fcc;
 QPushButton:hover { background: #2a78f0; }
 QPushButton:disabled { background: #c9d3df; border-color: #b9c4d1; color: #f4f6f8; }
 """
+
+
+def budget_reset_local_time(now: datetime | None = None) -> str:
+    """The spend day is the UTC day: the local clock time its next midnight falls on."""
+    moment = (now or datetime.now(UTC)).astimezone(UTC)
+    midnight = datetime.combine(moment.date() + timedelta(days=1), time(), tzinfo=UTC)
+    return f"{midnight.astimezone():%H:%M}"
 
 
 def key_secret_name(provider: str) -> str:
@@ -224,7 +231,7 @@ class SettingsView(LiveView):
         self.budget = self._line("dailyBudgetUsd", "25")
         self._field(form, "Daily budget (US$)", self.budget, "dailyBudgetUsd",
                     "0 means no limit. At the limit, new scoring and writing waits until "
-                    "midnight UTC.")
+                    f"the budget starts again at {budget_reset_local_time()} your time.")
         return box
 
     def _schedule_box(self) -> QGroupBox:
