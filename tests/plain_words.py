@@ -11,7 +11,8 @@ from backend.domain.events import EVENT_TYPES
 
 EVENT_NAMES = sorted(cls.event_type for cls in EVENT_TYPES)
 WORKFLOW_TYPES = ("DiscoverWorkflow", "JobPreparationWorkflow", "BatchStageWorkflow",
-                  "ApplyWorkflow", "ContactResearchWorkflow", "PolicyRerunWorkflow")
+                  "ApplyWorkflow", "ContactResearchWorkflow", "PolicyRerunWorkflow",
+                  "PreparationContinuationWorkflow")
 
 CODE_NAMES = re.compile(r"\b(?:" + "|".join(EVENT_NAMES + list(WORKFLOW_TYPES)) + r")\b")
 SNAKE_CASE = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")

@@ -203,44 +203,53 @@ def _discovery_failed(p: Payload, n: Names) -> tuple[str, Tone]:
 
 # -- runs (workflows) ------------------------------------------------------------------------
 
-RUN_NAMES = {
-    "DiscoverWorkflow": "Discover run",
-    "JobPreparationWorkflow": "Preparing",
-    "BatchStageWorkflow": "Batch of selected jobs",
-    "ApplyWorkflow": "Applying",
-    "ContactResearchWorkflow": "Contact search",
-    "PolicyRerunWorkflow": "Redoing outdated work",
+# What a run does, with its job when the workflow id names one ("preparing {job}").
+RUN_DOING = {
+    "DiscoverWorkflow": "the Discover run",
+    "JobPreparationWorkflow": "preparing {job}",
+    "BatchStageWorkflow": "the batch of selected jobs",
+    "ApplyWorkflow": "applying to {job}",
+    "ContactResearchWorkflow": "looking for contacts for {job}",
+    "PolicyRerunWorkflow": "redoing outdated work",
+    "PreparationContinuationWorkflow": "preparing the jobs waiting on a change",
 }
 # A job id inside a workflow id (``prep-job_…``): the run is about that job.
 _JOB_ID_LENGTH = len("job_") + 24
 
 
-def _run_subject(p: Payload, n: Names) -> str:
-    name = RUN_NAMES.get(str(p.get("workflowType")), "A background task")
+def _run_doing(p: Payload, n: Names) -> str:
+    template = RUN_DOING.get(str(p.get("workflowType")), "a background task")
     workflow_id = str(p.get("workflowId") or "")
     start = workflow_id.find("job_")
     label = n.job(workflow_id[start:start + _JOB_ID_LENGTH]) if start >= 0 else None
-    if label and name in ("Preparing", "Applying"):
-        return f"{name} {label}"
-    return f"{name} for {label}" if label else name
+    return template.format(job=label or "a job")
 
 
-def _run(verb: str, tone: Tone) -> Callable[[Payload, Names], tuple[str, Tone]]:
-    def describe(p: Payload, n: Names) -> tuple[str, Tone]:
-        return f"{_run_subject(p, n)} {verb}{_because(p.get('errorCode'))}", tone
+def _run_started(p: Payload, n: Names) -> tuple[str, Tone]:
+    return f"Started {_run_doing(p, n)}", "info"
 
-    return describe
+
+def _run_completed(p: Payload, n: Names) -> tuple[str, Tone]:
+    return f"Finished {_run_doing(p, n)}", "success"
+
+
+def _run_failed(p: Payload, n: Names) -> tuple[str, Tone]:
+    return f"{_cap(_run_doing(p, n))} failed{_because(p.get('errorCode'))}", "error"
+
+
+def _run_canceled(p: Payload, n: Names) -> tuple[str, Tone]:
+    return f"Stopped {_run_doing(p, n)}", "warning"
 
 
 def _cancellation_requested(p: Payload, n: Names) -> tuple[str, Tone]:
-    return f"Asked to stop: {_run_subject(p, n)}", "warning"
+    return f"Asked to stop {_run_doing(p, n)}", "warning"
 
 
 def _reconciled(p: Payload, n: Names) -> tuple[str, Tone]:
-    subject = _run_subject(p, n)
+    doing = _run_doing(p, n)
     if p.get("verdict") == "reconciled_not_found":
-        return f"{subject}: JobCtrl cannot confirm yet how it ended and checks again", "warning"
-    return f"{subject}: JobCtrl confirmed how it ended", "info"
+        return f"JobCtrl cannot confirm yet how {doing} ended and checks again", "warning"
+    return f"JobCtrl confirmed how {doing} ended", "info"
 
 
 # -- per-job steps -----------------------------------------------------------------------------
@@ -518,10 +527,10 @@ SENTENCES: dict[str, Callable[[Payload, Names], tuple[str, Tone]]] = {
     "JobDiscovered": _job_discovered,
     "DiscoveryRunCompleted": _discovery_completed,
     "DiscoveryRunFailed": _discovery_failed,
-    "WorkflowStarted": _run("started", "info"),
-    "WorkflowCompleted": _run("finished", "success"),
-    "WorkflowFailed": _run("failed", "error"),
-    "WorkflowCanceled": _run("was canceled", "warning"),
+    "WorkflowStarted": _run_started,
+    "WorkflowCompleted": _run_completed,
+    "WorkflowFailed": _run_failed,
+    "WorkflowCanceled": _run_canceled,
     "WorkflowCancellationRequested": _cancellation_requested,
     "WorkflowReconciled": _reconciled,
     "StageStarted": _stage_started,

@@ -104,14 +104,26 @@ def test_a_code_without_words_is_left_out_not_shown():
 def test_workflow_rows_use_the_run_names():
     prep = {"workflowId": f"prep-{JOB}-r1", "runId": "0192f3a4-5b6c-7d8e-9f00-112233445566",
             "workflowType": "JobPreparationWorkflow"}
+    assert line("WorkflowStarted", **prep).text == \
+        "Started preparing Senior Backend Engineer at Northwind"
     assert line("WorkflowCompleted", **prep).text == \
-        "Preparing Senior Backend Engineer at Northwind finished"
+        "Finished preparing Senior Backend Engineer at Northwind"
     assert line("WorkflowFailed", **prep, errorCode="budget_exceeded").text == \
         "Preparing Senior Backend Engineer at Northwind failed: today's budget is used up"
     assert line("WorkflowStarted", workflowId="discover-local", runId="r",
-                workflowType="DiscoverWorkflow").text == "Discover run started"
+                workflowType="DiscoverWorkflow").text == "Started the Discover run"
+    assert line("WorkflowCancellationRequested", workflowId="discover-local", runId="r",
+                workflowType="DiscoverWorkflow", requester="local_operator",
+                sourceBoundary="request_intent", requestedAt="t").text == \
+        "Asked to stop the Discover run"
+    assert line("WorkflowReconciled", workflowId="discover-local", runId="r",
+                workflowType="DiscoverWorkflow", verdict="reconciled_not_found").text == \
+        "JobCtrl cannot confirm yet how the Discover run ended and checks again"
+    assert line("WorkflowCompleted", workflowId="profile-continuation-3", runId="r",
+                workflowType="PreparationContinuationWorkflow").text == \
+        "Finished preparing the jobs waiting on a change"
     assert line("WorkflowStarted", workflowId="x", runId="r",
-                workflowType="SomethingNewWorkflow").text == "A background task started"
+                workflowType="SomethingNewWorkflow").text == "Started a background task"
 
 
 def test_unknown_types_and_malformed_payloads_get_the_generic_sentence():

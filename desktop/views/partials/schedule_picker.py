@@ -40,6 +40,11 @@ DAY_CHOICES = (("every_day", "Every day"), ("weekdays", "Weekdays (Mon–Fri)"),
 CUSTOM = "custom"
 CUSTOM_LABEL = "Custom schedule (kept as it is)"
 DEFAULT_CRON = "0 8 * * 1-5"
+# A chosen day must read as chosen at a glance (the default checked look is a faint shade).
+DAY_BUTTON_STYLE = ("QToolButton { padding: 2px 8px; border: 1px solid palette(mid);"
+                    " border-radius: 4px; }"
+                    " QToolButton:checked { background: #1f6feb; color: white;"
+                    " border-color: #1a5fcc; }")
 
 
 class SchedulePicker(QWidget):
@@ -78,6 +83,7 @@ class SchedulePicker(QWidget):
             button.setObjectName(f"scheduleDay{name}")
             button.setText(name)
             button.setCheckable(True)
+            button.setStyleSheet(DAY_BUTTON_STYLE)
             button.toggled.connect(lambda on, day=day: self._day_toggled(day, on))
             self.day_buttons.append(button)
             days_row.addWidget(button)
