@@ -45,7 +45,13 @@ from desktop.views.live_view import LiveView
 from desktop.views.partials.profile_page import ProfilePage
 from desktop.views.partials.schedule_picker import SchedulePicker
 from desktop.views.partials.scroll_column import scroll_column
-from desktop.views.partials.settings_form import ErrorLabel, field_messages, hint, match_fields
+from desktop.views.partials.settings_form import (
+    ErrorLabel,
+    WheelGuard,
+    field_messages,
+    hint,
+    match_fields,
+)
 from desktop.views.partials.settings_sources import SourcesEditor
 from desktop.views.status_indicators import COLORS
 
@@ -331,6 +337,8 @@ class SettingsView(LiveView):
                 pass  # the sources table reports through SourcesEditor.changed
         self.sources.changed.connect(self._mark_dirty)
         self.schedule.edited.connect(self._mark_dirty)
+        self.wheel_guard = WheelGuard(self)
+        self.wheel_guard.guard_all(self.body)
 
     def _mark_dirty(self, *_args) -> None:
         if not self._filling:

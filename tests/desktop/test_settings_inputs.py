@@ -7,9 +7,12 @@ from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 import pytest
-from PySide6.QtCore import Qt, QTime
+from PySide6.QtCore import QPoint, QPointF, Qt, QTime
+from PySide6.QtGui import QWheelEvent
+from PySide6.QtWidgets import QApplication, QComboBox, QScrollArea, QVBoxLayout, QWidget
 
 from desktop.views.partials.schedule_picker import SchedulePicker
+from desktop.views.partials.settings_form import WheelGuard
 from desktop.views.partials.settings_sources import SourcesEditor
 from tests.plain_words import findings
 
@@ -124,3 +127,34 @@ def test_the_table_speaks_plain_words(editor):
              for c in range(1, editor.table.columnCount())]
     assert cells == ["Demo board", "bundled sample postings", "Greenhouse board", "acme"]
     assert all(findings(text) == [] for text in cells + headers)
+
+
+def wheel(widget, steps: int = -1) -> None:
+    """A real wheel event over the middle of ``widget`` (through the app, like a mouse)."""
+    center = QPointF(widget.rect().center())
+    event = QWheelEvent(center, QPointF(widget.mapToGlobal(center.toPoint())), QPoint(0, 0),
+                        QPoint(0, 120 * steps), Qt.MouseButton.NoButton,
+                        Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(widget, event)
+
+
+def test_the_wheel_scrolls_the_form_instead_of_changing_a_setting(qtbot):
+    area = QScrollArea()
+    qtbot.addWidget(area)
+    body = QWidget()
+    layout = QVBoxLayout(body)
+    combo = QComboBox(body)
+    combo.addItems(["Classic", "Compact"])
+    layout.addWidget(combo)
+    layout.addSpacing(2000)  # taller than the area: it scrolls
+    area.setWidget(body)
+    area.resize(300, 200)
+    WheelGuard(area).guard_all(body)
+    area.show()
+    wheel(combo)
+    assert combo.currentIndex() == 0  # unchanged
+    assert area.verticalScrollBar().value() > 0  # the form scrolled
+    combo.setFocus()
+    qtbot.waitUntil(combo.hasFocus)
+    wheel(combo)
+    assert combo.currentIndex() == 1  # clicked into, it takes the wheel
