@@ -24,6 +24,7 @@ from backend.api.routers import (
     schedule,
     secrets,
     settings,
+    sources,
     spend,
     workflow_runs,
 )
@@ -92,7 +93,7 @@ def create_app(
     # can answer a 500 outside the error envelope.
     app.add_middleware(RequestGuardMiddleware)
     for module in (health, pipeline, events, jobs, profile, settings, spend, secrets,
-                   workflow_runs, activity, operations, schedule, conditions, llm_check):
+                   workflow_runs, activity, operations, schedule, conditions, llm_check, sources):
         app.include_router(module.router)
     app.include_router(contact_routes.router)
     app.include_router(apply_routes.router)

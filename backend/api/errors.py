@@ -71,7 +71,10 @@ def rule_error(code: str, message: str, *, fields: list[str]) -> PydanticCustomE
 
 
 def _field_name(location: tuple) -> str:
-    return ".".join(str(part) for part in location if part not in ("body", "query", "path"))
+    """The dotted field path; a callable discriminator's branch tag (written ``[tag]``, see
+    ``SourceOrLink``) is a branch, not a field the user sent."""
+    return ".".join(str(part) for part in location if part not in ("body", "query", "path")
+                    and not (isinstance(part, str) and part.startswith("[") and part.endswith("]")))
 
 
 def _problem_field(problem: dict) -> str:

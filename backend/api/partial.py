@@ -38,6 +38,13 @@ def _optional(field: FieldInfo) -> FieldInfo:
     return optional
 
 
+def _replaced(field: FieldInfo) -> FieldInfo:
+    """A field whose type the caller replaces: its name and description only (the original
+    type's validators belong to the original type)."""
+    return FieldInfo(default=None, alias=field.alias, description=field.description,
+                     json_schema_extra=_drop_default)
+
+
 def partial_model(model: type[BaseModel], *, name: str, description: str,
                   nested: dict[str, type[BaseModel]] | None = None) -> type[BaseModel]:
     """A model taking any subset of ``model``'s fields (``nested`` replaces the type of
@@ -45,7 +52,8 @@ def partial_model(model: type[BaseModel], *, name: str, description: str,
     only: the snake_case names the document does not declare are refused too."""
     nested = nested or {}
     fields: dict[str, Any] = {
-        field_name: (nested.get(field_name, field.annotation), _optional(field))
+        field_name: (nested[field_name], _replaced(field)) if field_name in nested
+        else (field.annotation, _optional(field))
         for field_name, field in model.model_fields.items()
     }
     config = ConfigDict(**{**model.model_config, **REQUEST_CONFIG, "title": name,

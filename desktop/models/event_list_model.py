@@ -1,16 +1,27 @@
-"""The live event list: rows appended at the bottom, the oldest dropped past a cap."""
+"""The live event list: rows appended at the bottom, the oldest dropped past a cap.
+
+Each row is a sentence (``desktop/presenters/activity.py``); the event's type, ids and
+codes are the row's ``DetailsRole`` for the view's "Technical details", never its text.
+"""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 
 from desktop.client import StreamedEvent
-from desktop.formatting import Tone, describe_event, job_label
+from desktop.presenters.activity import (
+    ActivityLine,
+    Names,
+    Tone,
+    activity_line,
+    job_label,
+    occurred_text,
+    technical_details,
+)
 from desktop.theme import qcolor
 
 DEFAULT_MAX_ROWS = 5_000
@@ -48,6 +59,7 @@ def tone_dot(tone: Tone) -> QIcon:
 
 EventRole = Qt.ItemDataRole.UserRole + 1
 EventTypeRole = Qt.ItemDataRole.UserRole + 2
+DetailsRole = Qt.ItemDataRole.UserRole + 3  # ((label, value), ...) for Technical details
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -55,8 +67,11 @@ Index = QModelIndex | QPersistentModelIndex
 @dataclass(frozen=True)
 class EventRow:
     event: StreamedEvent
-    text: str
-    tone: Tone
+    line: ActivityLine
+
+    @property
+    def text(self) -> str:
+        return self.line.text
 
 
 class EventListModel(QAbstractListModel):
@@ -68,6 +83,9 @@ class EventListModel(QAbstractListModel):
         self._rows: list[EventRow] = []
         # "Title at Company" by job id, learnt from JobDiscovered: later rows name the job.
         self._job_labels: dict[str, str] = {}
+        # "Acme (Greenhouse)" by source id, from the settings (set_source_names).
+        self._source_names: dict[str, str] = {}
+        self._names = Names(job=self._job_labels.get, source=self._source_names.get)
 
     # -- writing --------------------------------------------------------------------------
 
@@ -96,8 +114,12 @@ class EventListModel(QAbstractListModel):
                 if len(self._job_labels) >= MAX_JOB_LABELS:
                     del self._job_labels[next(iter(self._job_labels))]  # the oldest
                 self._job_labels[event.payload["jobId"]] = label
-        described = describe_event(event, self._job_labels.get)
-        return EventRow(event, described.text, described.tone)
+        return EventRow(event, activity_line(event.type, event.payload, self._names))
+
+    def set_source_names(self, names: Mapping[str, str]) -> None:
+        """Name sources in rows added from now on (rows shown keep their words)."""
+        self._source_names.clear()
+        self._source_names.update(names)
 
     def clear(self) -> None:
         self.beginResetModel()
@@ -116,13 +138,13 @@ class EventListModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return row.text
         if role == Qt.ItemDataRole.ForegroundRole:
-            return qcolor(TEXT_COLORS[row.tone]) if TEXT_COLORS[row.tone] else None
+            return qcolor(TEXT_COLORS[row.line.tone]) if TEXT_COLORS[row.line.tone] else None
         if role == Qt.ItemDataRole.DecorationRole:
-            return tone_dot(row.tone)
+            return tone_dot(row.line.tone)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{row.event.type} #{row.event.id}\n" + json.dumps(
-                row.event.payload, indent=2, ensure_ascii=False
-            )
+            return occurred_text(row.event.payload)
+        if role == DetailsRole:  # made when asked: most rows are never inspected
+            return technical_details(row.event.id, row.event.type, row.event.payload)
         if role == EventRole:
             return row.event
         if role == EventTypeRole:

@@ -14,6 +14,7 @@ from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any, Literal
 
 from desktop.formatting import stage_reason_words
+from desktop.presenters.activity import reason_words
 
 Run = Mapping[str, Any]
 
@@ -211,19 +212,30 @@ def timeline_text(entry: Mapping[str, Any]) -> str:
         text = TIMELINE_TEXT.get(kind, kind)
     reason = entry.get("reason")
     if reason and kind != "WorkflowCancellationRequested":
-        words = stage_reason_words(reason)
-        text += f" — {words if words != reason else reason.replace('_', ' ')}"
-    if entry.get("errorCode"):
-        text += f" ({entry['errorCode']})"
+        text += f" — {stage_reason_words(reason)}"
+    # An error code in words when it has them; the raw code is in Technical details.
+    words = reason_words(entry.get("errorCode"))
+    if words:
+        text += f" — {words}"
     return text
+
+
+REQUESTER_WORDS = {"local_operator": "you", "temporal_cli": "the Temporal command line",
+                   "jobctrl_api": "JobCtrl"}
+
+
+def _requester_words(requester: str | None) -> str:
+    """Who asked, in words; another tool's identity (``worker@host``) stays as it is."""
+    if not requester or requester == "unknown":
+        return "someone outside JobCtrl"
+    return REQUESTER_WORDS.get(requester) or requester.replace("_", " ")
 
 
 def _cancel_request_text(entry: Mapping[str, Any]) -> str:
     boundary = entry.get("sourceBoundary")
-    requester = entry.get("requester") or "unknown"
+    requester = _requester_words(entry.get("requester"))
     if boundary == "request_intent":
-        who = "you" if requester == "local_operator" else requester
-        text = f"Cancellation requested by {who}"
+        text = f"Cancellation requested by {requester}"
     elif boundary == "temporal_history":
         text = f"Cancellation recorded in Temporal's history (by {requester})"
     elif boundary == "recovered_temporal_history":

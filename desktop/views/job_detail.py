@@ -404,9 +404,9 @@ class JobDetail(LiveView):
             f"<span style='font-size:15pt'><b>{score['score']}</b></span> / 100"
             f" <span style='color:{COLORS['idle']}'>({html.escape(scored_by_text(score))})"
             "</span>")
-        # The internal names stay available to whoever looks closer.
-        self.score_label.setToolTip(f"Score version {score.get('version')}: "
-                                    f"{score.get('provider') or '?'} / {score.get('model') or '?'}")
+        # The score's version and its model in words (the slugs are the API's).
+        self.score_label.setToolTip(f"Score version {score.get('version')}, "
+                                    f"{scored_by_text(score)}")
         ledger = score.get("ledger")
         self.checklist.set_ledger(ledger)
         cap = cap_text(ledger)

@@ -240,7 +240,7 @@ class MainWindow(QMainWindow):
         self.add_view("apply", ApplyReviewView(self.controller, self.tabs), "Apply Review")
         self.add_view("spend", SpendView(controller=self.controller, parent=self.tabs), "Spend")
         self.add_view("settings", SettingsView(self.controller, self.tabs), "Settings")
-        self.activity = ActivityView(self.tabs)
+        self.activity = ActivityView(self.tabs, controller=self.controller)
         self.add_view("activity", self.activity, "Activity")
         root.addWidget(self.tabs, 1)
 

@@ -13,7 +13,7 @@ overwrites edits that are not saved yet.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime, time, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -44,8 +44,15 @@ from desktop.shell import ShellController
 from desktop.theme import primary_button_style
 from desktop.views.live_view import LiveView
 from desktop.views.partials.profile_page import ProfilePage
+from desktop.views.partials.schedule_picker import SchedulePicker
 from desktop.views.partials.scroll_column import scroll_column
-from desktop.views.partials.settings_form import ErrorLabel, field_messages, hint, match_fields
+from desktop.views.partials.settings_form import (
+    ErrorLabel,
+    WheelGuard,
+    field_messages,
+    hint,
+    match_fields,
+)
 from desktop.views.partials.settings_sources import SourcesEditor
 from desktop.views.status_indicators import COLORS
 
@@ -56,6 +63,13 @@ SMTP_SECURITY = (("starttls", "STARTTLS"), ("ssl", "SSL/TLS"), ("none", "None"))
 TEMPLATES = (("classic", "Classic"), ("compact", "Compact"))
 PAPERS = (("auto", "Automatic (from your country)"), ("a4", "A4"), ("letter", "US Letter"))
 SMTP_PASSWORD_SECRET = "smtp-password"
+
+
+def budget_reset_local_time(now: datetime | None = None) -> str:
+    """The spend day is the UTC day: the local clock time its next midnight falls on."""
+    moment = (now or datetime.now(UTC)).astimezone(UTC)
+    midnight = datetime.combine(moment.date() + timedelta(days=1), time(), tzinfo=UTC)
+    return f"{midnight.astimezone():%H:%M}"
 
 
 def key_secret_name(provider: str) -> str:
@@ -217,7 +231,7 @@ class SettingsView(LiveView):
         self.budget = self._line("dailyBudgetUsd", "25")
         self._field(form, "Daily budget (US$)", self.budget, "dailyBudgetUsd",
                     "0 means no limit. At the limit, new scoring and writing waits until "
-                    "midnight UTC.")
+                    f"the budget starts again at {budget_reset_local_time()} your time.")
         return box
 
     def _schedule_box(self) -> QGroupBox:
@@ -225,9 +239,9 @@ class SettingsView(LiveView):
         self.schedule_enabled = QCheckBox("Run Discover on a schedule", box)
         self.schedule_enabled.setObjectName("discoverySchedule.enabled")
         self._field(form, "", self.schedule_enabled, "discoverySchedule.enabled")
-        self.cron = self._line("discoverySchedule.cron", "0 8 * * 1-5")
-        self._field(form, "When (cron, UTC)", self.cron, "discoverySchedule.cron",
-                    "minute hour day month weekday — e.g. 0 8 * * 1-5 is 08:00 on weekdays")
+        self.schedule = SchedulePicker(box)
+        self.schedule.setObjectName("discoverySchedule.cron")
+        self._field(form, "When", self.schedule, "discoverySchedule.cron")
         self.next_run = QLabel(box)
         self.next_run.setObjectName("nextRun")
         form.addRow("", self.next_run)
@@ -316,6 +330,9 @@ class SettingsView(LiveView):
             elif isinstance(widget, QPlainTextEdit | QTableWidget):
                 pass  # the sources table reports through SourcesEditor.changed
         self.sources.changed.connect(self._mark_dirty)
+        self.schedule.edited.connect(self._mark_dirty)
+        self.wheel_guard = WheelGuard(self)
+        self.wheel_guard.guard_all(self.body)
 
     def _mark_dirty(self, *_args) -> None:
         if not self._filling:
@@ -364,7 +381,7 @@ class SettingsView(LiveView):
             self.budget.setText(_money_text(settings.get("dailyBudgetUsd")))
             schedule = settings.get("discoverySchedule") or {}
             self.schedule_enabled.setChecked(bool(schedule.get("enabled")))
-            self.cron.setText(schedule.get("cron") or "")
+            self.schedule.set_cron(schedule.get("cron"))
             self.auto_apply.setChecked(bool(settings.get("autoApply")))
             self.approval.setChecked(bool(settings.get("applyApprovalRequired", True)))
             self.concurrency.setValue(int(settings.get("applyConcurrency") or 1))
@@ -408,7 +425,7 @@ class SettingsView(LiveView):
             "llm": llm,
             "dailyBudgetUsd": _budget_value(self.budget.text()),
             "discoverySchedule": {"enabled": self.schedule_enabled.isChecked(),
-                                  "cron": self.cron.text().strip()},
+                                  "cron": self.schedule.cron()},
             "autoApply": self.auto_apply.isChecked(),
             "applyApprovalRequired": self.approval.isChecked(),
             "applyConcurrency": self.concurrency.value(),

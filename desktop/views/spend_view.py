@@ -31,7 +31,8 @@ from PySide6.QtWidgets import (
 from desktop.client import ApiClient
 from desktop.event_router import SETTINGS, SPEND
 from desktop.formatting import describe_api_error
-from desktop.models.keyed_table_model import Column, KeyedTableModel, SortRole, field
+from desktop.models.keyed_table_model import Column, KeyedTableModel, SortRole
+from desktop.presenters.llm import model_name, provider_name
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
 from desktop.theme import notice_style
@@ -201,8 +202,8 @@ class SpendChart(QWidget):
 
 
 MODEL_COLUMNS = (
-    Column("Provider", field("provider")),
-    Column("Model", field("model")),
+    Column("Provider", lambda r: provider_name(r.get("provider"))),
+    Column("Model", lambda r: model_name(r.get("provider"), r.get("model"))),
     Column("Calls", lambda r: f"{r['calls']:,}", sort_value=lambda r: r["calls"],
            align_right=True),
     Column("Tokens in / out", lambda r: f"{r['inputTokens']:,} / {r['outputTokens']:,}",

@@ -33,4 +33,20 @@ def test_the_empty_hint_explains_an_empty_list(qtbot):
     qtbot.addWidget(activity)
     activity.show()
     assert activity.empty_label.isVisible()
-    assert "Events appear here live" in activity.empty_label.text()
+    assert "appears here as it happens" in activity.empty_label.text()
+
+
+def test_a_selected_row_shows_its_type_and_ids_under_technical_details(qtbot):
+    activity = ActivityView()
+    qtbot.addWidget(activity)
+    activity.show()
+    activity.append(StreamedEvent(7, "JobScored", {
+        "jobId": "job_" + "0" * 24, "workflowId": "prep-x", "runId": "r-1", "score": 82,
+        "rationale": "…", "version": 1, "provider": "offline", "model": "offline-heuristic"}))
+    assert activity.model.row_text(0) == "Scored a job: fit 82"
+    assert not activity.technical.expanded  # folded away until asked for
+    activity.list_view.setCurrentIndex(activity.model.index(0))
+    text = activity.technical.text()
+    assert "JobScored #7" in text and "offline-heuristic" in text and "prep-x" in text
+    activity.technical.set_expanded(True)
+    assert activity.technical.details.isVisible()

@@ -36,7 +36,7 @@ def test_the_fit_box_shows_no_internal_names(qtbot, tmp_path):
     text = detail.score_label.text()
     assert "built-in offline model" in text
     assert "offline-heuristic" not in text and "version" not in text
-    assert "offline-heuristic" in detail.score_label.toolTip()
+    assert detail.score_label.toolTip() == "Score version 1, scored by the built-in offline model"
 
 
 # -- the fit checklist ----------------------------------------------------------------------

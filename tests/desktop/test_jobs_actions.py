@@ -98,11 +98,11 @@ def test_only_a_robots_block_shows_the_notice():
     assert reason_words("enrich", code) == "the site asks tools not to read it"
     assert reason_words("score", code, "blocked") == "waiting for Enrich"
     assert reason_words("pdf", code, "succeeded").startswith("stopped by the block")
-    # Other codes in plain words (never the raw code); an unknown one stays as it is.
+    # Other codes in plain words (never the raw code); an unknown one reads as its words.
     assert reason_words("score", "profile_missing") == "no profile saved yet (Settings)"
     assert reason_words("tailor", "below_min_fit_score") == "fit score below your minimum"
     assert reason_words("pdf", "upstream_not_succeeded") == "an earlier stage did not finish"
-    assert reason_words("score", "LLM_TIMEOUT") == "LLM_TIMEOUT"
+    assert reason_words("score", "LLM_TIMEOUT") == "llm timeout"
     assert describe_resolution("a.example", {"jobCount": 2}) == (
         "Allowed: JobCtrl may now read postings on a.example. 2 jobs waiting on this site "
         "are being prepared again.")

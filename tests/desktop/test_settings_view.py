@@ -10,10 +10,11 @@ import json
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTime
 from PySide6.QtWidgets import QPushButton
 
 from desktop.client import ApiRequestError
+from desktop.presenters.schedule import EVERY_DAY, SchedulePick, cron_from_pick, pick_from_cron
 from desktop.tray import SpendTray
 from desktop.views.partials import profile_import
 from desktop.views.partials.settings_form import field_messages
@@ -93,7 +94,8 @@ def test_the_form_shows_the_saved_settings(view):
     assert not view.model.isEnabled()  # offline needs no model
     assert view.sources.table.rowCount() >= 1
     assert view.sources.table.item(0, 1).text() == "Demo board"
-    assert view.cron.text() == "0 8 * * 1-5" and not view.schedule_enabled.isChecked()
+    assert view.schedule.cron() == "0 8 * * 1-5" and not view.schedule_enabled.isChecked()
+    assert view.schedule.pick() == pick_from_cron("0 8 * * 1-5")  # in this machine's zone
     assert view.next_run.text() == "Scheduled discovery is off."
     assert "never shown again" in view.api_key.placeholderText()
     assert not view.dirty
@@ -123,26 +125,44 @@ def test_editing_the_budget_saves_it_and_the_tray_tooltip_follows(qtbot, qloop, 
 
 
 @pytest.mark.integration
-def test_an_invalid_cron_shows_inline_and_saves_nothing(qtbot, qloop, view, live_controller):
+def test_a_picked_schedule_is_saved_as_its_utc_cron(qtbot, qloop, view, live_controller):
     before = api(qtbot, qloop, live_controller.client.settings())
-    replace_text(qtbot, view.budget, "30")          # a valid edit in the same save
-    replace_text(qtbot, view.cron, "61 * * * *")
-    with qtbot.waitSignal(view.save_failed, timeout=30_000):
-        qtbot.mouseClick(view.save_button, Qt.MouseButton.LeftButton)
-    cron_error = view.errors["discoverySchedule.cron"]
-    assert cron_error.isVisible()
-    assert "61" in cron_error.text() or "cron" in cron_error.text().lower()
-    assert not view.errors["dailyBudgetUsd"].isVisible()
-    assert view.status.text() == "Nothing was saved: fix the highlighted fields."
-    after = api(qtbot, qloop, live_controller.client.settings())
-    assert after == before  # the budget was not saved either
-    assert view.cron.text() == "61 * * * *"  # the user's typing is kept to fix it
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    view.grab().save(str(ARTIFACTS / "settings-view-invalid.png"))
-    # Undo puts the saved values back and clears the messages.
-    qtbot.mouseClick(view.revert_button, Qt.MouseButton.LeftButton)
-    assert view.cron.text() == before["discoverySchedule"]["cron"]
-    assert not cron_error.isVisible()
+    try:
+        picker = view.schedule
+        picker.days_choice.setCurrentIndex(picker.days_choice.findData("every_day"))
+        picker.time.setTime(QTime(7, 30))
+        assert view.dirty
+        assert picker.summary.text().startswith("Every day at 07:30, your time")
+        with qtbot.waitSignal(view.saved, timeout=30_000):
+            qtbot.mouseClick(view.save_button, Qt.MouseButton.LeftButton)
+        saved = api(qtbot, qloop, live_controller.client.settings())["discoverySchedule"]
+        assert saved["cron"] == cron_from_pick(SchedulePick(EVERY_DAY, 7, 30))  # this zone, now
+        assert picker.pick() == SchedulePick(EVERY_DAY, 7, 30)  # read back as picked
+    finally:
+        api(qtbot, qloop, live_controller.client.patch_settings(
+            discoverySchedule=before["discoverySchedule"]))
+
+
+@pytest.mark.integration
+def test_a_custom_cron_is_shown_in_local_time_and_kept(qtbot, qloop, view, live_controller):
+    before = api(qtbot, qloop, live_controller.client.settings())
+    try:
+        api(qtbot, qloop, live_controller.client.patch_settings(
+            discoverySchedule={"cron": "0 8,18 * * *"}))
+        with qtbot.waitSignal(view.refreshed, timeout=30_000):
+            view.refresh()
+        picker = view.schedule
+        assert picker.days_choice.currentData() == "custom"
+        assert picker.summary.text().startswith("Custom schedule: next runs ")
+        replace_text(qtbot, view.budget, "26")  # another edit, saved with it
+        with qtbot.waitSignal(view.saved, timeout=30_000):
+            qtbot.mouseClick(view.save_button, Qt.MouseButton.LeftButton)
+        saved = api(qtbot, qloop, live_controller.client.settings())
+        assert saved["discoverySchedule"]["cron"] == "0 8,18 * * *"  # never silently changed
+        assert saved["dailyBudgetUsd"] == 26
+    finally:
+        api(qtbot, qloop, live_controller.client.patch_settings(
+            discoverySchedule=before["discoverySchedule"], dailyBudgetUsd=25))
 
 
 @pytest.mark.integration
@@ -150,8 +170,8 @@ def test_an_invalid_budget_and_an_invalid_source_are_refused_inline(qtbot, qloop
                                                                     live_controller):
     before = api(qtbot, qloop, live_controller.client.settings())
     replace_text(qtbot, view.budget, "lots")
-    view.sources.kind.setCurrentIndex(view.sources.kind.findData("greenhouse"))
-    qtbot.keyClicks(view.sources.value, "not a token!")
+    view.sources.kind.setCurrentIndex(view.sources.kind.findData("feed"))
+    qtbot.keyClicks(view.sources.value, "not a feed address")
     qtbot.mouseClick(view.sources.add_button, Qt.MouseButton.LeftButton)
     assert view.sources.table.rowCount() == len(before["sources"]) + 1
     with qtbot.waitSignal(view.save_failed, timeout=30_000):
@@ -167,9 +187,10 @@ def test_an_invalid_budget_and_an_invalid_source_are_refused_inline(qtbot, qloop
 def test_adding_and_removing_a_source_round_trips(qtbot, qloop, view, live_controller):
     before = api(qtbot, qloop, live_controller.client.settings())
     try:
-        view.sources.kind.setCurrentIndex(view.sources.kind.findData("lever"))
-        qtbot.keyClicks(view.sources.value, "globex")
+        assert view.sources.kind.currentData() == "link"  # pasting a link is the default
+        qtbot.keyClicks(view.sources.value, "https://jobs.lever.co/globex/0f1e2d3c/apply")
         qtbot.keyClick(view.sources.value, Qt.Key.Key_Return)
+        assert view.sources.feedback.text() == "Added globex (Lever). Save settings to keep it."
         # Untick the new source so no Discover in another test would try to fetch it.
         row = view.sources.table.rowCount() - 1
         view.sources.table.item(row, 0).setCheckState(Qt.CheckState.Unchecked)

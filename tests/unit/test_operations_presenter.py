@@ -350,11 +350,11 @@ def test_timeline_text_and_diagnostics():
     assert runs.timeline_text({"type": "StageBlocked", "stage": "cover",
                                "reason": "something_new"}) == "Cover letter: blocked — something new"
     assert runs.timeline_text({"type": "WorkflowFailed", "errorCode": "budget_exceeded"}) == (
-        "Run failed (budget_exceeded)")
+        "Run failed — today's budget is used up")
     assert runs.timeline_text({"type": "WorkflowCancellationRequested", "requester":
                                "local_operator", "sourceBoundary": "request_intent"}) == (
         "Cancellation requested by you")
-    assert "temporal_cli" in runs.timeline_text({
+    assert "the Temporal command line" in runs.timeline_text({
         "type": "WorkflowCancellationRequested", "requester": "temporal_cli",
         "sourceBoundary": "temporal_history"})
     failed = {"status": "failed", "failureDiagnostics": {

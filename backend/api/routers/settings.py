@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Discriminator, Field, Tag, ValidationError
 
 from backend.api.errors import ApiError, error_responses
-from backend.api.partial import partial_model
+from backend.api.partial import REQUEST_CONFIG, partial_model
 from backend.api.routers.apply import nudge_auto_apply
 from backend.api.routers.schedule import reconcile_after_settings_save
 from backend.api.security import require_token
@@ -22,6 +22,8 @@ from backend.config import (
     save_settings,
 )
 from backend.runtime.budget_resume import nudge_budget_resume
+from backend.sources.config import SourceConfig
+from backend.sources.link import MAX_LINK_LENGTH, SourceLinkError, resolve_source_link
 from backend.store.staleness import threshold_cleared_jobs
 from backend.temporal.dispatch import start_policy_rerun
 
@@ -40,7 +42,31 @@ NESTED_PATCHES: dict[str, type[BaseModel]] = {
     "materials": partial_model(MaterialsSettings, name="MaterialsSettingsPatch",
                                description="Materials keys to change"),
 }
-SettingsPatch = partial_model(AppSettings, name="SettingsPatch", nested=NESTED_PATCHES,
+
+
+class SourceLinkEntry(BaseModel):
+    """A source given by its careers-page or job-board link; saved as the entry it names."""
+
+    model_config = REQUEST_CONFIG
+    link: str = Field(min_length=1, max_length=MAX_LINK_LENGTH,
+                      description="A company's careers-page or job-board link")
+    enabled: bool = True
+
+
+
+def _source_or_link(entry: Any) -> str:
+    linked = isinstance(entry, dict) and "link" in entry and "kind" not in entry
+    return "[link]" if linked else "[source]"
+
+
+# A source entry, or a link naming one. The bracketed tags stay out of error locations.
+SourceOrLink = Annotated[Annotated[SourceConfig, Tag("[source]")]
+                         | Annotated[SourceLinkEntry, Tag("[link]")],
+                         Discriminator(_source_or_link)]
+
+
+SettingsPatch = partial_model(AppSettings, name="SettingsPatch",
+                              nested={**NESTED_PATCHES, "sources": list[SourceOrLink]},
                               description="The settings keys to change (camelCase); every "
                               "key left out keeps its saved value")
 NESTED = tuple(AppSettings.model_fields[name].alias for name in NESTED_PATCHES)
@@ -56,6 +82,34 @@ def merge_patch(current: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any
     return merged
 
 
+def expand_source_links(patch: dict[str, Any]) -> dict[str, Any]:
+    """A source given as ``{"link": "https://jobs.lever.co/globex"}`` (optionally with
+    ``enabled``) becomes the typed entry the link names, with a generated id; a link no
+    family reads is a 422 with the link's own code, and nothing is saved."""
+    sources = patch.get("sources")
+    if not isinstance(sources, list):
+        return patch
+    taken = {str(entry["id"]) for entry in sources if isinstance(entry, dict) and entry.get("id")}
+    expanded = []
+    for index, entry in enumerate(sources):
+        if isinstance(entry, dict) and "link" in entry and "kind" not in entry:
+            entry = _source_from_link(entry, index, taken)
+            taken.add(entry["id"])
+        expanded.append(entry)
+    return {**patch, "sources": expanded}
+
+
+def _source_from_link(entry: dict[str, Any], index: int, taken: set[str]) -> dict[str, Any]:
+    try:
+        resolved = resolve_source_link(str(entry["link"]))
+    except SourceLinkError as error:
+        raise ApiError(422, error.code, error.message, fields=[f"sources.{index}.link"]) from None
+    source = resolved.source(taken)
+    if "enabled" in entry:
+        source["enabled"] = entry["enabled"]
+    return source
+
+
 @router.get("/v1/settings", response_model=AppSettings, responses=error_responses(401))
 async def get_settings(request: Request) -> AppSettings:
     return request.app.state.context.settings
@@ -69,7 +123,7 @@ async def patch_settings(request: Request, body: SettingsPatch) -> AppSettings: 
     current = json.loads(context.settings.model_dump_json(by_alias=True))
     patch = body.model_dump(by_alias=True, exclude_unset=True)
     try:
-        updated = AppSettings.model_validate(merge_patch(current, patch))
+        updated = AppSettings.model_validate(merge_patch(current, expand_source_links(patch)))
     except ValidationError as error:
         fields = sorted({".".join(str(p) for p in e["loc"]) for e in error.errors()})
         raise ApiError(422, "validation_error",

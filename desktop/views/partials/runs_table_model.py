@@ -20,7 +20,8 @@ def _status_color(row) -> QBrush:
 
 RUN_COLUMNS = [
     Column("Status", present.status_text, foreground=_status_color),
-    Column("Run", present.run_name, tooltip=lambda r: r.get("workflowId")),
+    # The workflow id is in the run's Technical details, not in a tooltip.
+    Column("Run", present.run_name),
     Column("Started", lambda r: present.local_time_text(r.get("startedAt")),
            tooltip=lambda r: r.get("startedAt")),
     Column("Duration", lambda r: present.duration_text(r.get("durationMs"),

@@ -8,7 +8,15 @@ lands under its own input. Qt-free parts first.
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtWidgets import (
+    QAbstractScrollArea,
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QLabel,
+    QWidget,
+)
 
 from desktop.client import ApiRequestError
 from desktop.theme import COLORS
@@ -71,3 +79,36 @@ def hint(text: str, parent: QWidget | None = None) -> QLabel:
     label.setStyleSheet(HINT_STYLE)
     label.setWordWrap(True)
     return label
+
+
+class WheelGuard(QObject):
+    """In a scrolling form the wheel scrolls the form: a combo box or spin box the user has
+    not clicked into would otherwise take the wheel and silently change a setting."""
+
+    def guard(self, widget: QWidget) -> None:
+        widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # the wheel gives it no focus
+        widget.installEventFilter(self)
+
+    def guard_all(self, root: QWidget) -> None:
+        for widget in root.findChildren(QWidget):
+            if isinstance(widget, QComboBox | QAbstractSpinBox):
+                self.guard(widget)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
+        if event.type() != QEvent.Type.Wheel or not isinstance(watched, QWidget) \
+                or watched.hasFocus():
+            return super().eventFilter(watched, event)
+        # Handed to the form's scroll bar: Qt passes an ignored wheel event on to the
+        # parents only for events from the window system, and this way both scroll.
+        area = _scroll_area_of(watched)
+        if area is not None:
+            QApplication.sendEvent(area.verticalScrollBar(), event)
+        event.accept()
+        return True
+
+
+def _scroll_area_of(widget: QWidget) -> QAbstractScrollArea | None:
+    parent = widget.parentWidget()
+    while parent is not None and not isinstance(parent, QAbstractScrollArea):
+        parent = parent.parentWidget()
+    return parent

@@ -1,13 +1,18 @@
 """The sources editor: the configured job sources as a table, add / remove / enable.
 
+A company's board is added by pasting its careers-page or job-board link
+(``backend/sources/link.py`` reads the family and board; the id is generated); a link it
+cannot read is refused at once with a message saying what to paste instead. Feeds and
+files are added by their address or path.
+
 Rows keep the API's own dict for each source, so kinds this editor cannot build (a broad
 job-board search, say) survive a save untouched; only ``enabled`` is edited in place.
+Source ids are for the API: they are listed under "Technical details", not in the table.
 """
 
 from __future__ import annotations
 
 import copy
-import re
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -16,6 +21,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QHeaderView,
+    QLabel,
     QLineEdit,
     QPushButton,
     QTableWidget,
@@ -24,47 +30,25 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-# kind -> (label, the one field a user types, its placeholder)
+from backend.sources.link import SourceLinkError, new_source_id, resolve_source_link
+from desktop.presenters.sources import KIND_LABELS, describe_source, source_name
+from desktop.views.partials.settings_form import ERROR_STYLE, HINT_STYLE
+from desktop.views.partials.technical_disclosure import TechnicalDisclosure
+
+LINK = "link"
+# what to add -> (label, the settings field a typed value goes in, its placeholder)
 ADDABLE = {
-    "greenhouse": ("Greenhouse board", "boardToken", "board token, e.g. acme"),
-    "lever": ("Lever site", "company", "company, e.g. globex"),
-    "ashby": ("Ashby board", "boardName", "board name, e.g. initech"),
+    LINK: ("Company job board", None,
+           "Paste a careers-page or job-board link, e.g. https://jobs.lever.co/acme"),
     "feed": ("RSS / Atom feed", "url", "https://example.org/jobs.rss"),
     "json_file": ("JSON file", "path", "/path/to/postings.json"),
     "csv_file": ("CSV file", "path", "/path/to/jobs.csv"),
 }
-KIND_LABELS = {"demo_board": "Demo board", "jobspy": "Job boards search",
-               "workday": "Workday careers site", "smartrecruiters": "SmartRecruiters company",
-               "workable": "Workable careers page", "recruitee": "Recruitee careers site",
-               "personio": "Personio job page",
-               **{kind: label for kind, (label, _f, _p) in ADDABLE.items()}}
-DETAIL_FIELDS = ("boardToken", "company", "boardName", "account", "host", "url", "path")
-
-
-def describe_source(source: dict[str, Any]) -> str:
-    for field in DETAIL_FIELDS:
-        if source.get(field):
-            return str(source[field])
-    if source.get("kind") == "jobspy":
-        return ", ".join(source.get("queries") or [])
-    return "bundled sample postings"
-
-
-def new_source_id(kind: str, value: str, taken: set[str]) -> str:
-    """``gh-acme``-style ids: lower case, safe characters, unique among ``taken``."""
-    short = {"greenhouse": "gh", "lever": "lever", "ashby": "ashby", "feed": "feed",
-             "json_file": "json", "csv_file": "csv"}[kind]
-    stem = re.sub(r"[^a-z0-9]+", "-", value.lower().rsplit("/", 1)[-1]).strip("-")[:40]
-    base = f"{short}-{stem or 'source'}"
-    candidate, n = base, 2
-    while candidate in taken:
-        candidate, n = f"{base}-{n}", n + 1
-    return candidate
 
 
 class SourcesEditor(QWidget):
     changed = Signal()
-    COLUMNS = ("On", "Kind", "Where", "Id")
+    COLUMNS = ("On", "Source", "Where")
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -81,7 +65,6 @@ class SourcesEditor(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
         self.table.setMinimumHeight(120)
         self.table.itemChanged.connect(self._on_item_changed)
         layout.addWidget(self.table)
@@ -102,9 +85,18 @@ class SourcesEditor(QWidget):
         add_row.addWidget(self.add_button)
         add_row.addWidget(self.remove_button)
         layout.addLayout(add_row)
+        self.feedback = QLabel(self)  # why a link was refused, or what was added
+        self.feedback.setObjectName("sourceFeedback")
+        self.feedback.setWordWrap(True)
+        self.feedback.hide()
+        layout.addWidget(self.feedback)
+        self.technical = TechnicalDisclosure(self)
+        self.technical.setObjectName("sourcesTechnical")
+        layout.addWidget(self.technical)
         self.kind.currentIndexChanged.connect(self._update_placeholder)
         self.add_button.clicked.connect(self.add_from_inputs)
         self.value.returnPressed.connect(self.add_from_inputs)
+        self.value.textEdited.connect(lambda _text: self.feedback.hide())
         self.remove_button.clicked.connect(self.remove_selected)
         self._update_placeholder()
 
@@ -112,22 +104,38 @@ class SourcesEditor(QWidget):
 
     def set_sources(self, sources: list[dict[str, Any]]) -> None:
         self._sources = [copy.deepcopy(source) for source in sources]
+        self.feedback.hide()
         self._render()
 
     def sources(self) -> list[dict[str, Any]]:
         return [copy.deepcopy(source) for source in self._sources]
 
+    @property
+    def error(self) -> str | None:
+        """The message shown for the last refused link, if it is still shown."""
+        return self.feedback.text() if self.feedback.property("refused") and \
+            not self.feedback.isHidden() else None
+
     def add_from_inputs(self) -> None:
         value = self.value.text().strip()
         if not value:
             return
-        kind = self.kind.currentData()
-        _label, field, _placeholder = ADDABLE[kind]
         taken = {str(source.get("id")) for source in self._sources}
-        # Sent as typed: the API validates (a bad token or URL comes back inline).
-        self._sources.append({"kind": kind, "id": new_source_id(kind, value, taken),
-                              field: value, "enabled": True})
+        kind = self.kind.currentData()
+        if kind == LINK:
+            try:
+                source = resolve_source_link(value).source(taken)
+            except SourceLinkError as refused:
+                self._say(refused.message, refused=True)
+                return  # the typed link stays, to be corrected
+        else:
+            # Sent as typed: the API validates (a bad URL or path comes back inline).
+            field = ADDABLE[kind][1]
+            source = {"kind": kind, "id": new_source_id(kind, value, taken), field: value,
+                      "enabled": True}
+        self._sources.append(source)
         self.value.clear()
+        self._say(f"Added {source_name(source)}. Save settings to keep it.", refused=False)
         self._render()
         self.changed.emit()
 
@@ -153,12 +161,13 @@ class SourcesEditor(QWidget):
                                  else Qt.CheckState.Unchecked)
                 self.table.setItem(row, 0, on)
                 kind = str(source.get("kind"))
-                for column, text in enumerate(
-                        (KIND_LABELS.get(kind, kind), describe_source(source),
-                         str(source.get("id", ""))), start=1):
+                label = KIND_LABELS.get(kind, kind.replace("_", " ").capitalize())  # a newer kind
+                for column, text in enumerate((label, describe_source(source)), start=1):
                     self.table.setItem(row, column, QTableWidgetItem(text))
         finally:
             self.table.blockSignals(False)
+        self.technical.set_rows((f"Source id of {source_name(source)}", str(source.get("id")))
+                                for source in self._sources)
 
     def _on_item_changed(self, item: QTableWidgetItem) -> None:
         if item.column() != 0 or item.row() >= len(self._sources):
@@ -166,6 +175,13 @@ class SourcesEditor(QWidget):
         self._sources[item.row()]["enabled"] = item.checkState() == Qt.CheckState.Checked
         self.changed.emit()
 
+    def _say(self, text: str, *, refused: bool) -> None:
+        self.feedback.setText(text)
+        self.feedback.setProperty("refused", refused)
+        self.feedback.setStyleSheet(ERROR_STYLE if refused else HINT_STYLE)
+        self.feedback.show()
+
     def _update_placeholder(self) -> None:
         _label, _field, placeholder = ADDABLE[self.kind.currentData()]
         self.value.setPlaceholderText(placeholder)
+        self.feedback.hide()
