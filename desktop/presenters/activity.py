@@ -387,6 +387,11 @@ def _budget_resumed(p: Payload, n: Names) -> tuple[str, Tone]:
     return f"Today's budget has room again: preparing {_job(n, p)} continues", "info"
 
 
+def _interrupted_resumed(p: Payload, n: Names) -> tuple[str, Tone]:
+    return (f"Preparing {_job(n, p)} was interrupted (the app's worker stopped): it starts"
+            " again"), "info"
+
+
 def _condition_resolved(p: Payload, _n: Names) -> tuple[str, Tone]:
     count = _count(int(p.get("jobCount") or 0), "job")
     return f"You allowed reading postings on {p.get('host') or 'a site'}: {count} continue", \
@@ -553,6 +558,7 @@ SENTENCES: dict[str, Callable[[Payload, Names], tuple[str, Tone]]] = {
     "ProfileContinuationIntended": _continuation,
     "EnrichConditionResolved": _condition_resolved,
     "PreparationBudgetResumed": _budget_resumed,
+    "PreparationInterruptedResumed": _interrupted_resumed,
     "PipelineStepQueued": _step("queued", "info"),
     "PipelineStepStarted": _step("started", "info"),
     "PipelineStepCompleted": _step("completed", "success"),
