@@ -59,6 +59,8 @@ class DesktopShell:
         self.tray.cancel_result.connect(self._show_note)
         self.notifier = Notifier(self.controller, self.tray.status, tray_sink(self.tray.icon))
         self.notifier.notified.connect(lambda title, text: self._show_note(f"{title}: {text}"))
+        # No tray or notification service: the notice stays in the window until dismissed.
+        self.notifier.undelivered.connect(self.window.views["pipelines"].show_notice)
         self.instance: InstanceServer | None = None
 
     def listen_for_second_launches(self, instance: InstanceServer) -> None:

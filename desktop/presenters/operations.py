@@ -1,7 +1,11 @@
 """Plain words for the operations snapshot (``GET /v1/pipeline/operations``). Qt-free.
 
-The Pipelines view shows what these functions return; tests call them directly. Rules
-from the spec that live here, so one place decides them:
+The one presenter of the one snapshot: ``summarize`` gives the run summary — the
+Pipelines headline, its bar over the whole run, the ETA in words, the primary action —
+and the tray tooltip (``RunSummary.tray_text``) and the notifications (``run_end_notice``,
+``budget_notice``) are built from that same summary, so no two surfaces can disagree.
+The rest of the module words the "Details" disclosure. Tests call these functions
+directly. Rules from the spec that live here, so one place decides them:
 
 * while the selected run's history is being restored (coverage ``recovering`` /
   ``retrying``) nothing selected-run-specific is shown as a number: no counts, no
@@ -11,7 +15,9 @@ from the spec that live here, so one place decides them:
 * after a failed, completed-with-issues, closed-draining or incomplete-history run, a new
   Discover may be set up only when ``activeItemsTotal`` is exactly 0 (positive: work
   remains; null: the inventory is unavailable);
-* unknown stays unknown: a null is "unknown" with its reason, never 0.
+* unknown stays unknown: a null is "unknown" with its reason, never 0; the bar shows a
+  number only when the remaining work is known and measured, else it is busy (work
+  moves, amount unknown) or still (nothing moves), with the reason.
 """
 
 from __future__ import annotations
@@ -31,24 +37,6 @@ STAGES = ("enrich", "score", "tailor", "cover", "pdf")
 STAGE_LABELS = {"enrich": "Enrich", "score": "Score", "tailor": "Tailor", "cover": "Cover letter",
                 "pdf": "PDF"}
 
-PHASE_LABELS = {
-    "discovering": "Discovering",
-    "draining": "Finishing up",
-    "completed": "Completed",
-    "completed_with_issues": "Completed with issues",
-    "failed": "Failed",
-    "canceled": "Canceled",
-}
-PHASE_HINTS = {
-    "discovering": "Fetching postings from your sources.",
-    "draining": "Sources are done; found jobs are still being prepared.",
-    "completed": "Every job of this run has been handled.",
-    "completed_with_issues": "The run ended, but some sources or jobs failed.",
-    "failed": "The run failed.",
-    "canceled": "The run was stopped.",
-}
-PHASE_TONES = {"discovering": "busy", "draining": "busy", "completed": "ok",
-               "completed_with_issues": "busy", "failed": "bad", "canceled": "idle"}
 LIVE_PHASES = frozenset({"discovering", "draining"})
 
 # The three scopes, in display order, with the user's words for them.
@@ -64,7 +52,7 @@ SELECTED_RUN_SCOPES = frozenset({"current_execution", "execution_sweep"})
 COUNT_FIELDS = ("eligible", "waiting", "processing", "succeeded", "skipped", "blocked", "failed",
                 "exhausted", "canceled", "needsVerification", "stale", "unknown")
 COUNT_LABELS = {
-    "eligible": "In scope", "waiting": "Waiting", "processing": "Marked running",
+    "eligible": "In scope", "waiting": "Waiting", "processing": "Running",
     "succeeded": "Done", "skipped": "Skipped", "blocked": "Blocked", "failed": "Failed",
     "exhausted": "Gave up", "canceled": "Canceled", "needsVerification": "Checking",
     "stale": "Outdated", "unknown": "Unknown",
@@ -72,8 +60,8 @@ COUNT_LABELS = {
 COUNT_HINTS = {
     "eligible": "Jobs in this scope",
     "waiting": "Pending or queued",
-    "processing": "Recorded as running in this scope. The worker may be busy with a stage "
-                  "before its jobs are marked (see Worker capacity: Working on now)",
+    "processing": "Jobs of this scope recorded as running. What the worker executes right "
+                  "now, for every scope, is under Worker capacity: Working on now",
     "blocked": "Held back by something to fix first, such as a missing profile",
     "needsVerification": "Marked running, but its run has ended: being verified",
     "stale": "Scored against an older profile",
@@ -143,16 +131,6 @@ def execution(snapshot: Snapshot) -> Mapping[str, Any] | None:
 def phase(snapshot: Snapshot) -> str | None:
     selected = execution(snapshot)
     return selected.get("phase") if selected else None
-
-
-def phase_label(value: str | None) -> str:
-    if value is None:
-        return "No Discover run yet"
-    return PHASE_LABELS.get(value, value.replace("_", " ").capitalize())
-
-
-def phase_tone(value: str | None) -> str:
-    return PHASE_TONES.get(value or "", "idle")
 
 
 def poll_interval_ms(snapshot: Snapshot | None) -> int:
@@ -559,12 +537,14 @@ ACTIVE_STAGE_LABELS = {**STAGE_LABELS, "discover": "Discover", "preflight": "Bud
 def active_stage_text(snapshot: Snapshot) -> str:
     """What the worker executes right now, by stage, across every scope. It can differ
     from a scope's "Marked running" count: a batch step (such as the final PDF check)
-    works on jobs whose rows are not marked running, and other scopes share the worker."""
+    works on jobs whose rows are not marked running, other scopes share the worker, and
+    the worker reports every few seconds while the counts are read now."""
     counts = snapshot.get("activeStageCounts")
     if counts is None:
         return "Working on now: unknown"
     busy = [f"{ACTIVE_STAGE_LABELS.get(stage, stage)} {n}" for stage, n in counts.items() if n]
-    return "Working on now: " + (", ".join(busy) if busy else "nothing")
+    return ("Working on now (every scope, at the worker's last report): "
+            + (", ".join(busy) if busy else "nothing"))
 
 
 def task_queue_lines(snapshot: Snapshot) -> list[str]:
@@ -679,7 +659,7 @@ class RunSummary:
     @property
     def live(self) -> bool:
         return self.state in ("discovering", "preparing", "paused_budget",
-                              "waiting_for_worker", "recovering")
+                              "waiting_for_worker")
 
     @property
     def tray_text(self) -> str:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 
 class Disclosure(QWidget):
@@ -29,6 +29,10 @@ class Disclosure(QWidget):
         self.body.setStyleSheet(f"#{name}Body {{ border-left: 2px solid palette(mid); }}")
         self.body_layout = QVBoxLayout(self.body)
         self.body_layout.setContentsMargins(10, 2, 4, 2)
+        # Never squeezed below what it needs when open: in a scroll column the page
+        # scrolls instead of overlapping the rows.
+        for widget in (self, self.body):
+            widget.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
         layout.addWidget(self.toggle, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.body)
         self.body.setVisible(False)
