@@ -60,7 +60,11 @@ class DesktopShell:
         self.notifier = Notifier(self.controller, self.tray.status, tray_sink(self.tray.icon))
         self.notifier.notified.connect(lambda title, text: self._show_note(f"{title}: {text}"))
         # No tray or notification service: the notice stays in the window until dismissed.
-        self.notifier.undelivered.connect(self.window.views["pipelines"].show_notice)
+        pipelines = self.window.views["pipelines"]
+        self.notifier.undelivered.connect(pipelines.show_notice)
+        # One snapshot on screen: the window and the tray both show the newest either fetched.
+        pipelines.snapshot_shown.connect(self.tray.status.offer_operations)
+        self.tray.status.changed.connect(lambda status: pipelines.offer_snapshot(status.operations))
         self.instance: InstanceServer | None = None
 
     def listen_for_second_launches(self, instance: InstanceServer) -> None:

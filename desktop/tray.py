@@ -21,7 +21,7 @@ tooltip says why, never "$0.00".
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
@@ -203,6 +203,13 @@ class TrayStatus(QObject):
         if views & self.KEYS:
             self.refresh()
 
+    def offer_operations(self, operations: dict[str, Any]) -> None:
+        """A snapshot the window fetched: kept when it is newer than ours, so the tray
+        and the Pipelines headline say the same thing."""
+        if ops.newer(operations, self.snapshot.operations):
+            self.snapshot = replace(self.snapshot, operations=operations, operations_error=None)
+            emit(self.changed, self.snapshot)
+
     def refresh(self) -> None:
         if self._in_flight:
             self._again = True
@@ -229,6 +236,10 @@ class TrayStatus(QObject):
 
     def _on_result(self, snapshot: TraySnapshot) -> None:
         self._in_flight = False
+        if not ops.newer(snapshot.operations, self.snapshot.operations) and \
+                self.snapshot.operations is not None and snapshot.operations is not None:
+            # The window showed a newer one meanwhile: keep it (never step back).
+            snapshot = replace(snapshot, operations=self.snapshot.operations)
         self.snapshot = snapshot
         emit(self.changed, snapshot)
         self._next()

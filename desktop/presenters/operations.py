@@ -85,7 +85,7 @@ ETA_REASONS = {
 # membership last), so "jobs are still being found" under "sources are done" read as a
 # contradiction.
 MEMBERSHIP_OPEN_BY_PHASE = {"discovering": "jobs are still being found",
-                            "draining": "earlier jobs may still be added to this run"}
+                            "draining": "the list of jobs is not final yet"}
 CONFIDENCE_LABELS = {"high": "high confidence", "medium": "medium confidence",
                      "low": "low confidence"}
 
@@ -780,12 +780,26 @@ def eta_words(eta: Mapping[str, Any] | None) -> str | None:
     return f"about {duration_range_text(low, high)} left"
 
 
+DISPATCH_RECENCY_S = 300  # pipeline-eta-v1's "recent dispatch" window
+
+
 def no_eta_words(snapshot: Snapshot) -> str:
     """``No time estimate yet: …`` with the estimator's reason in plain words."""
     eta = snapshot.get("overallEta")
     if eta is None:
         return "No time estimate yet: the worker's status is not known yet"
+    if eta.get("reason") == "no_dispatch" and _run_age_s(snapshot) < DISPATCH_RECENCY_S:
+        # A run minutes old has no "last few minutes" without dispatch to speak of.
+        return "No time estimate yet: waiting for the first steps to start"
     return f"No time estimate yet: {eta_reason_text(eta, phase(snapshot))}"
+
+
+def _run_age_s(snapshot: Snapshot) -> float:
+    started = parse_time((execution(snapshot) or {}).get("startedAt"))
+    generated = parse_time(snapshot.get("generatedAt"))
+    if started is None or generated is None:
+        return math.inf
+    return (generated - started).total_seconds()
 
 
 def _worker_down(snapshot: Snapshot) -> str | None:
@@ -1054,3 +1068,14 @@ def seconds_ago_text(value: str | None, now: datetime | None = None) -> str | No
     if age < 5400:
         return f"{age / 60:.0f} min ago"
     return f"{age / 3600:.0f} h ago"
+
+
+def newer(candidate: Snapshot | None, than: Snapshot | None) -> bool:
+    """Whether ``candidate`` was generated after ``than`` (the window and the tray each
+    fetch the snapshot; both show whichever is newest, so they say the same)."""
+    if candidate is None:
+        return False
+    if than is None:
+        return True
+    new, old = parse_time(candidate.get("generatedAt")), parse_time(than.get("generatedAt"))
+    return new is not None and (old is None or new > old)

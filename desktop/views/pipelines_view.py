@@ -83,6 +83,7 @@ class PipelinesView(LiveView):
     profile_requested = Signal()  # "Type it in myself": the window opens Settings on it
     import_requested = Signal()   # "Import your résumé…": the window asks for the file
     sample_requested = Signal()   # "Try it with a sample profile"
+    snapshot_shown = Signal(object)  # the operations snapshot now on screen (for the tray)
 
     def __init__(self, controller: ShellController, parent: QWidget | None = None):
         super().__init__(controller, parent)
@@ -222,6 +223,13 @@ class PipelinesView(LiveView):
         self.technical.set_rows(ops.technical_rows(snapshot))
         self.show_times(now)
         self._update_discover()
+        emit(self.snapshot_shown, snapshot)
+
+    def offer_snapshot(self, snapshot: dict[str, Any] | None) -> None:
+        """A snapshot the tray fetched: shown when it is newer than ours, so the window
+        and the tray say the same thing."""
+        if ops.newer(snapshot, self.snapshot):
+            self.show_snapshot(snapshot)
 
     def show_times(self, now: datetime | None = None) -> None:
         """Re-render what ages ("3 s ago") from the stored snapshot; the timer's tick."""

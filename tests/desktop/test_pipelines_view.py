@@ -77,7 +77,7 @@ def test_every_recorded_state_agrees_with_the_tray_and_keeps_the_action_in_view_
     pipelines = window.views["pipelines"]
     tray = SpendTray(controller)
     controller.start()
-    qtbot.waitUntil(lambda: pipelines.snapshot is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: pipelines.snapshot is not None, timeout=30_000)
     for state, name in STATES.items():
         client.operations = recorded(name)
         with qtbot.waitSignal(pipelines.refreshed, timeout=10_000):
@@ -221,7 +221,7 @@ def test_details_hold_the_whole_snapshot_folded_away(qtbot, qloop, tmp_path):
     assert details.slots_label.text().startswith("Slots in use:")
     assert "(approximate)" in details.queues_label.text()
     assert "Final check of job details" in details.reconciliation_label.text()
-    assert details.eta_label.text() == "No ETA: earlier jobs may still be added to this run"
+    assert details.eta_label.text() == "No ETA: the list of jobs is not final yet"
     assert "Temporal Web UI" in details.temporal_label.text()
     assert "discover-local" in view.technical.text()
     _screenshot(view, "pipelines-details.png")

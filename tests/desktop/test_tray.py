@@ -333,3 +333,22 @@ def test_tray_reads_the_live_spend_and_eta(qtbot, live_controller):
     with qtbot.waitSignal(tray.cancel_result, timeout=30_000) as said:
         tray.cancel_current_run()
     assert said.args[0].startswith("Workflow run not found")
+
+
+def test_the_window_and_the_tray_show_the_newest_snapshot_either_fetched(qtbot, qloop, tmp_path):
+    """Both fetch the snapshot on their own schedule; a headline one job ahead of the
+    tooltip was seen under a real X server. Whichever is newer is shown by both."""
+    shell = DesktopShell(tmp_path)
+    qtbot.addWidget(shell.window)
+    pipelines, status = shell.window.views["pipelines"], shell.tray.status
+    midway, later = recorded("draining-midway"), recorded("draining-eta")
+    assert ops.newer(later, midway) and not ops.newer(midway, later)
+    pipelines.show_snapshot(midway)
+    assert shell.tray.tooltip().endswith(ops.summarize(midway).tray_text)
+    status._on_result(TraySnapshot(today(1, 25), later))  # the tray's own, newer fetch
+    assert pipelines.headline.headline.text() == ops.summarize(later).headline
+    assert shell.tray.tooltip().endswith(ops.summarize(later).tray_text)
+    pipelines.show_snapshot(midway)  # an older answer arriving late changes nothing there
+    assert shell.tray.tooltip().endswith(ops.summarize(later).tray_text)
+    status._on_result(TraySnapshot(today(1, 25), midway))  # nor here
+    assert status.snapshot.operations is later

@@ -149,7 +149,7 @@ def test_withheld_eta_is_no_eta_plus_the_bounded_reason():
     # membership_open in the phase's words
     open_ = {"state": "calibrating", "reason": "membership_open"}
     assert ops.eta_text(open_, "discovering") == "No ETA: jobs are still being found"
-    assert ops.eta_text(open_, "draining") == "No ETA: earlier jobs may still be added to this run"
+    assert ops.eta_text(open_, "draining") == "No ETA: the list of jobs is not final yet"
     assert ops.eta_text(None) == "No ETA: unknown"
     assert ops.eta_text({"state": "calibrating", "reason": "brand_new"}) == "No ETA: brand new"
     assert set(ops.ETA_REASONS) >= {"no_work", "worker_unavailable", "telemetry_stale",

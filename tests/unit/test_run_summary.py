@@ -217,3 +217,17 @@ def test_relative_times_are_counted_to_now():
 def test_loading_before_any_snapshot():
     summary = ops.summarize(None)
     assert summary.state == "loading" and summary.progress.kind == "busy"
+
+
+def test_no_dispatch_at_the_start_of_a_run_is_not_minutes_of_silence():
+    """Seen under a real X server: a fresh app's first run read "nothing has started in
+    the last few minutes" six seconds in (no stage row had started yet)."""
+    snapshot = recorded("draining-sources-done")
+    snapshot["overallEta"] = {"state": "paused", "reason": "no_dispatch"}
+    started = ops.parse_time(snapshot["execution"]["startedAt"])
+    snapshot["generatedAt"] = (started + timedelta(seconds=6)).isoformat()
+    assert ops.summarize(snapshot).no_eta == \
+        "No time estimate yet: waiting for the first steps to start"
+    snapshot["generatedAt"] = (started + timedelta(minutes=9)).isoformat()
+    assert ops.summarize(snapshot).no_eta == \
+        "No time estimate yet: nothing has started in the last few minutes"

@@ -110,7 +110,9 @@ class RunHeadline(QFrame):
     def show_summary(self, summary: RunSummary) -> None:
         self.summary = summary
         self.headline.setText(summary.headline)
-        self.headline.setStyleSheet(f"color: {COLORS[summary.tone]};")
+        # Idle is said in the normal text color: grey would read as a disabled control.
+        self.headline.setStyleSheet("" if summary.tone == "idle"
+                                    else f"color: {COLORS[summary.tone]};")
         self.detail.setText(summary.detail)
         self.detail.setVisible(bool(summary.detail))
         self._show_progress(summary)
