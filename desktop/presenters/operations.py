@@ -222,7 +222,7 @@ def recovery_gate(snapshot: Snapshot) -> RecoveryGate:
                             "Can't confirm that no work is still running (the worker's "
                             "inventory is unavailable). Wait for the worker to report in.")
     if active == 0:
-        return RecoveryGate("ready", "No work is running. You can set up a new Discover run.")
+        return RecoveryGate("ready", "No work is running: you can start a new Discover run.")
     noun = "item is" if active == 1 else "items are"
     return RecoveryGate("remaining_work",
                         f"{active} work {noun} still running. Wait for them to finish "

@@ -2,13 +2,15 @@
 
 Top (pinned above the scroll area, so it is in view at any size and scroll position): one
 honest line about the run, one bar over the whole run, the ETA in words, and the primary
-action — Discover, Cancel while the run can be stopped, and after an unsafe ending "Set up
-a new Discover run" (only when no work is running; it only focuses the Discover
-controls). Under it: an in-window banner for notifications where no notification service
-exists. Then, scrolling: the sources to search (with the first-run profile panel while no
-candidate profile is saved — Discover alone only finds postings — and a marker while the
-saved one is the sample), the full operations detail behind "Details" (collapsed), and the
-identifiers behind "Technical details" (collapsed).
+action — Discover, and Cancel while the run can be stopped. After a failed, problem or
+closed-but-draining run Discover stays disabled until fresh inventory proves no work is
+running (the spec's "Set up a new Discover run" gate: the reason, then the offer, is said
+next to the button; the source ticks are right below it). Under it: an in-window banner
+for notifications where no notification service exists. Then, scrolling: the sources to
+search (with the first-run profile panel while no candidate profile is saved — Discover
+alone only finds postings — and a marker while the saved one is the sample), the full
+operations detail behind "Details" (collapsed), and the identifiers behind "Technical
+details" (collapsed).
 
 The headline, the bar and the ETA come from ``ops.summarize`` — the same summary the tray
 tooltip and the notifications use. Relative times ("last report 3 s ago", "Updated 4 s
@@ -78,7 +80,6 @@ def source_name(source_id: str, sources: list[dict[str, Any]]) -> str:
 
 class PipelinesView(LiveView):
     view_keys = frozenset({PIPELINES, SETTINGS})
-    setup_focused = Signal()       # "Set up a new Discover run" moved focus to the controls
     discover_started = Signal(object)  # the accepted answer of run-stage discover
     profile_requested = Signal()  # "Type it in myself": the window opens Settings on it
     import_requested = Signal()   # "Import your résumé…": the window asks for the file
@@ -116,11 +117,9 @@ class PipelinesView(LiveView):
         self.headline = RunHeadline(self)
         self.discover_button = self.headline.discover_button
         self.cancel_button = self.headline.cancel_button
-        self.setup_button = self.headline.setup_button
         self.discover_note = self.headline.note
         self.discover_button.clicked.connect(self.request_discover)
         self.cancel_button.clicked.connect(self.request_cancel)
-        self.setup_button.clicked.connect(self.focus_discover_controls)
         outer.addWidget(self.headline)
         self.notice = NoticeBanner(self)
         outer.addWidget(self.notice)
@@ -258,10 +257,6 @@ class PipelinesView(LiveView):
         requested = cancelable and self.cancel_requested_run == run_id
         self.cancel_button.setEnabled(not requested)
         self.cancel_button.setText("Cancellation requested…" if requested else "Cancel run")
-        gate = ops.recovery_gate(snapshot)
-        self.setup_button.setVisible(gate.kind != "not_needed")
-        self.setup_button.setEnabled(gate.kind == "ready")
-        self.setup_button.setToolTip(gate.text)
 
     # -- Discover launch controls ---------------------------------------------------------
 
@@ -334,9 +329,14 @@ class PipelinesView(LiveView):
         self.discover_button.setToolTip(reason or "Fetch postings from the ticked sources")
         if self._discover_pending:
             return
+        offer = ops.recovery_gate(self.snapshot).text if self.snapshot else ""
         if reason is not None:
             # While a run is in progress the headline says so already.
             self._set_note("" if reason == ops.RUN_IN_PROGRESS else reason, "idle")
+            self._note_is_reason = True
+        elif offer and (self._note_is_reason or not self.discover_note.text()):
+            # After an unsafe ending, proven idle: the offer of a new run.
+            self._set_note(offer, "ok")
             self._note_is_reason = True
         elif self._note_is_reason:
             self._set_note("", "idle")
@@ -369,13 +369,6 @@ class PipelinesView(LiveView):
 
     def _set_note(self, text: str, tone: str) -> None:
         self.headline.set_note(text, COLORS[tone])
-
-    def focus_discover_controls(self) -> None:
-        """Only selects and focuses the launch controls; never starts anything."""
-        self.scroll.ensureWidgetVisible(self.discover_box)
-        target = self.source_list if self.source_list.count() else self.discover_button
-        target.setFocus(Qt.FocusReason.OtherFocusReason)
-        emit(self.setup_focused)
 
     # -- Cancel ---------------------------------------------------------------------------
 

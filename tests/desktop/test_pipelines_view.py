@@ -114,31 +114,39 @@ def test_cancel_is_offered_only_while_the_run_can_be_stopped(qtbot, qloop, tmp_p
         assert view.summary.can_cancel is cancelable, name
 
 
-def test_after_a_failure_setup_is_offered_only_when_no_work_is_running(qtbot, qloop, tmp_path):
-    view = make_view(qtbot, ShellController(tmp_path))
-    view.show()
-    view._show_sources(DEMO)
-
-    view.show_snapshot(failed(3))
+def test_after_a_failure_a_new_run_is_offered_only_when_no_work_is_running(
+        qtbot, qloop, tmp_path):
+    """The spec's "Set up a new Discover run" gate: the Discover button in the headline
+    stays disabled, the reason beside it, until fresh inventory proves nothing runs."""
+    client = FakeClient()
+    controller = ShellController(tmp_path, supervisor_factory=FakeSupervisor,
+                                 client_factory=lambda _info: client)
+    client.operations = failed(3)
+    window = MainWindow(controller)
+    qtbot.addWidget(window)
+    window.show()
+    view = window.views["pipelines"]
+    controller.start()
+    qtbot.waitUntil(lambda: view.snapshot is not None, timeout=30_000)
     assert view.headline.headline.text() == "Discover failed"
-    assert view.setup_button.isVisible() and not view.setup_button.isEnabled()
-    assert "3 work items are still running" in view.setup_button.toolTip()
-    assert not view.discover_button.isEnabled()
-    assert not view.cancel_button.isVisible()
-
-    view.show_snapshot(failed(None))
-    assert not view.setup_button.isEnabled()
-    assert "inventory is unavailable" in view.setup_button.toolTip()
-
-    view.show_snapshot(failed(0))
-    assert view.setup_button.isEnabled()
-    view.activateWindow()
-    with qtbot.waitSignal(view.setup_focused, timeout=2_000):
-        qtbot.mouseClick(view.setup_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(view.source_list.hasFocus, timeout=2_000)
-    # It only focuses the controls: nothing was dispatched.
-    assert not view._discover_pending
-    assert view.discover_note.text() != "Starting Discover…"
+    assert not view.discover_button.isEnabled() and not view.cancel_button.isVisible()
+    assert "3 work items are still running" in view.discover_note.text()
+    for active, words in ((None, "inventory is unavailable"),
+                          (0, "No work is running: you can start a new Discover run.")):
+        client.operations = failed(active)
+        with qtbot.waitSignal(view.refreshed, timeout=10_000):
+            view.invalidate()
+        assert view.discover_button.isEnabled() is (active == 0)
+        assert words in view.discover_note.text()
+    # Proven idle: Discover starts a run, and its answer replaces the offer.
+    client.answer = {"workflowId": "discover-local", "firstExecutionRunId": "run-0003",
+                     "alreadyRunning": False}
+    with qtbot.waitSignal(view.discover_started, timeout=10_000):
+        qtbot.mouseClick(view.discover_button, Qt.MouseButton.LeftButton)
+    assert client.run_stage_calls == [("discover", {})]
+    assert "No work is running" not in view.discover_note.text()
+    with qtbot.waitSignal(controller.stopped, timeout=10_000):
+        controller.shutdown()
 
 
 def test_the_window_discover_button_honours_the_recovery_gate(qtbot, qloop, tmp_path):
@@ -168,7 +176,7 @@ def test_the_window_discover_button_honours_the_recovery_gate(qtbot, qloop, tmp_
     with qtbot.waitSignal(pipelines.refreshed, timeout=10_000):
         pipelines.invalidate()
     assert window.discover_button.isEnabled()
-    assert not pipelines.discover_note.isVisible()
+    assert pipelines.discover_note.text().startswith("No work is running")
 
     controller.service_status.emit(ServiceStatus("api", "restarting", "exited with code 1"))
     assert not window.discover_button.isEnabled()

@@ -1,5 +1,7 @@
 """The top of Pipelines: one honest line about the run, one bar over the whole run, and the
-primary action (Discover, or Cancel while a run can be stopped).
+primary action: Discover (disabled, with the reason next to it, while a run is under
+way or — after a failed, problem or still-draining run — until no work is running), and
+Cancel while the run can be stopped.
 
 It shows a ``RunSummary`` (desktop/presenters/operations.py) and nothing else, so what it
 says is what the tray and the notifications say. It sits above the view's scroll area:
@@ -97,10 +99,7 @@ class RunHeadline(QFrame):
         self.cancel_button.setObjectName("cancelRunButton")
         self.cancel_button.setToolTip("Stop the Discover run")
         self.cancel_button.hide()
-        self.setup_button = QPushButton("Set up a new Discover run", self)
-        self.setup_button.setObjectName("setupDiscoverButton")
-        self.setup_button.hide()
-        for button in (self.discover_button, self.cancel_button, self.setup_button):
+        for button in (self.discover_button, self.cancel_button):
             column.addWidget(button)
         column.addStretch(1)
         return column
