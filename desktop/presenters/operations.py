@@ -134,8 +134,11 @@ def phase(snapshot: Snapshot) -> str | None:
 
 
 def poll_interval_ms(snapshot: Snapshot | None) -> int:
-    """15 s while the selected run is discovering or draining, else 60 s."""
-    if snapshot is not None and phase(snapshot) in LIVE_PHASES:
+    """15 s while the selected run is discovering or draining — or while coverage is
+    being restored or nothing proves the worker idle yet (states that pass by themselves,
+    with no event to say so) — else 60 s."""
+    if snapshot is not None and (phase(snapshot) in LIVE_PHASES
+                                 or coverage_status(snapshot) in ("recovering", "retrying")):
         return POLL_LIVE_MS
     return POLL_IDLE_MS
 
@@ -878,9 +881,10 @@ def summarize(snapshot: Snapshot | None, *, now: datetime | None = None) -> RunS
 
 def _no_run(snapshot: Snapshot) -> RunSummary:
     if coverage_status(snapshot) in ("recovering", "retrying"):
-        why = _worker_down(snapshot) or "The worker is busy with work from before."
-        return RunSummary("checking", "Checking whether anything is still running…",
-                          f"{why} Discover is possible once nothing is left running.",
+        # Not a Discover run (none is selected): the worker is busy with other work, such
+        # as preparing jobs after a profile change, or it has not reported yet.
+        why = _worker_down(snapshot) or "The worker is busy with other work."
+        return RunSummary("checking", "Checking whether anything is still running…", why,
                           RunProgress("busy", text="Checking"), "busy")
     return RunSummary("idle", "Ready to find jobs",
                       "Press Discover to search your sources for new postings.",

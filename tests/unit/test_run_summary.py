@@ -231,3 +231,11 @@ def test_no_dispatch_at_the_start_of_a_run_is_not_minutes_of_silence():
     snapshot["generatedAt"] = (started + timedelta(minutes=9)).isoformat()
     assert ops.summarize(snapshot).no_eta == \
         "No time estimate yet: nothing has started in the last few minutes"
+
+
+def test_passing_states_are_polled_like_a_live_run():
+    """Restoring history or not yet proven idle passes with no event to say so."""
+    assert ops.poll_interval_ms(recorded("worker-stopped-no-run")) == 15_000
+    assert ops.poll_interval_ms(recorded("recovering-history")) == 15_000
+    assert ops.poll_interval_ms(recorded("idle")) == 60_000
+    assert ops.poll_interval_ms(recorded("completed")) == 60_000

@@ -130,8 +130,9 @@ class RunHeadline(QFrame):
             self.bar.setRange(0, 1)  # still and empty: nothing moves
             self.bar.setValue(0)
             self.bar.setFormat(progress.text)
-        # A busy bar draws no text on some styles: the reason is said next to it too.
-        show_reason = progress.kind != "value" and bool(progress.text)
+        # A busy bar draws no text on most styles: its reason is said under it. A still
+        # bar draws its own text.
+        show_reason = progress.kind == "busy" and bool(progress.text)
         self.bar_reason.setVisible(show_reason)
         self.bar_reason.setText(progress.text if show_reason else "")
 
