@@ -276,9 +276,21 @@ def reason_words(reason: str | None, current_phase: str | None = None) -> str:
     return ETA_REASONS.get(reason, (reason or "unknown").replace("_", " "))
 
 
+# The steps an estimate lacks samples for (``stages`` of insufficient_samples).
+STEP_WORDS = {"enrich": "fetching job details", "score": "scoring", "tailor": "tailoring résumés",
+              "cover": "writing letters", "pdf": "making PDFs",
+              "source_family": "searching sources"}
+
+
 def eta_reason_text(eta: Mapping[str, Any] | None, current_phase: str | None = None) -> str:
     if eta is None:
         return "unknown"
+    short = [STEP_WORDS[step] for step in eta.get("stages") or () if step in STEP_WORDS]
+    if eta.get("reason") == "insufficient_samples" and short:
+        # "Not enough finished jobs" next to "39 of 40 prepared" read as false: name the
+        # steps that have run too rarely (often the good fits' letters and PDFs).
+        listed = short[0] if len(short) == 1 else ", ".join(short[:-1]) + " and " + short[-1]
+        return f"still measuring how long {listed} take{'s' if len(short) == 1 else ''}"
     return reason_words(eta.get("reason"), current_phase)
 
 
@@ -981,19 +993,32 @@ def _ended(snapshot: Snapshot, current: str | None) -> RunSummary:
 
 
 def _finished(snapshot: Snapshot, current: str, after: str) -> RunSummary:
-    counts = selected_stage_counts(snapshot)
-    ready = counts["pdf"]["succeeded"]
-    detail = f"{_plural(ready, 'job')} with a résumé and letter ready to review"
-    below = counts["tailor"]["skipped"]
-    if below:
-        detail += f"; {below:,} below your fit threshold"
+    detail = _outcome_text(snapshot)
     if current == "completed":
         return RunSummary("finished", f"Discover finished: {_found_text(snapshot)}",
-                          detail + "." + after, RunProgress("value", 1.0, "Done"), "ok")
-    problems = _problems_text(snapshot)
+                          detail + after, RunProgress("value", 1.0, "Done"), "ok")
     return RunSummary("finished_with_issues",
                       f"Discover finished with problems: {_found_text(snapshot)}",
-                      f"{detail}. {problems}{after}", RunProgress("value", 1.0, "Done"), "busy")
+                      f"{detail} {_problems_text(snapshot)}{after}",
+                      RunProgress("value", 1.0, "Done"), "busy")
+
+
+def _outcome_text(snapshot: Snapshot) -> str:
+    """What the run left to review: jobs with a résumé and letter, and the poor fits."""
+    counts = selected_stage_counts(snapshot)
+    ready, below = counts["pdf"]["succeeded"], counts["tailor"]["skipped"]
+    total = jobs_in_run(snapshot)
+    if ready and below:
+        return (f"{_plural(ready, 'job has', 'jobs have')} a résumé and letter ready to "
+                f"review; {below:,} {'is' if below == 1 else 'are'} below your fit threshold.")
+    if ready:
+        return f"{_plural(ready, 'job has', 'jobs have')} a résumé and letter ready to review."
+    if below and below == total:
+        return ("None was a good enough fit to write for: "
+                f"{'it is' if total == 1 else f'all {total:,} are'} below your fit threshold.")
+    if below:
+        return f"No résumé or letter was written; {below:,} below your fit threshold."
+    return "No résumé or letter was written."
 
 
 def _problems_text(snapshot: Snapshot) -> str:

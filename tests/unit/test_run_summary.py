@@ -190,7 +190,8 @@ def test_run_end_notices_use_the_window_words():
     summary = ops.summarize(recorded("completed"))
     assert (finished.title, finished.level) == ("Discover finished", "info")
     assert finished.text.startswith("234 new jobs.") and summary.detail in finished.text
-    assert "12 jobs with a résumé and letter ready to review" in finished.text
+    assert "12 jobs have a résumé and letter ready to review; 222 are below your fit " \
+        "threshold." in finished.text
     failed = ops.run_end_notice(recorded("failed"))
     assert (failed.title, failed.level) == ("Discover failed", "critical")
     assert "could not be searched (its answer could not be read)" in failed.text
@@ -239,3 +240,25 @@ def test_passing_states_are_polled_like_a_live_run():
     assert ops.poll_interval_ms(recorded("recovering-history")) == 15_000
     assert ops.poll_interval_ms(recorded("idle")) == 60_000
     assert ops.poll_interval_ms(recorded("completed")) == 60_000
+
+
+def test_too_few_samples_names_the_steps_not_the_jobs():
+    """Seen under a real X server: "not enough finished jobs to learn from yet" beside
+    "Preparing 39 of 40": only the few good fits had letters and PDFs made."""
+    snapshot = recorded("draining-midway")
+    snapshot["overallEta"] = {"state": "calibrating", "reason": "insufficient_samples",
+                              "stages": ["cover", "pdf"]}
+    assert ops.summarize(snapshot).no_eta == \
+        "No time estimate yet: still measuring how long writing letters and making PDFs take"
+    snapshot["overallEta"]["stages"] = ["pdf"]
+    assert ops.summarize(snapshot).no_eta.endswith("how long making PDFs takes")
+    snapshot["overallEta"]["stages"] = None
+    assert ops.summarize(snapshot).no_eta.endswith("not enough finished jobs to learn from yet")
+
+
+def test_a_run_without_a_good_fit_says_so_plainly():
+    """Seen under a real X server: "0 jobs with a résumé and letter ready to review"."""
+    summary = ops.summarize(recorded("completed-no-good-fit"))
+    assert summary.headline == "Discover finished: 24 new jobs"
+    assert summary.detail == ("None was a good enough fit to write for: all 24 are below "
+                              "your fit threshold.")
