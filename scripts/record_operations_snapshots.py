@@ -187,6 +187,12 @@ async def open_app(app_dir: Path) -> tuple[Supervisor, httpx.AsyncClient]:
     return supervisor, http
 
 
+async def close_app(poller: Poller, http: httpx.AsyncClient, supervisor: Supervisor) -> None:
+    await poller.stop()
+    await http.aclose()
+    await supervisor.stop()
+
+
 # ---------------------------------------------------------------------------- the offline app
 
 
@@ -265,9 +271,7 @@ async def record_offline(out: Path, base: Path) -> None:
         save(out, "failed", failed, "a Discover of only a malformed board file: every "
              "source family failed")
     finally:
-        await poller.stop()
-        await http.aclose()
-        await supervisor.stop()
+        await close_app(poller, http, supervisor)
         held.stop()
 
 
@@ -335,9 +339,7 @@ async def record_budget(out: Path, base: Path) -> None:
         save(out, "paused-budget", paused, "12 demo postings, a paid model on loopback at "
              "gpt-4o rates (3 calls a job, $0.066), a $0.066 daily ceiling: one job spends it all")
     finally:
-        await poller.stop()
-        await http.aclose()
-        await supervisor.stop()
+        await close_app(poller, http, supervisor)
         fake.stop()
 
 

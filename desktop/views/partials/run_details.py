@@ -44,6 +44,17 @@ def _label(parent: QWidget, name: str, *, wrap: bool = True, muted: bool = False
     return label
 
 
+def _group(parent: QWidget, title: str, *widgets: QWidget) -> QGroupBox:
+    """A titled box with ``widgets`` stacked at its top."""
+    box = QGroupBox(title, parent)
+    layout = QVBoxLayout(box)
+    for widget in widgets:
+        widget.setParent(box)
+        layout.addWidget(widget)
+    layout.addStretch(1)
+    return box
+
+
 def _lines(lines: list[str]) -> str:
     return "<br>".join(html.escape(line) for line in lines)
 
@@ -79,28 +90,19 @@ class RunDetails(Disclosure):
     # -- layout ---------------------------------------------------------------------------
 
     def _build_families(self) -> QGroupBox:
-        box = QGroupBox("Sources", self.body)
-        layout = QVBoxLayout(box)
-        self.family_text = _label(box, "familyProgressText")
-        self.family_list = _label(box, "familyList", wrap=False, muted=True)
-        self.resumed_label = _label(box, "resumedLabel")
-        self.provider_label = _label(box, "providerLabel", wrap=False, muted=True)
-        for widget in (self.family_text, self.family_list, self.resumed_label,
-                       self.provider_label):
-            layout.addWidget(widget)
-        layout.addStretch(1)
-        return box
+        self.family_text = _label(self.body, "familyProgressText")
+        self.family_list = _label(self.body, "familyList", wrap=False, muted=True)
+        self.resumed_label = _label(self.body, "resumedLabel")
+        self.provider_label = _label(self.body, "providerLabel", wrap=False, muted=True)
+        return _group(self.body, "Sources", self.family_text, self.family_list,
+                      self.resumed_label, self.provider_label)
 
     def _build_reconciliation(self) -> QGroupBox:
-        box = QGroupBox("After the sources", self.body)
-        layout = QVBoxLayout(box)
-        self.reconciliation_label = _label(box, "reconciliationLabel", wrap=False)
+        self.reconciliation_label = _label(self.body, "reconciliationLabel", wrap=False)
         self.reconciliation_label.setTextFormat(Qt.TextFormat.RichText)
-        self.coverage_label = _label(box, "coverageLabel", muted=True)
-        layout.addWidget(self.reconciliation_label)
-        layout.addWidget(self.coverage_label)
-        layout.addStretch(1)
-        return box
+        self.coverage_label = _label(self.body, "coverageLabel", muted=True)
+        return _group(self.body, "After the sources", self.reconciliation_label,
+                      self.coverage_label)
 
     def _build_scopes(self) -> QGroupBox:
         box = QGroupBox("Work by stage", self.body)
@@ -119,50 +121,39 @@ class RunDetails(Disclosure):
         return box
 
     def _build_capacity(self) -> QGroupBox:
-        box = QGroupBox("Worker capacity", self.body)
-        layout = QVBoxLayout(box)
-        self.freshness_label = _label(box, "freshnessLabel")
-        self.slots_label = _label(box, "slotsLabel")
-        self.active_stages_label = _label(box, "activeStagesLabel")
-        self.active_items_label = _label(box, "activeItemsLabel", muted=True)
-        self.active_list_label = _label(box, "activeListLabel", wrap=False, muted=True)
+        self.freshness_label = _label(self.body, "freshnessLabel")
+        self.slots_label = _label(self.body, "slotsLabel")
+        self.active_stages_label = _label(self.body, "activeStagesLabel")
+        self.active_items_label = _label(self.body, "activeItemsLabel", muted=True)
+        self.active_list_label = _label(self.body, "activeListLabel", wrap=False, muted=True)
         # Long infrastructure lines wrap: a non-wrapping one widened the window past 900 px.
-        self.queues_label = _label(box, "taskQueuesLabel", muted=True)
+        self.queues_label = _label(self.body, "taskQueuesLabel", muted=True)
         self.queues_label.setToolTip("Approximate infrastructure observations from Temporal, "
                                      "not job counts")
-        for widget in (self.freshness_label, self.slots_label, self.active_stages_label,
-                       self.active_items_label, self.active_list_label, self.queues_label):
-            layout.addWidget(widget)
-        layout.addStretch(1)
-        return box
+        return _group(self.body, "Worker capacity", self.freshness_label, self.slots_label,
+                      self.active_stages_label, self.active_items_label,
+                      self.active_list_label, self.queues_label)
 
     def _build_eta(self) -> QGroupBox:
-        box = QGroupBox("Time estimates", self.body)
-        layout = QVBoxLayout(box)
-        self.eta_label = _label(box, "etaLabel")
+        self.eta_label = _label(self.body, "etaLabel")
         # Per stage only the range or "No ETA" (narrow); why there is none is said once
         # below, wrapped, and in full in the tooltip.
-        self.stage_eta_label = _label(box, "stageEtaLabel", wrap=False, muted=True)
-        self.stage_eta_reason = _label(box, "stageEtaReason", muted=True)
-        caveat = _label(box, "etaCaveat", muted=True)
+        self.stage_eta_label = _label(self.body, "stageEtaLabel", wrap=False, muted=True)
+        self.stage_eta_reason = _label(self.body, "stageEtaReason", muted=True)
+        caveat = _label(self.body, "etaCaveat", muted=True)
         caveat.setText("Estimates from recent work, not promises.")
-        for widget in (self.eta_label, self.stage_eta_label, self.stage_eta_reason, caveat):
-            layout.addWidget(widget)
-        layout.addStretch(1)
-        return box
+        return _group(self.body, "Time estimates", self.eta_label, self.stage_eta_label,
+                      self.stage_eta_reason, caveat)
 
     def _build_services(self) -> QGroupBox:
-        box = QGroupBox("Services", self.body)
-        layout = QVBoxLayout(box)
-        self.services_label = _label(box, "servicesLabel")
+        self.services_label = _label(self.body, "servicesLabel")
         self.services_label.setTextFormat(Qt.TextFormat.RichText)
-        self.temporal_label = _label(box, "temporalUiDetail")
+        self.temporal_label = _label(self.body, "temporalUiDetail")
         self.temporal_label.setTextFormat(Qt.TextFormat.RichText)
         self.temporal_label.setOpenExternalLinks(True)
         self.temporal_label.setTextInteractionFlags(
             Qt.TextInteractionFlag.TextBrowserInteraction)
-        layout.addWidget(self.services_label)
-        layout.addWidget(self.temporal_label)
+        box = _group(self.body, "Services", self.services_label, self.temporal_label)
         self._show_services()
         return box
 
