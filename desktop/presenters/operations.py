@@ -672,11 +672,6 @@ class RunSummary:
     can_cancel: bool = False      # the primary action is Cancel (else Discover)
 
     @property
-    def live(self) -> bool:
-        return self.state in ("discovering", "preparing", "paused_budget",
-                              "waiting_for_worker")
-
-    @property
     def tray_text(self) -> str:
         """The tooltip's second half: the headline, plus why there is no estimate while
         work moves (a paused or restoring headline already says why)."""
@@ -874,9 +869,9 @@ def _sources_text(snapshot: Snapshot) -> str:
     return f"{crawled} of {_plural(planned, 'source')} done"
 
 
-def summarize(snapshot: Snapshot | None, *, now: datetime | None = None) -> RunSummary:
-    """Everything the top of Pipelines, the tray and the notifications say about the run."""
-    del now  # the summary's words do not age; relative times are rendered separately
+def summarize(snapshot: Snapshot | None) -> RunSummary:
+    """Everything the top of Pipelines, the tray and the notifications say about the run.
+    Its words do not age; the relative times ("3 s ago") are rendered separately."""
     if snapshot is None:
         return RunSummary("loading", "Checking what is running…", "",
                           RunProgress("busy", text="Waiting for the pipeline status"), "idle")
@@ -978,28 +973,28 @@ def _bar(snapshot: Snapshot, *, paused: str | None = None) -> RunProgress:
 
 def _ended(snapshot: Snapshot, current: str | None) -> RunSummary:
     # What blocks the next Discover (the recovery gate) is said next to the button.
-    after = ""
     if current in SETTLED_PHASES:
-        return _finished(snapshot, current, after)
+        return _finished(snapshot, current)
     if current == "canceled":
         kept = jobs_in_run(snapshot)
         detail = "It was stopped before it finished."
         if kept:
-            detail += f" The {_plural(kept, 'job')} it found so far are kept."
-        return RunSummary("canceled", "Discover canceled", detail + after,
+            detail += (" The job it found is kept." if kept == 1
+                       else f" The {kept:,} jobs it found are kept.")
+        return RunSummary("canceled", "Discover canceled", detail,
                           RunProgress("none"), "idle")
-    return RunSummary("failed", "Discover failed", _failure_text(snapshot) + after,
+    return RunSummary("failed", "Discover failed", _failure_text(snapshot),
                       RunProgress("none"), "bad")
 
 
-def _finished(snapshot: Snapshot, current: str, after: str) -> RunSummary:
+def _finished(snapshot: Snapshot, current: str) -> RunSummary:
     detail = _outcome_text(snapshot)
     if current == "completed":
         return RunSummary("finished", f"Discover finished: {_found_text(snapshot)}",
-                          detail + after, RunProgress("value", 1.0, "Done"), "ok")
+                          detail, RunProgress("value", 1.0, "Done"), "ok")
     return RunSummary("finished_with_issues",
                       f"Discover finished with problems: {_found_text(snapshot)}",
-                      f"{detail} {_problems_text(snapshot)}{after}",
+                      f"{detail} {_problems_text(snapshot)}",
                       RunProgress("value", 1.0, "Done"), "busy")
 
 
