@@ -63,6 +63,12 @@ class DesktopShell:
         self.tray.cancel_result.connect(self._show_note)
         self.notifier = Notifier(self.controller, self.tray.status, tray_sink(self.tray.icon))
         self.notifier.notified.connect(lambda title, text: self._show_note(f"{title}: {text}"))
+        # No tray or notification service: the notice stays in the window until dismissed.
+        pipelines = self.window.views["pipelines"]
+        self.notifier.undelivered.connect(pipelines.show_notice)
+        # One snapshot on screen: the window and the tray both show the newest either fetched.
+        pipelines.snapshot_shown.connect(self.tray.status.offer_operations)
+        self.tray.status.changed.connect(lambda status: pipelines.offer_snapshot(status.operations))
         self.instance: InstanceServer | None = None
 
     def listen_for_second_launches(self, instance: InstanceServer) -> None:

@@ -1,10 +1,23 @@
-"""Native notifications: when today's budget becomes exhausted and when a Discover run ends.
+"""Notifications: a Discover run that has ended, and today's budget used up.
 
-Once per occurrence: a budget is announced once per spend day (a refetch that still says
-"exhausted" says nothing new), a run once per Discover run id (a replayed or repeated event
-says nothing new). The message goes to a sink, normally the tray icon's ``showMessage``
-(the platform's notification center); every notification is also emitted as ``notified``
-so the window and tests can see it where no tray exists.
+The words are the window's: ``ops.run_end_notice`` and ``ops.budget_notice`` build them
+from the same run summary as the Pipelines headline and the tray tooltip, from the same
+operations snapshot the tray keeps fresh (``TrayStatus``).
+
+When:
+
+- a run: once per run id, when a snapshot shows it ended (finished, finished with problems,
+  failed, canceled) after this session saw it under way — live in a snapshot, or its
+  ``DiscoveryRunStarted`` event (a run that fails at once may never be seen live). A run
+  that was already over when JobCtrl opened says nothing. The Discover workflow's own end
+  (``DiscoveryRunCompleted``) is not the run's end: its jobs may still be prepared, and
+  "Discover finished" while the headline says "Preparing 135 of 234" would contradict it;
+- the budget: once per spend day, the first time a snapshot says it is used up.
+
+Where: the sink, normally the tray icon's ``showMessage`` (the platform's notification
+center), reports whether it could show the message. Where it could not (no tray host, no
+message support), ``undelivered`` is emitted so the window shows an in-window banner.
+Every notification is also emitted as ``notified``.
 """
 
 from __future__ import annotations
@@ -15,85 +28,72 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QSystemTrayIcon
 
 from desktop.client import StreamedEvent
+from desktop.presenters import operations as ops
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
-from desktop.tray import TraySnapshot, TrayStatus, money
+from desktop.tray import TraySnapshot, TrayStatus
 
 Level = QSystemTrayIcon.MessageIcon
-Sink = Callable[[str, str, Level], None]
+Sink = Callable[[str, str, Level], bool]  # True when the message was shown
 MESSAGE_MS = 8_000
-
-RUN_END_EVENTS = ("DiscoveryRunCompleted", "DiscoveryRunFailed")
-
-
-def run_end_message(event: StreamedEvent) -> tuple[str, str, Level]:
-    """Title, text and level for a Discover run's terminal event."""
-    p = event.payload
-    status = p.get("status")
-    if event.type == "DiscoveryRunCompleted":
-        text = f"{p.get('jobsNew', 0):,} new jobs of {p.get('jobsObserved', 0):,} seen."
-        failed = [item.get("family") for item in p.get("familiesFailed") or []]
-        if failed:
-            return ("Discover finished with issues",
-                    f"{text} Sources that failed: {', '.join(map(str, failed))}.",
-                    Level.Warning)
-        return "Discover finished", text, Level.Information
-    if status == "canceled":
-        return "Discover canceled", "The run was stopped before it finished.", Level.Information
-    return ("Discover failed",
-            f"The run ended with an error ({p.get('errorCode', 'unknown')}).", Level.Critical)
-
-
-def budget_message(today: dict) -> tuple[str, str, Level]:
-    return ("Today's budget is used up",
-            f"Spent {money(today['spentUsd'])} of {money(today['ceilingUsd'])}. "
-            "Jobs waiting for scoring and writing continue by themselves once the budget "
-            "resets or you raise it.",
-            Level.Warning)
+LEVELS = {"info": Level.Information, "warning": Level.Warning, "critical": Level.Critical}
 
 
 class Notifier(QObject):
-    notified = Signal(str, str)  # title, text
+    notified = Signal(str, str)           # title, text
+    undelivered = Signal(str, str, str)   # title, text, level: show it in the window
 
     def __init__(self, controller: ShellController, status: TrayStatus, sink: Sink | None = None,
                  parent: QObject | None = None):
         super().__init__(parent)
         self.sink = sink
         self.history: list[tuple[str, str]] = []
-        self._runs_announced: set[str] = set()
-        self._budget_days_announced: set[str] = set()
+        self._announced: set[str] = set()   # notice keys already said
+        self._under_way: set[str] = set()   # run ids seen under way in this session
         controller.event_received.connect(self.on_event)
         status.changed.connect(self.on_snapshot)
 
     def on_event(self, event: StreamedEvent) -> None:
-        if event.type not in RUN_END_EVENTS:
-            return
-        run_id = event.payload.get("discoverRunId") or f"event-{event.id}"
-        if run_id in self._runs_announced:
-            return
-        self._runs_announced.add(run_id)
-        self._send(*run_end_message(event))
+        if event.type == "DiscoveryRunStarted" and event.payload.get("discoverRunId"):
+            self._under_way.add(event.payload["discoverRunId"])
 
     def on_snapshot(self, snapshot: TraySnapshot) -> None:
-        today = snapshot.today
-        if not today or not today.get("exhausted"):
-            return
-        day = today.get("day") or "?"
-        if day in self._budget_days_announced:
-            return
-        self._budget_days_announced.add(day)
-        self._send(*budget_message(today))
+        operations = snapshot.operations
+        if operations is not None:
+            self._on_run(operations)
+        budget = ops.budget_notice(operations if operations is not None
+                                   else {"budget": snapshot.today})
+        if budget is not None:
+            self._say(budget)
 
-    def _send(self, title: str, text: str, level: Level) -> None:
-        self.history.append((title, text))
-        if self.sink is not None:
-            self.sink(title, text, level)
-        emit(self.notified, title, text)
+    def _on_run(self, operations: dict) -> None:
+        run_id = (ops.execution(operations) or {}).get("discoverRunId")
+        if run_id is None:
+            return
+        if ops.phase(operations) in ops.LIVE_PHASES:
+            self._under_way.add(run_id)
+            return
+        notice = ops.run_end_notice(operations)
+        if notice is not None and run_id in self._under_way:
+            self._say(notice)
+
+    def _say(self, notice: ops.Notice) -> None:
+        if notice.key in self._announced:
+            return
+        self._announced.add(notice.key)
+        self.history.append((notice.title, notice.text))
+        shown = self.sink is not None and self.sink(notice.title, notice.text,
+                                                    LEVELS[notice.level])
+        if not shown:
+            emit(self.undelivered, notice.title, notice.text, notice.level)
+        emit(self.notified, notice.title, notice.text)
 
 
 def tray_sink(icon: QSystemTrayIcon) -> Sink:
-    def show(title: str, text: str, level: Level) -> None:
+    def show(title: str, text: str, level: Level) -> bool:
         if icon.isVisible() and QSystemTrayIcon.supportsMessages():
             icon.showMessage(title, text, level, MESSAGE_MS)
+            return True
+        return False
 
     return show

@@ -2,8 +2,10 @@
 
 Three parts, each testable on its own:
 
-- plain functions (``spend_look``, ``tooltip_text``, ``eta_text``) that turn the API's
-  ``/v1/spend`` and ``/v1/pipeline/operations`` answers into words and a look;
+- plain functions (``spend_look``, ``tooltip_text``) that turn the API's ``/v1/spend`` and
+  ``/v1/pipeline/operations`` answers into words and a look; what the tooltip says about
+  the run is the Pipelines headline (``ops.summarize(...).tray_text``), never words of
+  its own, so the tray and the window cannot disagree;
 - ``paint_spend_icon``: the icon, painted at runtime with QPainter (no image files), with a
   distinct look near the ceiling and when the budget is exhausted;
 - ``TrayStatus``: keeps those two answers fresh. Unlike a view it refreshes while the window
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
@@ -30,17 +32,14 @@ from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from desktop.event_router import PIPELINES, SETTINGS, SPEND
 from desktop.formatting import describe_api_error
-from desktop.presenters.operations import discover_block_reason
+from desktop.presenters import operations as ops
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
 
 log = logging.getLogger(__name__)
 
 NEAR_FRACTION = 0.8  # at or above 80 % of the ceiling the ring turns amber
-ACTIVE_POLL_MS = 15_000
-IDLE_POLL_MS = 60_000
 ICON_SIZE = 64
-CANCELABLE_PHASES = ("discovering", "draining")
 
 # look -> the colour of its arc and disc: each at least 3:1 against the white glyph and
 # against a light panel (tests/desktop/test_tray_icon_contrast.py measures the renders).
@@ -55,20 +54,6 @@ GLYPHS = {"exhausted": "!", "unlimited": "∞", "unknown": "?"}
 GLYPH_COLOR = "#ffffff"
 TRACK_COLOR = "#e3e7ec"  # light: outlines the icon on dark panels
 TRAY_SIZES = (16, 22, 24, 32, 48, 64)
-
-# pipeline-eta-v1 withholding reasons in a job seeker's words.
-ETA_REASONS = {
-    "no_work": "nothing is running",
-    "worker_unavailable": "the worker is not running",
-    "telemetry_stale": "the worker's status is out of date",
-    "coverage_not_ready": "run history is being restored",
-    "budget_exceeded": "today's budget is used up",
-    "contention_unbounded": "too much other work is queued",
-    "no_dispatch": "waiting for work to start",
-    "membership_open": "jobs are still being discovered",
-    "insufficient_samples": "still measuring how long steps take",
-}
-
 
 # -- words and looks (Qt-free) ---------------------------------------------------------------
 
@@ -102,18 +87,6 @@ def spend_fraction(today: dict[str, Any] | None) -> float | None:
     return float(min(spent / ceiling, Decimal(1)))
 
 
-def eta_text(overall_eta: dict[str, Any] | None) -> str:
-    """``ETA 3–7 min`` (rounded outward) or ``No ETA: <reason in plain words>``."""
-    if overall_eta is None:
-        return "No ETA: the worker's status is not known yet"
-    if overall_eta.get("state") == "available":
-        low = max(1, math.floor(overall_eta["lowSeconds"] / 60))
-        high = max(low, math.ceil(overall_eta["highSeconds"] / 60))
-        return f"ETA {low} min" if low == high else f"ETA {low}–{high} min"
-    reason = overall_eta.get("reason")
-    return f"No ETA: {ETA_REASONS.get(reason, reason or 'unknown')}"
-
-
 def spend_text(today: dict[str, Any] | None, error: str | None = None) -> str:
     if not today:
         return f"Spend unknown: {error or 'not read yet'}"
@@ -124,27 +97,25 @@ def spend_text(today: dict[str, Any] | None, error: str | None = None) -> str:
     return text + " (budget used up)" if today.get("exhausted") else text
 
 
+def run_text(operations: dict[str, Any] | None, error: str | None = None) -> str:
+    """The Pipelines headline (plus why there is no estimate while work moves)."""
+    if operations is None:
+        return f"Run status unknown: {error or 'not read yet'}"
+    return ops.summarize(operations).tray_text
+
+
 def tooltip_text(today: dict[str, Any] | None, operations: dict[str, Any] | None,
                  *, spend_error: str | None = None, operations_error: str | None = None) -> str:
-    """``Spent $x.xx of $y today · ETA a–b min`` (or ``· No ETA: reason``)."""
-    if operations is None:
-        eta = f"No ETA: {operations_error or 'not read yet'}"
-    else:
-        eta = eta_text(operations.get("overallEta"))
-    return f"{spend_text(today, spend_error)} · {eta}"
+    """``Spent $x.xx of $y today · Preparing 135 of 234 new jobs · about 2–3 min left``."""
+    return f"{spend_text(today, spend_error)} · {run_text(operations, operations_error)}"
 
 
 def cancelable_run(operations: dict[str, Any] | None) -> str | None:
-    """The Discover run id the tray may cancel: only an in-progress run that is still
-    discovering or draining (the spec's operator-stop rule)."""
-    execution = (operations or {}).get("execution")
-    if not execution:
+    """The Discover run id the tray may cancel: the Pipelines Cancel rule (only an
+    in-progress run that is still discovering or draining)."""
+    if not operations or not ops.can_cancel(operations):
         return None
-    if execution.get("workflowStatus") != "in_progress":
-        return None
-    if execution.get("phase") not in CANCELABLE_PHASES:
-        return None
-    return execution.get("discoverRunId")
+    return operations["execution"].get("discoverRunId")
 
 
 # -- the icon --------------------------------------------------------------------------------
@@ -273,6 +244,13 @@ class TrayStatus(QObject):
         if views & self.KEYS:
             self.refresh()
 
+    def offer_operations(self, operations: dict[str, Any]) -> None:
+        """A snapshot the window fetched: kept when it is newer than ours, so the tray
+        and the Pipelines headline say the same thing."""
+        if ops.newer(operations, self.snapshot.operations):
+            self.snapshot = replace(self.snapshot, operations=operations, operations_error=None)
+            emit(self.changed, self.snapshot)
+
     def refresh(self) -> None:
         if self._in_flight:
             self._again = True
@@ -299,6 +277,10 @@ class TrayStatus(QObject):
 
     def _on_result(self, snapshot: TraySnapshot) -> None:
         self._in_flight = False
+        if not ops.newer(snapshot.operations, self.snapshot.operations) and \
+                self.snapshot.operations is not None and snapshot.operations is not None:
+            # The window showed a newer one meanwhile: keep it (never step back).
+            snapshot = replace(snapshot, operations=self.snapshot.operations)
         self.snapshot = snapshot
         emit(self.changed, snapshot)
         self._next()
@@ -319,8 +301,8 @@ class TrayStatus(QObject):
         self._poll.start(self.poll_interval_ms())
 
     def poll_interval_ms(self) -> int:
-        execution = (self.snapshot.operations or {}).get("execution") or {}
-        return ACTIVE_POLL_MS if execution.get("phase") in CANCELABLE_PHASES else IDLE_POLL_MS
+        """The Pipelines cadence: 15 s while a run discovers or drains, else 60 s."""
+        return ops.poll_interval_ms(self.snapshot.operations)
 
 
 # -- the tray icon ---------------------------------------------------------------------------
@@ -383,7 +365,7 @@ class SpendTray(QObject):
         # The same rule as the Pipelines Discover button: no new run while one is in
         # progress or while a failed run may still have work running.
         operations = self.status.snapshot.operations
-        blocked = None if operations is None else discover_block_reason(operations)
+        blocked = None if operations is None else ops.discover_block_reason(operations)
         self.discover_action.setEnabled(running and blocked is None)
         self.discover_action.setToolTip(blocked or "Fetch postings from every enabled source")
         self.cancel_action.setEnabled(

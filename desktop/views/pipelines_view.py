@@ -1,30 +1,35 @@
-"""Pipelines: the operations snapshot (``GET /v1/pipeline/operations``) as widgets.
+"""Pipelines: the operations snapshot (``GET /v1/pipeline/operations``) for a job seeker.
 
-What the user sees, top to bottom: the selected Discover run's phase with Cancel (only
-while it is in progress and discovering / draining) and, after an unsafe ending, "Set up a
-new Discover run" (only when no work is running; it only focuses the Discover controls);
-the run-history coverage; the source-family progress bar (the monotonic spine) with
-provider facts and "N resumed"; reconciliation; the three scopes' per-stage counts;
-capacity (slots, active items, approximate task-queue observations); the ETA as a range
-with confidence or "No ETA" with its reason; the Discover launch controls (with the
-first-run profile panel while no candidate profile is saved — Discover alone only finds
-postings — and a marker while the saved one is the sample); and the identifiers in a
-collapsed technical disclosure.
+Top (pinned above the scroll area, so it is in view at any size and scroll position): one
+honest line about the run, one bar over the whole run, the ETA in words, and the primary
+action — Discover, and Cancel while the run can be stopped. After a failed, problem or
+closed-but-draining run Discover stays disabled until fresh inventory proves no work is
+running (the spec's "Set up a new Discover run" gate: the reason, then the offer, is said
+next to the button; the source ticks are right below it). Under it: an in-window banner
+for notifications where no notification service exists. Then, scrolling: the sources to
+search (with the first-run profile panel while no candidate profile is saved — Discover
+alone only finds postings — and a marker while the saved one is the sample), the full
+operations detail behind "Details" (collapsed), and the identifiers behind "Technical
+details" (collapsed).
+
+The headline, the bar and the ETA come from ``ops.summarize`` — the same summary the tray
+tooltip and the notifications use. Relative times ("last report 3 s ago", "Updated 4 s
+ago") are re-rendered every second from the stored snapshot's timestamps.
 
 Timing follows the spec's live query: stale after 10 s, polled every 15 s while the
 selected run is discovering or draining and every 60 s otherwise, never while hidden, and
-invalidated by SSE events. All words come from ``desktop.presenters.operations``.
+invalidated by SSE events.
 """
 
 from __future__ import annotations
 
 import asyncio
-import html
 import time
+from datetime import UTC, datetime
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QShowEvent
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QGroupBox,
@@ -32,10 +37,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
-    QProgressBar,
-    QPushButton,
     QSizePolicy,
-    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -47,31 +49,16 @@ from desktop.presenters import operations as ops
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
 from desktop.views.live_view import LiveView
+from desktop.views.partials.notice_banner import NoticeBanner
 from desktop.views.partials.profile_prompt import ProfilePrompt
-from desktop.views.partials.scroll_column import fill_with_scroll_column
+from desktop.views.partials.run_details import RunDetails
+from desktop.views.partials.run_headline import RunHeadline
+from desktop.views.partials.scroll_column import scroll_column
 from desktop.views.partials.settings_sources import KIND_LABELS
-from desktop.views.partials.stage_count_grid import StageCountGrid
 from desktop.views.partials.technical_disclosure import TechnicalDisclosure
 from desktop.views.status_indicators import COLORS
 
-PRIMARY_BUTTON = """
-QPushButton { background: #1f6feb; color: white; border: 1px solid #1a5fcc;
-              border-radius: 5px; padding: 6px 16px; font-weight: 600; }
-QPushButton:hover { background: #2a78f0; }
-QPushButton:pressed { background: #1a5fcc; }
-QPushButton:disabled { background: #c9d3df; border-color: #b9c4d1; color: #f4f6f8; }
-"""
-MUTED = "color: palette(placeholder-text);"
-def _label(parent: QWidget, name: str, *, wrap: bool = True, muted: bool = False) -> QLabel:
-    """A selectable label. Multi-line lists are built with <br> and do not wrap: a wrapping
-    rich-text label inside nested layouts may be given too little height and overlap."""
-    label = QLabel(parent)
-    label.setObjectName(name)
-    label.setWordWrap(wrap)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    if muted:
-        label.setStyleSheet(MUTED)
-    return label
+TICK_MS = 1_000  # relative times ("3 s ago") re-rendered from the stored timestamps
 
 
 def source_choice_label(source: dict[str, Any]) -> str:
@@ -93,164 +80,67 @@ def source_name(source_id: str, sources: list[dict[str, Any]]) -> str:
 
 class PipelinesView(LiveView):
     view_keys = frozenset({PIPELINES, SETTINGS})
-    setup_focused = Signal()       # "Set up a new Discover run" moved focus to the controls
     discover_started = Signal(object)  # the accepted answer of run-stage discover
     profile_requested = Signal()  # "Type it in myself": the window opens Settings on it
     import_requested = Signal()   # "Import your résumé…": the window asks for the file
     sample_requested = Signal()   # "Try it with a sample profile"
+    snapshot_shown = Signal(object)  # the operations snapshot now on screen (for the tray)
 
     def __init__(self, controller: ShellController, parent: QWidget | None = None):
         super().__init__(controller, parent)
         self.snapshot: dict[str, Any] | None = None
+        self.summary = ops.summarize(None)
         self.sources: list[dict[str, Any]] = []
-        self.progress_seen: list[tuple[int, int]] = []  # (value, maximum) as shown, for tests
+        self.progress_seen: list[float | None] = []  # the bar's numbers as shown, for tests
         self.cancel_requested_run: str | None = None
         self._discover_pending = False
         self._shell_block_reason: str | None = None  # the window's: services, stream, tray
         self._note_is_reason = False  # the note shows why Discover is disabled
         self.profile_saved: bool | None = None  # None until GET /v1/profile answered
         self._build()
+        self._tick = QTimer(self)
+        self._tick.setInterval(TICK_MS)
+        self._tick.timeout.connect(self.show_times)
+        controller.service_status.connect(
+            lambda status: self.details.set_service_state(status.name, status.state))
+        controller.stream_state.connect(self.details.set_stream_state)
+        controller.runtime_ready.connect(
+            lambda info: self.details.set_temporal_ui(getattr(info, "temporal_ui_url", None)))
+        self.headline.show_summary(self.summary)
 
     # -- layout ---------------------------------------------------------------------------
 
     def _build(self) -> None:
-        self.scroll, content, layout = fill_with_scroll_column(self, margins=(4, 8, 4, 8), spacing=10)
-        layout.addLayout(self._build_header(content))
-        self.error_label = _label(content, "pipelinesError")
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(6)
+        self.headline = RunHeadline(self)
+        self.discover_button = self.headline.discover_button
+        self.cancel_button = self.headline.cancel_button
+        self.discover_note = self.headline.note
+        self.discover_button.clicked.connect(self.request_discover)
+        self.cancel_button.clicked.connect(self.request_cancel)
+        outer.addWidget(self.headline)
+        self.notice = NoticeBanner(self)
+        outer.addWidget(self.notice)
+        self.error_label = QLabel(self)
+        self.error_label.setObjectName("pipelinesError")
+        self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet(f"color: {COLORS['bad']};")
         self.error_label.hide()
-        layout.addWidget(self.error_label)
+        outer.addWidget(self.error_label)
 
-        row = QHBoxLayout()
-        row.setSpacing(10)
-        row.addWidget(self._build_families(content), 3)
-        row.addWidget(self._build_reconciliation(content), 2)
-        layout.addLayout(row)
-        layout.addWidget(self._build_scopes(content))
-        row = QHBoxLayout()
-        row.setSpacing(10)
-        row.addWidget(self._build_capacity(content), 3)
-        row.addWidget(self._build_eta(content), 2)
-        layout.addLayout(row)
+        self.scroll, content, layout = scroll_column(self, margins=(4, 4, 4, 8), spacing=10)
+        outer.addWidget(self.scroll, 1)
         layout.addWidget(self._build_discover(content))
+        self.details = RunDetails(content)
+        layout.addWidget(self.details)
         self.technical = TechnicalDisclosure(content)
         layout.addWidget(self.technical)
         layout.addStretch(1)
 
-    def _build_header(self, parent: QWidget) -> QHBoxLayout:
-        header = QHBoxLayout()
-        header.setSpacing(12)
-        text = QVBoxLayout()
-        text.setSpacing(2)
-        self.phase_label = _label(parent, "phaseLabel", wrap=False)
-        self.phase_label.setText("Loading…")  # until the first snapshot arrives
-        font = self.phase_label.font()
-        font.setPointSizeF(font.pointSizeF() * 1.35)
-        font.setBold(True)
-        self.phase_label.setFont(font)
-        self.phase_hint = _label(parent, "phaseHint", muted=True)
-        self.coverage_label = _label(parent, "coverageLabel")
-        self.updated_label = _label(parent, "updatedLabel", wrap=False, muted=True)
-        self.recovery_label = _label(parent, "recoveryLabel")
-        self.recovery_label.hide()
-        for widget in (self.phase_label, self.phase_hint, self.coverage_label,
-                       self.recovery_label):
-            text.addWidget(widget)
-        header.addLayout(text, 1)
-        self.cancel_button = QPushButton("Cancel run", parent)
-        self.cancel_button.setObjectName("cancelRunButton")
-        self.cancel_button.setToolTip("Stop the selected Discover run")
-        self.cancel_button.clicked.connect(self.request_cancel)
-        self.cancel_button.hide()
-        self.setup_button = QPushButton("Set up a new Discover run", parent)
-        self.setup_button.setObjectName("setupDiscoverButton")
-        self.setup_button.clicked.connect(self.focus_discover_controls)
-        self.setup_button.hide()
-        header.addWidget(self.updated_label, 0, Qt.AlignmentFlag.AlignTop)
-        header.addWidget(self.cancel_button, 0, Qt.AlignmentFlag.AlignTop)
-        header.addWidget(self.setup_button, 0, Qt.AlignmentFlag.AlignTop)
-        return header
-
-    def _build_families(self, parent: QWidget) -> QGroupBox:
-        box = QGroupBox("Sources", parent)
-        layout = QVBoxLayout(box)
-        self.family_bar = QProgressBar(box)
-        self.family_bar.setObjectName("familyProgress")
-        self.family_bar.setTextVisible(True)
-        self.family_bar.hide()  # until a snapshot has a number to show
-        self.family_text = _label(box, "familyProgressText")
-        self.family_list = _label(box, "familyList", wrap=False, muted=True)
-        self.resumed_label = _label(box, "resumedLabel")
-        self.provider_label = _label(box, "providerLabel", wrap=False, muted=True)
-        for widget in (self.family_bar, self.family_text, self.family_list,
-                       self.resumed_label, self.provider_label):
-            layout.addWidget(widget)
-        layout.addStretch(1)
-        return box
-
-    def _build_reconciliation(self, parent: QWidget) -> QGroupBox:
-        box = QGroupBox("After the sources", parent)
-        layout = QVBoxLayout(box)
-        self.reconciliation_label = _label(box, "reconciliationLabel", wrap=False)
-        self.reconciliation_label.setTextFormat(Qt.TextFormat.RichText)
-        layout.addWidget(self.reconciliation_label)
-        layout.addStretch(1)
-        return box
-
-    def _build_scopes(self, parent: QWidget) -> QGroupBox:
-        box = QGroupBox("Work by stage", parent)
-        layout = QVBoxLayout(box)
-        self.scope_tabs = QTabWidget(box)
-        self.scope_tabs.setObjectName("scopeTabs")
-        self.scope_grids: dict[str, StageCountGrid] = {}
-        for scope in ops.SCOPES:
-            grid = StageCountGrid(self.scope_tabs)
-            grid.setObjectName(f"scope_{scope}")
-            self.scope_grids[scope] = grid
-            self.scope_tabs.addTab(grid, ops.SCOPE_LABELS[scope])
-        # As tall as the tab bar plus the five rows: no empty band under the last row.
-        self.scope_tabs.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
-        layout.addWidget(self.scope_tabs)
-        return box
-
-    def _build_capacity(self, parent: QWidget) -> QGroupBox:
-        box = QGroupBox("Worker capacity", parent)
-        layout = QVBoxLayout(box)
-        self.freshness_label = _label(box, "freshnessLabel")
-        self.slots_label = _label(box, "slotsLabel")
-        self.active_items_label = _label(box, "activeItemsLabel")
-        self.active_list_label = _label(box, "activeListLabel", wrap=False, muted=True)
-        self.active_stages_label = _label(box, "activeStagesLabel", wrap=False, muted=True)
-        # Long infrastructure lines wrap: a non-wrapping one widened the window past 900 px.
-        self.queues_label = _label(box, "taskQueuesLabel", muted=True)
-        self.queues_label.setToolTip("Approximate infrastructure observations from Temporal, "
-                                     "not job counts")
-        for widget in (self.freshness_label, self.slots_label, self.active_items_label,
-                       self.active_list_label, self.active_stages_label, self.queues_label):
-            layout.addWidget(widget)
-        layout.addStretch(1)
-        return box
-
-    def _build_eta(self, parent: QWidget) -> QGroupBox:
-        box = QGroupBox("Time remaining", parent)
-        layout = QVBoxLayout(box)
-        self.eta_label = _label(box, "etaLabel")
-        font = self.eta_label.font()
-        font.setPointSizeF(font.pointSizeF() * 1.15)
-        self.eta_label.setFont(font)
-        # Per stage only the range or "No ETA" (narrow); why there is none is said once
-        # below, wrapped, and in full in the tooltip.
-        self.stage_eta_label = _label(box, "stageEtaLabel", wrap=False, muted=True)
-        self.stage_eta_reason = _label(box, "stageEtaReason", muted=True)
-        caveat = _label(box, "etaCaveat", muted=True)
-        caveat.setText("An estimate from recent work, not a promise.")
-        for widget in (self.eta_label, self.stage_eta_label, self.stage_eta_reason, caveat):
-            layout.addWidget(widget)
-        layout.addStretch(1)
-        return box
-
     def _build_discover(self, parent: QWidget) -> QGroupBox:
-        box = QGroupBox("Start a Discover run", parent)
+        box = QGroupBox("Sources to search", parent)
         box.setObjectName("discoverControls")
         self.discover_box = box
         column = QVBoxLayout(box)
@@ -264,18 +154,7 @@ class PipelinesView(LiveView):
         self.source_list.setMaximumHeight(78)
         self.source_list.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.source_list.itemChanged.connect(lambda _item: self._update_discover())
-        side = QVBoxLayout()
-        self.discover_button = QPushButton("Discover", box)
-        self.discover_button.setObjectName("pipelinesDiscoverButton")
-        self.discover_button.setMinimumWidth(120)
-        self.discover_button.setStyleSheet(PRIMARY_BUTTON)
-        self.discover_button.clicked.connect(self.request_discover)
-        self.discover_note = _label(box, "discoverNote", muted=True)
-        side.addWidget(self.discover_button, 0, Qt.AlignmentFlag.AlignLeft)
-        side.addWidget(self.discover_note)
-        side.addStretch(1)
-        layout.addWidget(self.source_list, 3)
-        layout.addLayout(side, 2)
+        layout.addWidget(self.source_list)
         return box
 
     def _build_profile_notice(self, parent: QWidget) -> ProfilePrompt:
@@ -323,105 +202,61 @@ class PipelinesView(LiveView):
         if (self.last_refreshed_at is not None
                 and time.monotonic() - self.last_refreshed_at > ops.STALE_AFTER_S):
             self.stale = True
+        self._tick.start()
         super().showEvent(event)
+
+    def hideEvent(self, event: QHideEvent) -> None:  # noqa: N802 - Qt API
+        self._tick.stop()
+        super().hideEvent(event)
 
     # -- showing a snapshot ---------------------------------------------------------------
 
-    def show_snapshot(self, snapshot: dict[str, Any]) -> None:
+    def show_snapshot(self, snapshot: dict[str, Any], now: datetime | None = None) -> None:
         self.snapshot = snapshot
-        self._show_phase(snapshot)
-        self._show_families(snapshot)
-        self._show_reconciliation(snapshot)
-        for scope, grid in self.scope_grids.items():
-            grid.set_counts(ops.scope_counts(snapshot, scope),
-                            ops.scope_unavailable_text(snapshot, scope))
-        self._show_capacity(snapshot)
-        self.eta_label.setText(ops.overall_eta_text(snapshot))
-        self._show_stage_etas(snapshot)
+        self.summary = ops.summarize(snapshot)
+        self.headline.show_summary(self.summary)
+        self._record_bar()
+        self._show_actions(snapshot)
+        self.details.show_snapshot(snapshot, lambda family: source_name(family, self.sources),
+                                   now)
         self.technical.set_rows(ops.technical_rows(snapshot))
-        self.updated_label.setText(ops.updated_text(snapshot))
+        self.show_times(now)
         self._update_discover()
+        emit(self.snapshot_shown, snapshot)
 
-    def _show_stage_etas(self, snapshot: dict[str, Any]) -> None:
-        rows = ops.stage_eta_short_rows(snapshot)
-        cells = "".join(f"<tr><td style='padding-right:12px'>{html.escape(stage)}</td>"
-                        f"<td>{html.escape(text)}</td></tr>" for stage, text in rows)
-        self.stage_eta_label.setText(f"<table>{cells}</table>" if rows else "")
-        self.stage_eta_label.setToolTip("\n".join(f"{stage}: {text}"
-                                                  for stage, text in ops.stage_eta_rows(snapshot)))
-        reasons = ops.stage_eta_reasons(snapshot)
-        self.stage_eta_reason.setVisible(bool(reasons))
-        self.stage_eta_reason.setText(f"No ETA: {'; '.join(reasons)}." if reasons else "")
+    def offer_snapshot(self, snapshot: dict[str, Any] | None) -> None:
+        """A snapshot the tray fetched: shown when it is newer than ours, so the window
+        and the tray say the same thing."""
+        if ops.newer(snapshot, self.snapshot):
+            self.show_snapshot(snapshot)
 
-    def _show_phase(self, snapshot: dict[str, Any]) -> None:
-        phase = ops.phase(snapshot)
-        self.phase_label.setText(ops.phase_label(phase))
-        self.phase_label.setStyleSheet(f"color: {COLORS[ops.phase_tone(phase)]};")
-        self.phase_hint.setText(ops.PHASE_HINTS.get(phase or "", "Start one below."))
-        self.coverage_label.setText(ops.coverage_text(snapshot))
-        tone = "busy" if ops.history_restoring(snapshot) else "idle"
-        self.coverage_label.setStyleSheet(f"color: {COLORS[tone]};")
+    def show_times(self, now: datetime | None = None) -> None:
+        """Re-render what ages ("3 s ago") from the stored snapshot; the timer's tick."""
+        if self.snapshot is None:
+            return
+        now = now or datetime.now(UTC)
+        self.headline.set_updated_text(ops.updated_text(self.snapshot, now))
+        self.details.show_times(now)
+
+    def show_notice(self, title: str, text: str, level: str = "info") -> None:
+        """A notification shown in the window (where no notification service exists)."""
+        self.notice.show_notice(title, text, level)
+
+    def _record_bar(self) -> None:
+        shown = self.headline.bar_fraction
+        if not self.progress_seen or self.progress_seen[-1] != shown:
+            self.progress_seen.append(shown)
+
+    def _show_actions(self, snapshot: dict[str, Any]) -> None:
         selected = ops.execution(snapshot) or {}
         run_id = selected.get("discoverRunId")
-        cancelable = ops.can_cancel(snapshot)
+        cancelable = self.summary.can_cancel
         if not cancelable:
             self.cancel_requested_run = None  # the run stopped (or another is selected)
         self.cancel_button.setVisible(cancelable)
         requested = cancelable and self.cancel_requested_run == run_id
         self.cancel_button.setEnabled(not requested)
         self.cancel_button.setText("Cancellation requested…" if requested else "Cancel run")
-        gate = ops.recovery_gate(snapshot)
-        self.setup_button.setVisible(gate.kind != "not_needed")
-        self.setup_button.setEnabled(gate.kind == "ready")
-        self.setup_button.setToolTip(gate.text)
-        self.recovery_label.setVisible(gate.kind != "not_needed")
-        self.recovery_label.setText(gate.text)
-        self.recovery_label.setStyleSheet(
-            f"color: {COLORS['ok' if gate.kind == 'ready' else 'busy']};")
-
-    def _show_families(self, snapshot: dict[str, Any]) -> None:
-        progress = ops.family_progress(snapshot)
-        # No number may be shown (no run yet, progress unknown or hidden while history is
-        # restored): no bar at all, an empty one reads like a stuck run; the text says why.
-        self.family_bar.setVisible(progress.value is not None)
-        if progress.value is None:
-            self.family_bar.setRange(0, 1)
-            self.family_bar.setValue(0)
-            self.family_bar.setFormat("")
-        else:
-            self.family_bar.setRange(0, progress.maximum)
-            self.family_bar.setValue(progress.value)
-            self.family_bar.setFormat("%p%")
-            if not self.progress_seen or self.progress_seen[-1] != (progress.value,
-                                                                    progress.maximum):
-                self.progress_seen.append((progress.value, progress.maximum))
-        self.family_text.setText(progress.text)
-        lines = ops.family_lines(snapshot, lambda family: source_name(family, self.sources))
-        self.family_list.setText("<br>".join(html.escape(line) for line in lines))
-        resumed = ops.resumed_text(snapshot)
-        self.resumed_label.setVisible(resumed is not None)
-        self.resumed_label.setText(resumed or "")
-        provider = ops.provider_lines(snapshot)
-        self.provider_label.setVisible(bool(provider))
-        self.provider_label.setText("<br>".join(html.escape(line) for line in provider))
-
-    def _show_reconciliation(self, snapshot: dict[str, Any]) -> None:
-        rows = ops.reconciliation_lines(snapshot)
-        cells = "".join(f"<tr><td style='padding-right:12px'>{html.escape(label)}</td>"
-                        f"<td>{html.escape(text)}</td></tr>" for label, text in rows)
-        self.reconciliation_label.setText(f"<table>{cells}</table>" if rows
-                                          else "No Discover run yet.")
-
-    def _show_capacity(self, snapshot: dict[str, Any]) -> None:
-        self.freshness_label.setText(ops.freshness_text(snapshot))
-        self.slots_label.setText(ops.slots_text(snapshot))
-        self.active_items_label.setText(ops.active_items_text(snapshot))
-        active = ops.active_item_lines(snapshot)
-        self.active_list_label.setVisible(bool(active))
-        self.active_list_label.setText("<br>".join(html.escape(line) for line in active))
-        self.active_stages_label.setText(ops.active_stage_text(snapshot))
-        self.queues_label.setText("<br>".join(html.escape(line)
-                                              for line in ops.task_queue_lines(snapshot)))
 
     # -- Discover launch controls ---------------------------------------------------------
 
@@ -494,11 +329,17 @@ class PipelinesView(LiveView):
         self.discover_button.setToolTip(reason or "Fetch postings from the ticked sources")
         if self._discover_pending:
             return
+        offer = ops.recovery_gate(self.snapshot).text if self.snapshot else ""
         if reason is not None:
-            self._set_note(reason, "idle")
+            # While a run is in progress the headline says so already.
+            self._set_note("" if reason == ops.RUN_IN_PROGRESS else reason, "idle")
+            self._note_is_reason = True
+        elif offer and (self._note_is_reason or not self.discover_note.text()):
+            # After an unsafe ending, proven idle: the offer of a new run.
+            self._set_note(offer, "ok")
             self._note_is_reason = True
         elif self._note_is_reason:
-            self._set_note("Ready: tick the sources to search and press Discover.", "idle")
+            self._set_note("", "idle")
             self._note_is_reason = False
 
     def request_discover(self) -> None:
@@ -527,15 +368,7 @@ class PipelinesView(LiveView):
         self._update_discover()
 
     def _set_note(self, text: str, tone: str) -> None:
-        self.discover_note.setText(text)
-        self.discover_note.setStyleSheet(f"color: {COLORS[tone]};")
-
-    def focus_discover_controls(self) -> None:
-        """Only selects and focuses the launch controls; never starts anything."""
-        self.scroll.ensureWidgetVisible(self.discover_box)
-        target = self.source_list if self.source_list.count() else self.discover_button
-        target.setFocus(Qt.FocusReason.OtherFocusReason)
-        emit(self.setup_focused)
+        self.headline.set_note(text, COLORS[tone])
 
     # -- Cancel ---------------------------------------------------------------------------
 

@@ -64,9 +64,12 @@ def test_a_first_run_asks_for_the_profile_until_one_is_saved(qtbot, qloop, tmp_p
         assert PROFILE_NOTICE_TITLE.startswith("Add your profile so JobCtrl can score")
         assert all(button.isVisible() for button in
                    (prompt.import_button, prompt.sample_button, prompt.type_button))
-        # No run yet: the text says so, and no empty bar pretends to measure something.
-        assert pipelines.family_text.text() == "No Discover run yet."
-        assert not pipelines.family_bar.isVisible()
+        # No run yet: the text says so, and no bar pretends to measure something (it is
+        # busy only while the worker's first report has not proven it idle).
+        assert pipelines.details.family_text.text() == "No Discover run yet."
+        assert pipelines.summary.state in ("idle", "checking")
+        assert pipelines.headline.bar_fraction is None
+        assert pipelines.headline.bar.isVisible() is (pipelines.summary.state == "checking")
         _grab(window, "first-run-pipelines.png")
 
         # "Type it in myself" opens Settings on Your profile, the cursor in Name.

@@ -1,27 +1,32 @@
-"""The Pipelines view: against the real services (Discover moves the bar to completed,
-Cancel stops a run) and fed snapshots shaped like the API's (the gating rules)."""
+"""The Pipelines view: fed RECORDED operations snapshots (one per state a real run goes
+through; tests/desktop/fixtures/operations/) it shows one headline, one bar and the
+primary action in view at 900x600, agreeing with the tray; against the real services
+Discover moves the bar to the end and Cancel stops a run."""
 
 from __future__ import annotations
 
-import copy
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 
 from backend.runtime.services import ServiceStatus
 from desktop.presenters import operations as ops
 from desktop.shell import ShellController
+from desktop.tray import SpendTray, TraySnapshot
 from desktop.views.main_window import MainWindow
+from desktop.views.partials.run_headline import BAR_STEPS
 from desktop.views.pipelines_view import PipelinesView
 from tests.desktop.discover_helpers import extra_source
+from tests.desktop.recorded_operations import STATES, recorded
 from tests.desktop.test_main_window import FakeClient, FakeSupervisor
-from tests.unit.test_operations_presenter import snapshot
 
 pytestmark = pytest.mark.desktop
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "_artifacts"
+DEMO = [{"id": "demo_board", "kind": "demo_board", "enabled": True}]
 
 
 def make_view(qtbot, controller) -> PipelinesView:
@@ -32,43 +37,122 @@ def make_view(qtbot, controller) -> PipelinesView:
 
 
 def failed(active_items) -> dict:
-    snap = snapshot(execution={"workflowStatus": "failed", "phase": "failed"},
-                    activeItemsTotal=active_items)
+    snap = recorded("failed")
+    snap["activeItemsTotal"] = active_items
     return snap
 
 
-# --------------------------------------------------------------------------- fed snapshots
+def fully_visible(widget, window) -> bool:
+    """The widget is shown, unclipped, and inside the window's area."""
+    if not widget.isVisible() or widget.visibleRegion().boundingRect() != widget.rect():
+        return False
+    top_left = widget.mapTo(window, QPoint(0, 0))
+    bottom_right = widget.mapTo(window, widget.rect().bottomRight())
+    return window.rect().contains(top_left) and window.rect().contains(bottom_right)
 
 
-def test_after_a_failure_setup_is_offered_only_when_no_work_is_running(qtbot, qloop, tmp_path):
+def bar_agrees(view: PipelinesView, summary: ops.RunSummary) -> bool:
+    bar, progress = view.headline.bar, summary.progress
+    if progress.kind == "value":
+        return (bar.isVisible() and bar.maximum() == BAR_STEPS
+                and bar.value() == round(progress.fraction * BAR_STEPS))
+    if progress.kind == "busy":
+        return bar.isVisible() and (bar.minimum(), bar.maximum()) == (0, 0)
+    return bar.maximum() == 1 and bar.value() == 0 if bar.isVisible() else not progress.text
+
+
+# --------------------------------------------------------------------------- recorded states
+
+
+def test_every_recorded_state_agrees_with_the_tray_and_keeps_the_action_in_view_at_900x600(
+        qtbot, qloop, tmp_path):
+    client = FakeClient()
+    client.sources = DEMO
+    controller = ShellController(tmp_path, supervisor_factory=FakeSupervisor,
+                                 client_factory=lambda _info: client)
+    window = MainWindow(controller)
+    qtbot.addWidget(window)
+    window.resize(900, 600)
+    window.show()
+    pipelines = window.views["pipelines"]
+    tray = SpendTray(controller)
+    controller.start()
+    qtbot.waitUntil(lambda: pipelines.snapshot is not None, timeout=30_000)
+    for state, name in STATES.items():
+        client.operations = recorded(name)
+        with qtbot.waitSignal(pipelines.refreshed, timeout=10_000):
+            pipelines.invalidate()
+        summary = ops.summarize(client.operations)
+        assert pipelines.headline.headline.text() == summary.headline, state
+        assert pipelines.headline.detail.text() == summary.detail, state
+        assert bar_agrees(pipelines, summary), state
+        # The tray says the same thing.
+        tray.status.snapshot = TraySnapshot(client.operations["budget"], client.operations)
+        tray.show_snapshot(tray.status.snapshot)
+        assert tray.tooltip().endswith(" · " + summary.tray_text), state
+        assert summary.headline in tray.tooltip(), state
+        # The primary action is in view without scrolling, whatever the state.
+        action = pipelines.cancel_button if summary.can_cancel else pipelines.discover_button
+        assert fully_visible(action, window), state
+        assert fully_visible(pipelines.discover_button, window), state
+        assert not pipelines.scroll.horizontalScrollBar().isVisible(), state
+        # The operations detail is there, folded away.
+        assert not pipelines.details.expanded and not pipelines.details.body.isVisible()
+        _screenshot(window, f"pipelines-{name}-900x600.png")
+    with qtbot.waitSignal(controller.stopped, timeout=10_000):
+        controller.shutdown()
+
+
+def test_cancel_is_offered_only_while_the_run_can_be_stopped(qtbot, qloop, tmp_path):
     view = make_view(qtbot, ShellController(tmp_path))
     view.show()
-    view._show_sources([{"id": "demo_board", "kind": "demo_board", "enabled": True}])
+    for name, cancelable in (("discovering", True), ("draining-midway", True),
+                             ("paused-budget", False),  # its Discover workflow has closed
+                             ("completed", False), ("canceled", False), ("idle", False)):
+        view.show_snapshot(recorded(name))
+        assert view.cancel_button.isVisible() is cancelable, name
+        assert view.summary.can_cancel is cancelable, name
 
-    view.show_snapshot(failed(3))
-    assert view.setup_button.isVisible() and not view.setup_button.isEnabled()
-    assert "3 work items are still running" in view.recovery_label.text()
-    assert not view.discover_button.isEnabled()
-    assert not view.cancel_button.isVisible()
 
-    view.show_snapshot(failed(None))
-    assert not view.setup_button.isEnabled()
-    assert "inventory is unavailable" in view.recovery_label.text()
-
-    view.show_snapshot(failed(0))
-    assert view.setup_button.isEnabled()
-    view.activateWindow()
-    with qtbot.waitSignal(view.setup_focused, timeout=2_000):
-        qtbot.mouseClick(view.setup_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(view.source_list.hasFocus, timeout=2_000)
-    # It only focuses the controls: nothing was dispatched.
-    assert not view._discover_pending
-    assert view.discover_note.text() != "Starting Discover…"
+def test_after_a_failure_a_new_run_is_offered_only_when_no_work_is_running(
+        qtbot, qloop, tmp_path):
+    """The spec's "Set up a new Discover run" gate: the Discover button in the headline
+    stays disabled, the reason beside it, until fresh inventory proves nothing runs."""
+    client = FakeClient()
+    controller = ShellController(tmp_path, supervisor_factory=FakeSupervisor,
+                                 client_factory=lambda _info: client)
+    client.operations = failed(3)
+    window = MainWindow(controller)
+    qtbot.addWidget(window)
+    window.show()
+    view = window.views["pipelines"]
+    controller.start()
+    qtbot.waitUntil(lambda: view.snapshot is not None, timeout=30_000)
+    assert view.headline.headline.text() == "Discover failed"
+    assert not view.discover_button.isEnabled() and not view.cancel_button.isVisible()
+    assert "3 work items are still running" in view.discover_note.text()
+    for active, words in ((None, "inventory is unavailable"),
+                          (0, "No work is running: you can start a new Discover run.")):
+        client.operations = failed(active)
+        with qtbot.waitSignal(view.refreshed, timeout=10_000):
+            view.invalidate()
+        assert view.discover_button.isEnabled() is (active == 0)
+        assert words in view.discover_note.text()
+    # Proven idle: Discover starts a run, and its answer replaces the offer.
+    client.answer = {"workflowId": "discover-local", "firstExecutionRunId": "run-0003",
+                     "alreadyRunning": False}
+    with qtbot.waitSignal(view.discover_started, timeout=10_000):
+        qtbot.mouseClick(view.discover_button, Qt.MouseButton.LeftButton)
+    assert client.run_stage_calls == [("discover", {})]
+    assert "No work is running" not in view.discover_note.text()
+    with qtbot.waitSignal(controller.stopped, timeout=10_000):
+        controller.shutdown()
 
 
 def test_the_window_discover_button_honours_the_recovery_gate(qtbot, qloop, tmp_path):
     """The window's one Discover control is the Pipelines button: the window's rules
-    (services, stream) and the view's (run in progress, recovery gate) both apply."""
+    (services, stream) and the view's (run in progress, recovery gate) both apply; why it
+    is disabled is said next to it."""
     client = FakeClient()
     controller = ShellController(tmp_path, supervisor_factory=FakeSupervisor,
                                  client_factory=lambda _info: client)
@@ -87,10 +171,12 @@ def test_the_window_discover_button_honours_the_recovery_gate(qtbot, qloop, tmp_
         pipelines.invalidate()
     assert not window.discover_button.isEnabled()
     assert "still running" in window.discover_button.toolTip()
+    assert "still running" in pipelines.discover_note.text()
     client.operations = failed(0)
     with qtbot.waitSignal(pipelines.refreshed, timeout=10_000):
         pipelines.invalidate()
     assert window.discover_button.isEnabled()
+    assert pipelines.discover_note.text().startswith("No work is running")
 
     controller.service_status.emit(ServiceStatus("api", "restarting", "exited with code 1"))
     assert not window.discover_button.isEnabled()
@@ -99,15 +185,15 @@ def test_the_window_discover_button_honours_the_recovery_gate(qtbot, qloop, tmp_
         controller.shutdown()
 
 
-def test_before_any_run_the_sources_box_shows_no_empty_bar(qtbot, qloop, tmp_path):
+def test_before_any_run_there_is_no_bar(qtbot, qloop, tmp_path):
     view = make_view(qtbot, ShellController(tmp_path))
     view.show()
-    assert not view.family_bar.isVisible()  # nothing known before the first snapshot
-    view.show_snapshot(snapshot(sourceFamilies=None, execution=None))
-    assert not view.family_bar.isVisible()
-    assert view.family_text.text() == "No Discover run yet."
-    view.show_snapshot(snapshot())
-    assert view.family_bar.isVisible() and view.family_bar.format() == "%p%"
+    assert view.headline.bar.isVisible()  # busy until the first snapshot says anything
+    assert view.headline.bar_reason.text() == "Waiting for the pipeline status"
+    view.show_snapshot(recorded("idle"))
+    assert not view.headline.bar.isVisible()  # nothing runs: no bar that reads as stuck
+    assert view.headline.headline.text() == "Ready to find jobs"
+    assert view.details.family_text.text() == "No Discover run yet."
 
 
 def test_sources_to_tick_are_named_in_plain_words(qtbot, qloop, tmp_path):
@@ -123,114 +209,87 @@ def test_sources_to_tick_are_named_in_plain_words(qtbot, qloop, tmp_path):
     assert view.checked_source_ids() == ["demo_board", "x"]
 
 
-def in_progress_without_etas() -> dict:
-    """A discovering run early on: no stage has an ETA yet, the sources have long names."""
-    return snapshot(
-        execution={"workflowStatus": "in_progress", "phase": "discovering"},
-        stageEtas={stage: {"state": "calibrating", "reason": "insufficient_samples"}
-                   for stage in ops.STAGES},
-        sourceFamilies={"families": [
-            {"family": "demo_board", "status": "succeeded", "newJobs": 234, "existingJobs": 0},
-            {"family": "gh-acme", "status": "waiting"}]})
-
-
-def test_cancel_stays_in_view_in_a_900_by_600_window_while_no_stage_has_an_eta(
-        qtbot, qloop, tmp_path):
-    client = FakeClient()
-    client.operations = in_progress_without_etas()
-    client.sources = [{"id": "demo_board", "kind": "demo_board", "enabled": True},
-                      {"id": "gh-acme", "kind": "greenhouse", "enabled": True}]
-    controller = ShellController(tmp_path, supervisor_factory=FakeSupervisor,
-                                 client_factory=lambda _info: client)
-    window = MainWindow(controller)
-    qtbot.addWidget(window)
-    window.resize(900, 600)
-    window.show()
-    pipelines = window.views["pipelines"]
-    controller.start()
-    qtbot.waitUntil(pipelines.cancel_button.isVisible, timeout=10_000)
-    qtbot.waitUntil(lambda: not pipelines.scroll.horizontalScrollBar().isVisible())
-
-    viewport = pipelines.scroll.viewport()
-    cancel = pipelines.cancel_button
-    corner = cancel.mapTo(viewport, cancel.rect().topLeft())
-    assert viewport.rect().contains(corner)
-    assert viewport.rect().contains(corner + cancel.rect().bottomRight())
-    # The per-stage list is short; the reason is said once.
-    assert "No ETA" in pipelines.stage_eta_label.text()
-    assert "not enough finished jobs" not in pipelines.stage_eta_label.text()
-    assert "not enough finished jobs" in pipelines.stage_eta_reason.text()
-    assert "not enough finished jobs" in pipelines.stage_eta_label.toolTip()
-    # Sources in plain words, the same as the sources to tick.
-    assert pipelines.family_list.text().startswith("Demo board: done")
-    assert "gh-acme (Greenhouse board): waiting" in pipelines.family_list.text()
-    # The counts table is as tall as its rows: no empty band under the last one.
-    tabs = pipelines.scope_tabs
-    grid = pipelines.scope_grids["current_execution"]
-    table = grid.table
-    rows_bottom = table.rowViewportPosition(4) + table.rowHeight(4)
-    assert table.viewport().height() - rows_bottom <= 4
-    assert tabs.height() - tabs.tabBar().height() - grid.height() <= 8
-    _screenshot(window, "pipelines-view-900x600.png")
-    with qtbot.waitSignal(controller.stopped, timeout=10_000):
-        controller.shutdown()
+def test_details_hold_the_whole_snapshot_folded_away(qtbot, qloop, tmp_path):
+    view = make_view(qtbot, ShellController(tmp_path))
+    view.show()
+    view._show_sources(DEMO)
+    view.show_snapshot(recorded("draining-midway"))
+    details = view.details
+    assert not details.expanded and not details.body.isVisible()
+    assert not view.technical.expanded
+    qtbot.mouseClick(details.toggle, Qt.MouseButton.LeftButton)
+    assert details.expanded and details.body.isVisible()
+    page = view.scroll.widget()
+    # Open, it takes the room it needs and the page scrolls (nothing is squeezed).
+    qtbot.waitUntil(lambda: page.height() >= page.minimumSizeHint().height() > view.height())
+    assert page.minimumSizeHint().height() >= page.sizeHint().height()
+    grid = details.scope_grids["current_execution"]
+    assert grid.showing_counts and grid.cell_text("enrich", "succeeded") == "122"
+    assert details.family_list.text().startswith("Demo board: done — 234 new")
+    assert details.slots_label.text().startswith("Slots in use:")
+    assert "(approximate)" in details.queues_label.text()
+    assert "Final check of job details" in details.reconciliation_label.text()
+    assert details.eta_label.text() == "No ETA: the list of jobs is not final yet"
+    assert "Temporal Web UI" in details.temporal_label.text()
+    assert "discover-local" in view.technical.text()
+    _screenshot(view, "pipelines-details.png")
 
 
 def test_restoring_history_hides_selected_run_numbers(qtbot, qloop, tmp_path):
     view = make_view(qtbot, ShellController(tmp_path))
     view.show()
-    view.show_snapshot(snapshot())
-    grid = view.scope_grids["current_execution"]
-    assert grid.showing_counts and grid.cell_text("score", "waiting") == "146"
-    assert view.family_bar.value() == 1 and view.family_bar.maximum() == 4
-    assert view.family_bar.isVisible()
-
-    view.show_snapshot(snapshot(projectionCoverage={"status": "recovering"}))
-    assert not view.scope_grids["current_execution"].showing_counts
-    assert not view.scope_grids["execution_sweep"].showing_counts
-    assert view.scope_grids["global_outside_execution"].showing_counts
-    # No number to show: no bar at all (an empty one reads like a stuck run); text says why.
-    assert not view.family_bar.isVisible()
-    assert view.family_text.text() == "Progress hidden while the run's history is restored."
-    assert view.eta_label.text().startswith("No ETA")
-    assert view.stage_eta_label.text() == ""
-    assert "being restored" in view.coverage_label.text()
+    view.show_snapshot(recorded("recovering-history"))
+    details = view.details
+    assert not details.scope_grids["current_execution"].showing_counts
+    assert not details.scope_grids["execution_sweep"].showing_counts
+    assert details.scope_grids["global_outside_execution"].showing_counts
+    assert view.headline.bar_fraction is None
+    assert details.eta_label.text().startswith("No ETA")
+    assert details.stage_eta_label.text() == ""
+    assert "being restored" in details.coverage_label.text()
     # runtime facts stay visible
-    assert view.slots_label.text() == "Slots in use: 3 of 12"
-    assert "(approximate)" in view.queues_label.text()
+    assert details.slots_label.text().startswith("Slots in use: ")
+    assert "unknown" not in details.slots_label.text()
 
 
-def test_unknown_capacity_reads_unknown_and_the_disclosure_starts_collapsed(
-        qtbot, qloop, tmp_path):
+def test_relative_times_tick(qtbot, qloop, tmp_path):
     view = make_view(qtbot, ShellController(tmp_path))
     view.show()
-    snap = snapshot(capacity={"freshness": {"state": "stale", "reason": "heartbeat_expired",
-                                            "ageSeconds": 80},
-                              "configuredSlots": None, "activeSlots": None, "taskQueues": {}},
-                    activeItemsTotal=None, activeStageCounts=None)
-    view.show_snapshot(snap)
-    assert view.slots_label.text().startswith("Slots in use: unknown")
-    assert view.active_items_label.text() == "Active items: unknown"
-    assert not view.technical.expanded and not view.technical.body.isVisible()
-    assert "discover-local" in view.technical.text()
-    qtbot.mouseClick(view.technical.toggle, Qt.MouseButton.LeftButton)
-    assert view.technical.expanded and view.technical.body.isVisible()
+    snap = recorded("draining-midway")
+    beat = ops.parse_time(snap["capacity"]["freshness"]["newestHeartbeatAt"])
+    view.show_snapshot(snap, now=beat + timedelta(seconds=1))
+    assert view.details.freshness_label.text() == "Worker reporting (last report 1 s ago)"
+    view.show_times(beat + timedelta(seconds=45))
+    assert view.details.freshness_label.text() == "Worker reporting (last report 45 s ago)"
+    # The view's own timer re-renders them from the stored timestamps once a second.
+    shown = view.headline.updated.text()
+    qtbot.waitUntil(lambda: view.headline.updated.text() != shown, timeout=5_000)
+    view.hide()
+    assert not view._tick.isActive()
 
 
 def test_polls_every_15_s_while_live_60_s_otherwise_and_never_while_hidden(
         qtbot, qloop, tmp_path):
     view = make_view(qtbot, ShellController(tmp_path))
     view.show()
-    view.show_snapshot(snapshot())
+    view.show_snapshot(recorded("draining-midway"))
     view.reschedule_poll()
     assert view._poll.isActive() and view._poll.interval() == 15_000
-    done = copy.deepcopy(snapshot(execution={"workflowStatus": "completed",
-                                             "phase": "completed"}))
-    view.show_snapshot(done)
+    view.show_snapshot(recorded("completed"))
     view.reschedule_poll()
     assert view._poll.interval() == 60_000
     view.hide()
     assert not view._poll.isActive()
+
+
+def test_a_notice_without_a_notification_service_stays_until_dismissed(qtbot, qloop, tmp_path):
+    view = make_view(qtbot, ShellController(tmp_path))
+    view.show()
+    notice = ops.run_end_notice(recorded("completed"))
+    view.show_notice(notice.title, notice.text, notice.level)
+    assert view.notice.isVisible() and view.notice.title == "Discover finished"
+    qtbot.mouseClick(view.notice.dismiss, Qt.MouseButton.LeftButton)
+    assert not view.notice.isVisible()
 
 
 # --------------------------------------------------------------------------- live services
@@ -238,8 +297,7 @@ def test_polls_every_15_s_while_live_60_s_otherwise_and_never_while_hidden(
 
 def _state(view: PipelinesView) -> tuple:
     selected = (view.snapshot or {}).get("execution") or {}
-    return (selected.get("discoverRunId"), selected.get("phase"), view.family_bar.value(),
-            view.family_bar.maximum(), view.family_bar.format() != "")
+    return (selected.get("discoverRunId"), selected.get("phase"), view.headline.bar_fraction)
 
 
 @pytest.mark.integration
@@ -252,7 +310,7 @@ def test_a_snapshot_older_than_10_s_is_refetched_when_shown_again(qtbot, live_co
     view.refreshed.connect(lambda: fetched.append(view.last_refreshed_at))
     with qtbot.waitSignal(view.refreshed, timeout=20_000):
         view.show()
-    assert view.slots_label.text().startswith("Slots in use")
+    assert view.details.slots_label.text().startswith("Slots in use")
 
     view.hide()
     view.show()  # fresh (under 10 s old): shown as it is
@@ -269,7 +327,8 @@ def test_a_snapshot_older_than_10_s_is_refetched_when_shown_again(qtbot, live_co
 @pytest.mark.integration
 def test_discover_moves_the_progress_bar_until_the_run_completes(
         qtbot, live_controller, live_services):
-    # The paced source answers after 15 s: the bar shows part-way progress meanwhile.
+    # The paced source answers after 15 s: meanwhile the bar is busy (the total is not
+    # known yet); then it shows how much of the run's measured work is done.
     with extra_source(live_services, "paced-gh", delay=15) as started_runs:
         view = make_view(qtbot, live_controller)
         seen: list[tuple] = []
@@ -288,17 +347,15 @@ def test_discover_moves_the_progress_bar_until_the_run_completes(
         # Generous: the machine may be busy; the wait ends as soon as the phase is reached.
         qtbot.waitUntil(lambda: _state(view)[:2] == (run_id, "completed"), timeout=300_000)
         ours = [state for state in seen if state[0] == run_id]
-        # Only states whose bar shows a number (history being restored shows none).
-        shown = [(value, maximum) for _, _, value, maximum, numeric in ours if numeric]
-        # The bar moved: part-way while the paced source answered, then full.
-        assert any(value < maximum for value, maximum in shown), ours
-        assert shown[-1] == (4, 4), ours
-        values = [value for value, _ in shown]
-        assert values == sorted(values), ours  # the spine never goes back
-        assert view.phase_label.text() == "Completed"
+        # Only states whose bar shows a number (busy while the sources answer).
+        values = [fraction for _, _, fraction in ours if fraction is not None]
+        assert values and values[-1] == 1.0, ours
+        assert values == sorted(values), ours  # it never goes back
+        assert ("discovering" in {phase for _, phase, _ in ours}), ours
+        assert view.headline.headline.text().startswith("Discover finished")
         assert not view.cancel_button.isVisible()
-        assert "Demo board: done" in view.family_list.text()
-        assert view.scope_grids["current_execution"].showing_counts
+        assert "Demo board: done" in view.details.family_list.text()
+        assert view.details.scope_grids["current_execution"].showing_counts
         _screenshot(view, "pipelines-view.png")
 
 
@@ -318,22 +375,20 @@ def test_cancel_stops_a_running_discover(qtbot, live_controller, live_services):
 
         qtbot.waitUntil(lambda: _state(view)[:2] == (run_id, "discovering")
                         and view.cancel_button.isVisible(), timeout=30_000)
-        assert view.phase_label.text() == "Discovering"
+        assert view.headline.headline.text() == "Finding jobs on 1 source"
         assert not view.discover_button.isEnabled()  # one Discover at a time
         _screenshot(view, "pipelines-view-discovering.png")
         # Cancel is reachable in the space a 900x600 window gives the view.
         view.resize(870, 470)
         qtbot.waitUntil(lambda: not view.scroll.horizontalScrollBar().isVisible())
-        corner = view.cancel_button.mapTo(view.scroll.viewport(),
-                                          view.cancel_button.rect().bottomRight())
-        assert view.scroll.viewport().rect().contains(corner)
+        assert fully_visible(view.cancel_button, view)
         qtbot.mouseClick(view.cancel_button, Qt.MouseButton.LeftButton)
         assert view.cancel_button.text() == "Cancellation requested…"
         assert not view.cancel_button.isEnabled()
 
         qtbot.waitUntil(lambda: _state(view)[:2] == (run_id, "canceled"), timeout=60_000)
         assert not view.cancel_button.isVisible()
-        assert view.phase_label.text() == "Canceled"
+        assert view.headline.headline.text() == "Discover canceled"
 
 
 def _screenshot(view, name: str) -> None:

@@ -66,13 +66,6 @@ def snapshot(**changes) -> dict:
 # --------------------------------------------------------------------------- phase, cancel
 
 
-def test_phase_labels_are_plain_words_and_unknown_phases_stay_readable():
-    assert ops.phase_label("draining") == "Finishing up"
-    assert ops.phase_label("completed_with_issues") == "Completed with issues"
-    assert ops.phase_label(None) == "No Discover run yet"
-    assert ops.phase_label("some_new_phase") == "Some new phase"
-
-
 @pytest.mark.parametrize(("status", "phase", "allowed"), [
     ("in_progress", "discovering", True),
     ("in_progress", "draining", True),
@@ -149,10 +142,14 @@ def test_eta_range_text_rounds_outward_and_names_the_confidence():
 
 def test_withheld_eta_is_no_eta_plus_the_bounded_reason():
     assert ops.eta_text({"state": "paused", "reason": "budget_exceeded"}) == (
-        "No ETA: today's spend limit is reached")
+        "No ETA: today's budget is used up")
     # "paused" never reads as a workflow state, and no_dispatch is not a resumable command
     assert ops.eta_text({"state": "paused", "reason": "no_dispatch"}) == (
-        "No ETA: no work has started recently")
+        "No ETA: nothing has started in the last few minutes")
+    # membership_open in the phase's words
+    open_ = {"state": "calibrating", "reason": "membership_open"}
+    assert ops.eta_text(open_, "discovering") == "No ETA: jobs are still being found"
+    assert ops.eta_text(open_, "draining") == "No ETA: the list of jobs is not final yet"
     assert ops.eta_text(None) == "No ETA: unknown"
     assert ops.eta_text({"state": "calibrating", "reason": "brand_new"}) == "No ETA: brand new"
     assert set(ops.ETA_REASONS) >= {"no_work", "worker_unavailable", "telemetry_stale",
@@ -172,8 +169,8 @@ def test_restoring_history_hides_selected_run_numbers_but_keeps_runtime_facts():
         assert ops.scope_counts(snap, "current_execution") is None
         assert ops.scope_counts(snap, "execution_sweep") is None
         assert ops.scope_counts(snap, "global_outside_execution") is not None
-        assert ops.family_progress(snap).value is None
-        assert "%" not in ops.family_progress(snap).text
+        assert ops.summarize(snap).progress.fraction is None
+        assert "%" not in ops.summarize(snap).progress.text
         assert ops.overall_eta_text(snap).startswith("No ETA")
         assert ops.stage_eta_rows(snap) == []
         assert all("new" not in line for line in ops.family_lines(snap))
@@ -186,9 +183,9 @@ def test_restoring_history_hides_selected_run_numbers_but_keeps_runtime_facts():
 def test_ready_coverage_shows_counts_progress_and_stage_etas():
     snap = snapshot()
     assert ops.scope_counts(snap, "current_execution")["score"] == BLOCK
-    progress = ops.family_progress(snap)
-    assert (progress.value, progress.maximum) == (1, 4)
-    assert progress.text == "Step 1 of 4 · 1 of 2 sources crawled"
+    assert ops.sources_text(snap) == "1 of 2 sources searched"
+    assert ops.sources_text(snapshot(sourceFamilies={"failed": 1})) == \
+        "2 of 2 sources searched (1 failed)"
     assert ops.stage_eta_rows(snap) == [("Enrich", "2–8 min (medium confidence)")]
     assert ops.scope_remaining(ops.scope_counts(snap, "current_execution")) == 5 * 149
 
@@ -228,17 +225,18 @@ def test_family_and_reconciliation_lines():
     assert ops.family_lines(snap) == ["demo_board: done — 234 new, 0 already known",
                                       "gh-acme: waiting"]
     assert ops.reconciliation_lines(snap) == [
-        ("Enrichment pass", "waiting"),
+        ("Final check of job details", "runs once every job is in"),
         ("Handing jobs to preparation", "1 queued, 1 done"),
         ("Picking up earlier jobs", "1 queued"),
     ]
     unknown = snapshot()
     unknown["reconciliation"] = {"enrichment_pass": {"status": "unknown"}}
-    assert ops.reconciliation_lines(unknown)[0] == ("Enrichment pass", "unknown (no record)")
+    assert ops.reconciliation_lines(unknown)[0] == ("Final check of job details",
+                                                    "unknown (no record)")
     assert ops.reconciliation_lines(unknown)[1] == ("Handing jobs to preparation", "unknown")
     with_pdf = snapshot(reconciliation={"pdf_render": [{"status": "running"}],
                                         "new_kind": {"status": "waiting"}})  # merged in
-    assert ops.reconciliation_lines(with_pdf)[3:] == [("Rendering PDFs", "1 running"),
+    assert ops.reconciliation_lines(with_pdf)[3:] == [("Final check of PDFs", "1 running"),
                                                       ("New kind", "waiting")]
 
 
@@ -251,7 +249,7 @@ def test_unknown_capacity_is_unknown_with_its_reason_never_zero():
                     activeItemsTotal=None, activeStageCounts=None)
     assert ops.slots_text(snap) == "Slots in use: unknown (no worker has reported yet)"
     assert ops.active_items_text(snap) == "Active items: unknown"
-    assert ops.active_stage_text(snap) == "Running by stage: unknown"
+    assert ops.active_stage_text(snap) == "Working on now: unknown"
     assert "0" not in ops.slots_text(snap)
 
 
@@ -260,7 +258,7 @@ def test_task_queues_are_labeled_approximate():
     assert lines[0] == ("jobctrl-local (approximate): backlog ~124, oldest ~4 s, "
                         "pollers 1 workflow / 1 activity")
     assert lines[1] == "jobctrl-local-prep (approximate): unavailable — not observed yet"
-    assert ops.active_stage_text(snapshot()) == "Running by stage: enrich 2, score 1"
+    assert ops.active_stage_text(snapshot()).endswith("last report): Enrich 2, Score 1")
 
 
 def test_truncated_inventory_says_so():

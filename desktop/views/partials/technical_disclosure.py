@@ -10,56 +10,26 @@ import html
 from collections.abc import Iterable
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QLabel, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QWidget
 
 from desktop.theme import COLORS
+from desktop.views.partials.disclosure import Disclosure
 
 TITLE = "Technical details"
 
 
-class TechnicalDisclosure(QWidget):
+class TechnicalDisclosure(Disclosure):
     """Folded details under a toggle; ``title`` names it (other folded details reuse it)."""
 
     def __init__(self, parent: QWidget | None = None, title: str = TITLE):
-        super().__init__(parent)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(4)
-        self.toggle = QToolButton(self)
-        self.toggle.setObjectName("technicalToggle")
-        self.toggle.setText(title)
-        self.toggle.setCheckable(True)
-        self.toggle.setChecked(False)
-        self.toggle.setAutoRaise(True)
-        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.toggle.setArrowType(Qt.ArrowType.RightArrow)
-        self.toggle.toggled.connect(self.set_expanded)
-        self.body = QFrame(self)
-        self.body.setObjectName("technicalBody")
-        self.body.setStyleSheet("#technicalBody { border-left: 2px solid palette(mid); }")
-        body_layout = QVBoxLayout(self.body)
-        body_layout.setContentsMargins(10, 2, 4, 2)
+        super().__init__(title, parent, name="technical")
         self.details = QLabel(self.body)
         self.details.setObjectName("technicalText")
         self.details.setTextFormat(Qt.TextFormat.RichText)
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.details.setWordWrap(True)
-        body_layout.addWidget(self.details)
-        layout.addWidget(self.toggle, 0, Qt.AlignmentFlag.AlignLeft)
-        layout.addWidget(self.body)
+        self.body_layout.addWidget(self.details)
         self.rows: list[tuple[str, str]] = []
-        self.body.setVisible(False)
-
-    @property
-    def expanded(self) -> bool:
-        return self.toggle.isChecked()
-
-    def set_expanded(self, expanded: bool) -> None:
-        if self.toggle.isChecked() != expanded:
-            self.toggle.setChecked(expanded)  # re-enters through toggled
-            return
-        self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
-        self.body.setVisible(expanded)
 
     def set_rows(self, rows: Iterable[tuple[str, str]]) -> None:
         self.rows = list(rows)
