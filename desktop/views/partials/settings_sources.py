@@ -32,7 +32,8 @@ from PySide6.QtWidgets import (
 
 from backend.sources.link import SourceLinkError, new_source_id, resolve_source_link
 from desktop.presenters.sources import KIND_LABELS, describe_source, source_name
-from desktop.views.partials.settings_form import ERROR_STYLE, HINT_STYLE
+from desktop.theme import COLORS
+from desktop.views.partials.settings_form import HINT_STYLE
 from desktop.views.partials.technical_disclosure import TechnicalDisclosure
 
 LINK = "link"
@@ -178,7 +179,8 @@ class SourcesEditor(QWidget):
     def _say(self, text: str, *, refused: bool) -> None:
         self.feedback.setText(text)
         self.feedback.setProperty("refused", refused)
-        self.feedback.setStyleSheet(ERROR_STYLE if refused else HINT_STYLE)
+        self.feedback.setStyleSheet(f"color: {COLORS['bad']}; font-size: 9pt;" if refused
+                                    else HINT_STYLE)
         self.feedback.show()
 
     def _update_placeholder(self) -> None:
