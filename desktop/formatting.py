@@ -229,6 +229,16 @@ def _budget_resumed(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
             f" {p.get('workflowId', '?')}"), "info"
 
 
+def _batch_budget_resumed(p: Payload) -> tuple[str, Tone]:
+    count = len(p.get("jobIds") or [])
+    jobs = "1 job" if count == 1 else f"{count} jobs"
+    return f"budget has room again: the selected batch of {jobs} continues", "info"
+
+
+def _contact_budget_resumed(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    return f"budget has room again: contact research for {_job(p, labels)} continues", "info"
+
+
 def _enrich_condition_resolved(p: Payload) -> tuple[str, Tone]:
     return (f"{p.get('code', '?')} resolved for {p.get('host', '?')}: "
             f"{p.get('jobCount', '?')} blocked job(s) continue as {p.get('workflowId', '?')}"), "info"
@@ -323,6 +333,8 @@ DESCRIBERS: dict[str, Callable[[Payload, JobLabels], tuple[str, Tone]]] = {
     "ProfileContinuationIntended": _payload_only(_continuation_intended),
     "EnrichConditionResolved": _payload_only(_enrich_condition_resolved),
     "PreparationBudgetResumed": _budget_resumed,
+    "BatchBudgetResumed": _payload_only(_batch_budget_resumed),
+    "ContactResearchBudgetResumed": _contact_budget_resumed,
     "WorkflowReconciled": _payload_only(_reconciled),
     "PipelineStepQueued": _payload_only(_pipeline_step("queued", "info")),
     "PipelineStepStarted": _payload_only(_pipeline_step("started", "info")),
