@@ -46,7 +46,6 @@ class TaskRow:
 
     task_id: str
     job_id: str
-    seq: int
     workflow_id: str
     run_id: str | None
     status: str
@@ -104,7 +103,7 @@ async def halted_contact_tasks(db: Database, intent_type: str, limit: int) -> li
     it is a queued task a resume intent (``intent_type``) created and no run has taken
     yet; oldest first."""
     rows = await db.fetchall(
-        "SELECT t.task_id, t.job_id, t.seq, t.workflow_id, t.run_id, t.status, t.finished_at,"
+        "SELECT t.task_id, t.job_id, t.workflow_id, t.run_id, t.status, t.finished_at,"
         f" {_STARTED_ID.format(t='t')} FROM contact_research_tasks t WHERE t.tenant_id = ?"
         " AND ((t.status = 'failed' AND t.failure_code = 'budget_exceeded')"
         "   OR (t.status = 'queued' AND t.run_id IS NULL AND EXISTS (SELECT 1 FROM job_events i"
@@ -114,7 +113,7 @@ async def halted_contact_tasks(db: Database, intent_type: str, limit: int) -> li
         "   AND n.job_id = t.job_id AND n.seq > t.seq)"
         " ORDER BY COALESCE(t.finished_at, t.requested_at), t.job_id LIMIT ?",
         (TENANT_ID, intent_type, limit))
-    return [TaskRow(*row[:7], int(row[7] or 0)) for row in rows]
+    return [TaskRow(*row[:6], int(row[6] or 0)) for row in rows]
 
 
 async def event_id_by_dedupe_key(db: Database, key: str) -> int | None:
