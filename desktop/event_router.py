@@ -74,6 +74,7 @@ ROUTES: Mapping[str, frozenset[str]] = {
     "PreparationBudgetResumed": _views(RUNS, PIPELINES, JOBS),
     "BatchBudgetResumed": _views(RUNS, PIPELINES, JOBS),
     "ContactResearchBudgetResumed": _views(JOBS, RUNS),
+    "PreparationInterruptedResumed": _views(RUNS, PIPELINES, JOBS),
     # Apply lifecycle: the job (and its Apply Review row); a claim or its end is run news.
     "ApplyApproved": _views(JOBS),
     "ApplyRejected": _views(JOBS),

@@ -239,6 +239,11 @@ def _contact_budget_resumed(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
     return f"budget has room again: contact research for {_job(p, labels)} continues", "info"
 
 
+def _interrupted_resumed(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    return (f"preparing {_job(p, labels)} was interrupted (its worker stopped) and starts"
+            " again"), "info"
+
+
 def _enrich_condition_resolved(p: Payload) -> tuple[str, Tone]:
     return (f"{p.get('code', '?')} resolved for {p.get('host', '?')}: "
             f"{p.get('jobCount', '?')} blocked job(s) continue as {p.get('workflowId', '?')}"), "info"
@@ -335,6 +340,7 @@ DESCRIBERS: dict[str, Callable[[Payload, JobLabels], tuple[str, Tone]]] = {
     "PreparationBudgetResumed": _budget_resumed,
     "BatchBudgetResumed": _payload_only(_batch_budget_resumed),
     "ContactResearchBudgetResumed": _contact_budget_resumed,
+    "PreparationInterruptedResumed": _interrupted_resumed,
     "WorkflowReconciled": _payload_only(_reconciled),
     "PipelineStepQueued": _payload_only(_pipeline_step("queued", "info")),
     "PipelineStepStarted": _payload_only(_pipeline_step("started", "info")),

@@ -219,6 +219,21 @@ class ProfileContinuationIntended(DomainEvent):
     coalesced_revisions: list[int] = Field(default_factory=list)
 
 
+class PreparationInterruptedResumed(DomainEvent):
+    """The durable dispatch-intent fact of the interrupted-preparation pass: this job's
+    preparation ended for an infrastructure reason (``interruptedRunId`` failed with
+    ``errorCode``, e.g. ``activity_timeout`` when its worker vanished mid-task) with stage
+    work left and no owner, and starts again under ``workflowId``. Committed before
+    Temporal is asked; at most one per interrupted run, and at most ``attempt`` 3 per job."""
+
+    job_id: str
+    workflow_id: str
+    interrupted_run_id: str
+    error_code: str
+    stages: list[str]
+    attempt: int
+
+
 class PreparationBudgetResumed(DomainEvent):
     """The durable dispatch-intent fact of the budget-resume pass: this job's preparation,
     halted by the daily ceiling (``haltedRunId`` failed ``budget_exceeded``), starts again
@@ -480,6 +495,7 @@ EVENT_TYPES: tuple[type[DomainEvent], ...] = (
     PreparationBudgetResumed,
     BatchBudgetResumed,
     ContactResearchBudgetResumed,
+    PreparationInterruptedResumed,
     WorkflowReconciled,
     PipelineStepQueued,
     PipelineStepStarted,

@@ -39,6 +39,7 @@ from backend.projections.pipeline_steps import list_steps, refresh_pipeline_step
 from backend.projections.workflow_runs import refresh_workflow_runs
 from backend.store.coverage import read_coverage
 from backend.store.db import Database
+from backend.store.preparation_halts import count_interrupted_with_pending_work
 from backend.store.provider_progress import read_provider_progress, select_provider_progress
 from backend.temporal.contracts import DiscoveryExecutionRef
 
@@ -288,6 +289,9 @@ async def read_operations_snapshot(db: Database, paths: AppPaths, settings: AppS
         "activeItemsTotal": capacity.active_items_total,
         "activeItemsTruncated": capacity.active_items_truncated,
         "budget": budget.model_dump(by_alias=True, mode="json"),
+        # Jobs whose preparation an infrastructure fault ended with work left: the worker
+        # starts them again (never shown as done while they wait).
+        "interruptedPreparations": await count_interrupted_with_pending_work(db),
         "overallEta": overall.model_dump(by_alias=True) if overall else None,
         "stageEtas": stage_etas,
     }

@@ -35,7 +35,7 @@ from backend.domain.profile import CandidateProfile
 from backend.domain.resume import Certificate, EducationEntry, JsonResume, LanguageEntry, WorkEntry, year_of
 from backend.pipeline.documents import CoverLetterDoc, ExperienceEntry, ResumeDoc
 from backend.pipeline.fit.evidence import fluency_level, years_of
-from backend.pipeline.fit.places import country_of, place_covered, posting_arrangement
+from backend.pipeline.fit.places import country_from_code, country_of, place_covered, posting_arrangement
 from backend.pipeline.fit.synonyms import skill_index
 from backend.pipeline.text import contains_term, human_list, normalize
 
@@ -256,13 +256,14 @@ class ProfileTruth:
 
 
 def _home_places(resume: JsonResume) -> list[str]:
-    """Where the job seeker lives, as places the place table reads. A two-letter country code
-    stays out: "DE" would read as the US state Delaware."""
+    """Where the job seeker lives, as places the place table reads. The country code is
+    read as ISO 3166 (JSON Resume's meaning): "DE" is Germany, never Delaware."""
     home = resume.basics.location
     if home is None:
         return []
-    code = home.country_code if home.country_code and len(home.country_code) > 2 else None
-    return [place for place in (home.city, home.region, code) if place]
+    code = home.country_code or ""
+    country = country_from_code(code) if len(code.strip()) == 2 else (code or None)
+    return [place for place in (home.city, home.region, country) if place]
 
 
 def _entry_key(*parts: str | None) -> tuple[str, ...]:

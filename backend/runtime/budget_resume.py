@@ -46,6 +46,7 @@ from backend.runtime.halted_work import (
     contact_halts,
     halted_jobs,
     intent_dedupe_key,
+    newer_execution_exists,
     paid_calls,
 )
 from backend.secrets.store import SecretStore
@@ -56,7 +57,7 @@ from backend.store.spend_reservations import open_reserved
 
 __all__ = [  # the halted work, named here for the callers of the pass
     "RESUMED_EVENT", "BatchHalt", "ContactHalt", "Halt", "halted_jobs", "intent_dedupe_key",
-    "paid_calls",
+    "newer_execution_exists", "paid_calls",
 ]
 
 log = logging.getLogger(__name__)
@@ -109,7 +110,7 @@ def resume_verdict(status: BudgetStatus, *, open_reserved: Decimal, estimate: De
 
 async def all_halts(db: Database) -> list[AnyHalt]:
     """Every kind of halted work, oldest halt first."""
-    halts: list[AnyHalt] = [*await halted_jobs(db, HALT_SCAN_LIMIT),
+    halts: list[AnyHalt] = [*await halted_jobs(db, limit=HALT_SCAN_LIMIT),
                             *await batch_halts(db, HALT_SCAN_LIMIT),
                             *await contact_halts(db, HALT_SCAN_LIMIT)]
     return sorted(halts, key=lambda halt: (halt.closed_at, halt.subject))

@@ -45,6 +45,7 @@ from backend.store import budget_halts as reads
 from backend.store import contacts as contact_store
 from backend.store.db import Database
 from backend.store.events import append_event
+from backend.store.preparation_halts import newest_failed_preparations
 from backend.store.staleness import busy_jobs
 from backend.temporal.activities.contacts import ContactResearchInput
 from backend.temporal.activities.discovery import decide_preparation
@@ -89,12 +90,13 @@ async def start_once(client: Client, workflow_type: str, input: Any, workflow_id
 
 @dataclass(frozen=True)
 class Halt:
-    """One budget-halted job: its halted run and the stages it still needs."""
+    """One halted job: its failed run and the stages it still needs."""
 
     job_id: str
     halted_run_id: str
     halted_started_event_id: int  # the halted run's WorkflowStarted
     stages: tuple[str, ...]
+    error_code: str = "budget_exceeded"  # what ended the halted run
     closed_at: str = ""
     kind: Kind = "preparation"
 
@@ -125,23 +127,24 @@ class Halt:
                                             halted_run_id=self.halted_run_id,
                                             budget_episode=episode, stages=list(self.stages)),
                 job_id=self.job_id, workflow_id=workflow_id, dedupe_key=self.intent_key(episode))
-        if recorded is None and await _newer_execution_exists(client, workflow_id,
-                                                              self.halted_run_id):
+        if recorded is None and await newer_execution_exists(client, workflow_id,
+                                                             self.halted_run_id):
             return False
         await start_preparation(client, self.job_id, stages=list(self.stages),
                                 heartbeat_timeout_s=settings.stage_heartbeat_timeout_s)
         return True
 
 
-async def halted_jobs(db: Database, limit: int = 1000) -> list[Halt]:
-    """Jobs whose newest preparation run failed ``budget_exceeded``, with no preparation
-    run open and stage work left, oldest halt first."""
+async def halted_jobs(db: Database, *, error_codes: tuple[str, ...] = ("budget_exceeded",),
+                      limit: int = 1000) -> list[Halt]:
+    """Jobs whose newest preparation run failed with one of ``error_codes`` (the budget
+    halt by default), with no preparation run open and stage work left, oldest halt first."""
     halts = []
-    for job_id, run_id, started_event_id, closed_at in await reads.halted_preparation_runs(
-            db, limit):
-        stages = await _remaining_stages(db, job_id)
+    for failed in await newest_failed_preparations(db, error_codes, limit=limit):
+        stages = await _remaining_stages(db, failed.job_id)
         if stages:
-            halts.append(Halt(job_id, run_id, started_event_id, stages, closed_at))
+            halts.append(Halt(failed.job_id, failed.run_id, failed.started_event_id, stages,
+                              failed.error_code, failed.closed_at))
     return halts
 
 
@@ -157,7 +160,7 @@ async def _remaining_stages(db: Database, job_id: str) -> tuple[str, ...]:
     return decision.required_steps if decision.state == "planned" else ()
 
 
-async def _newer_execution_exists(client: Client, workflow_id: str, halted_run_id: str) -> bool:
+async def newer_execution_exists(client: Client, workflow_id: str, halted_run_id: str) -> bool:
     try:
         described = await client.get_workflow_handle(workflow_id).describe()
     except RPCError as error:
@@ -268,7 +271,8 @@ async def _refused_at_preflight(db: Database, lineage: str, run: reads.RunRow
     job_ids, stages = summary.get("jobIds"), summary.get("stages")
     if not job_ids or not stages:
         return None
-    done = await reads.succeeded_since(db, stages[0], job_ids, run.closed_at or "")
+    done = await reads.succeeded_since(db, stages[0], job_ids, run.closed_at) if (
+        run.closed_at) else set()
     left = tuple(job for job in job_ids if job not in done)
     if not left:
         return None

@@ -1,5 +1,6 @@
-"""Reads of the budget-resume pass: the runs and tasks the daily ceiling halted, and the
-resume intents it committed (``backend/runtime/budget_resume.py`` decides what to do)."""
+"""Reads of the budget-resume pass: the selected batches and contact research the daily
+ceiling halted, and the resume intents it committed (halted preparations are read in
+``preparation_halts``; ``backend/runtime/budget_resume.py`` decides what to do)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from backend.config import TENANT_ID
 from backend.store.db import Database
 
 BATCH_TYPE = "BatchStageWorkflow"
-PREPARATION_TYPE = "JobPreparationWorkflow"
 CLOSED = ("completed", "failed", "canceled", "reconciled_not_found")
 
 
@@ -55,23 +55,6 @@ class TaskRow:
 
 _STARTED_ID = ("(SELECT e.id FROM job_events e WHERE e.tenant_id = {t}.tenant_id"
                " AND e.dedupe_key = 'WorkflowStarted:' || {t}.run_id)")
-
-
-async def halted_preparation_runs(db: Database, limit: int) -> list[tuple[str, str, int, str]]:
-    """(job id, run id, WorkflowStarted id, closed at) of each job whose newest preparation
-    run failed ``budget_exceeded`` with no preparation run open, oldest halt first."""
-    rows = await db.fetchall(
-        f"SELECT w.job_id, w.run_id, {_STARTED_ID.format(t='w')}, w.closed_at"
-        " FROM workflow_run_projections w WHERE w.tenant_id = ? AND w.workflow_type = ?"
-        " AND w.job_id IS NOT NULL AND w.status = 'failed' AND w.error_code = 'budget_exceeded'"
-        " AND NOT EXISTS (SELECT 1 FROM workflow_run_projections n"
-        "   WHERE n.tenant_id = w.tenant_id AND n.workflow_type = w.workflow_type"
-        "   AND n.job_id = w.job_id AND n.run_id != w.run_id"
-        "   AND (n.started_at > w.started_at OR n.status NOT IN ('completed', 'failed',"
-        "        'canceled')))"
-        " ORDER BY w.closed_at, w.job_id LIMIT ?",
-        (TENANT_ID, PREPARATION_TYPE, limit))
-    return [(row[0], row[1], int(row[2] or 0), row[3] or "") for row in rows]
 
 
 async def batch_runs(db: Database, limit: int) -> list[RunRow]:

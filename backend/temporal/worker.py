@@ -21,6 +21,7 @@ from backend.runtime.auto_apply import auto_apply_loop
 from backend.runtime.budget_resume import resume_budget_halted_safely
 from backend.runtime.heartbeat import heartbeat_loop, worker_identity
 from backend.runtime.history_repair import repair_histories
+from backend.runtime.interrupted_resume import resume_interrupted_safely
 from backend.runtime.reconciler import reconcile_runs
 from backend.runtime.task_queue import TaskQueueObserver
 from backend.store.db import Database
@@ -67,6 +68,8 @@ async def reconcile_safely(db: Database, client, paths: AppPaths) -> None:
         log.exception("history repair pass failed")
     # Preparation halted by the daily ceiling starts again once the budget has room.
     await resume_budget_halted_safely(db, client, paths)
+    # Preparation ended by an infrastructure fault (its worker vanished) starts again now.
+    await resume_interrupted_safely(db, client, paths)
 
 
 async def reconcile_loop(db: Database, client, paths: AppPaths, stop: asyncio.Event) -> None:

@@ -14,7 +14,9 @@ import httpx
 import pytest
 import pytest_asyncio
 
+from backend.config import TemporalSettings
 from backend.runtime.supervisor import Supervisor
+from backend.temporal.client import connect_temporal
 from tests.fakes.llm_servers import FakeLlmServer
 from tests.integration.conftest import write_settings
 from tests.integration.env_helpers import override_environ
@@ -145,6 +147,31 @@ async def test_the_ceiling_admits_only_runs_whose_cost_fits(paid):
     assert spend["byModel"][0]["model"] == "gpt-4o" and spend["byModel"][0]["calls"] == 6
     await asyncio.sleep(2)
     assert fake.calls == 6, "no paid call after the ceiling"
+    assert await preflight_attempts(paid["supervisor"], app_dir) == [1] * (JOBS - 2), \
+        "budget_exceeded fails fast: one attempt, never retried"
+
+
+async def preflight_attempts(supervisor, app_dir) -> list[int]:
+    """The attempt each refused preparation's ``check_spend_budget`` ended on (Temporal
+    records the started event of the last attempt only)."""
+    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+        refused = conn.execute(
+            "SELECT workflow_id, run_id FROM job_events WHERE type = 'WorkflowFailed'"
+            " AND json_extract(payload_json, '$.errorCode') = 'budget_exceeded'").fetchall()
+    client = await connect_temporal(TemporalSettings(), supervisor.info.temporal_address)
+    attempts = []
+    for workflow_id, run_id in refused:
+        history = await client.get_workflow_handle(workflow_id, run_id=run_id).fetch_history()
+        scheduled = {event.event_id for event in history.events
+                     if event.HasField("activity_task_scheduled_event_attributes")
+                     and event.activity_task_scheduled_event_attributes.activity_type.name
+                     == "check_spend_budget"}
+        attempts += [event.activity_task_started_event_attributes.attempt
+                     for event in history.events
+                     if event.HasField("activity_task_started_event_attributes")
+                     and event.activity_task_started_event_attributes.scheduled_event_id
+                     in scheduled]
+    return attempts
 
 
 async def test_a_zero_ceiling_means_unlimited(paid):

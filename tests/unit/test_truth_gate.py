@@ -242,3 +242,13 @@ def test_a_posting_title_with_a_number_is_not_a_claim():
         resume = offline_tailor(three_entries, job, fit)
         assert title in resume.summary or "Harbourline" in resume.summary
         gate_materials(resume, None, three_entries, fit.ledger, job)
+
+
+def test_the_country_code_of_the_home_is_the_country_it_names():
+    """The profile's home is Berlin, countryCode "DE": Germany (ISO 3166), not Delaware."""
+    check_letter(letter_saying("I live in Germany and would join your team remotely.",
+                               ["Senior Backend Engineer, Northwind (2021–)"]),
+                 PROFILE, FIT.ledger, POSTING, today=TODAY)
+    claim = rejected(lambda: check_letter(letter_saying("I would move to Delaware for this role."),
+                                          PROFILE, FIT.ledger, POSTING, today=TODAY)).claim
+    assert "Delaware" in claim

@@ -79,18 +79,65 @@ def _canonical(name: str) -> str:
     return _COUNTRY_ALIASES.get(name, name)
 
 
+# ISO 3166 alpha-2 codes of the countries the tables know. Two letters are ambiguous
+# ("DE" is Germany and Delaware, "CA" Canada and California, "IN" India and Indiana): the
+# other parts of the location decide (see _two_letter_place).
+_ISO_CODES = {
+    "at": "austria", "be": "belgium", "bg": "bulgaria", "hr": "croatia", "cy": "cyprus",
+    "cz": "czechia", "dk": "denmark", "ee": "estonia", "fi": "finland", "fr": "france",
+    "de": "germany", "gr": "greece", "hu": "hungary", "ie": "ireland", "it": "italy",
+    "lv": "latvia", "lt": "lithuania", "lu": "luxembourg", "mt": "malta", "nl": "netherlands",
+    "pl": "poland", "pt": "portugal", "ro": "romania", "sk": "slovakia", "si": "slovenia",
+    "es": "spain", "se": "sweden", "gb": "united kingdom", "ch": "switzerland", "no": "norway",
+    "is": "iceland", "ua": "ukraine", "rs": "serbia", "ca": "canada", "mx": "mexico",
+    "br": "brazil", "ar": "argentina", "co": "colombia", "cl": "chile", "in": "india",
+    "sg": "singapore", "jp": "japan", "au": "australia", "nz": "new zealand", "il": "israel",
+    "ae": "united arab emirates", "za": "south africa", "ng": "nigeria", "ke": "kenya",
+}
+
+
+def country_from_code(code: str) -> str | None:
+    """The country an ISO 3166 alpha-2 code names (a JSON Resume ``countryCode``), when the
+    tables know it."""
+    return _ISO_CODES.get(code.strip().lower())
+
+
+def _two_letter_place(code: str, context: set[str]) -> str:
+    """A two-letter part read with the location's other parts: the country their cities or
+    names lie in wins ("Berlin, DE" is Germany), then a US state ("Wilmington, DE",
+    "Austin, TX"), then an ISO country code ("NL")."""
+    country = _ISO_CODES.get(code)
+    if country and country in context:
+        return country
+    if code in _US_STATES and (not context or "united states" in context):
+        return "united states"
+    return country or (_canonical(code))
+
+
+def _context_countries(parts: list[str]) -> set[str]:
+    """The countries named by a location's parts longer than two letters."""
+    found: set[str] = set()
+    for part in parts:
+        if len(part) > 2:
+            name = _canonical(part)
+            found.add(_CITY_COUNTRY.get(name, name))
+    return found & set(_REGIONS)
+
+
 @cache
 def place_tags(text: str) -> frozenset[str]:
     """Every place a free-text location names or lies in: "Berlin, Germany" →
     {berlin, germany, eu, europe, emea}; "Atlanta, GA, United States" → {atlanta, united
     states, north america, americas}. Cached: profiles and boards repeat their places."""
     tags: set[str] = set()
-    for part in re.split(r"[,/;|]| - ", text):
-        name = _norm(part)
+    parts = [_norm(part) for part in re.split(r"[,/;|]| - ", text)]
+    context = _context_countries(parts)
+    for part in parts:
+        name = part
         if not name or name == "remote":
             continue
-        if name in _US_STATES and len(part.strip()) == 2:
-            name = "united states"
+        if len(name) == 2 and name.isalpha() and name not in _COUNTRY_ALIASES:
+            name = _two_letter_place(name, context)
         name = _canonical(name)
         tags.add(name)
         country = _CITY_COUNTRY.get(name)

@@ -1,7 +1,8 @@
 """The spend preflight: the first activity of every spendful workflow.
 
-Run it with ``maximum_attempts=1``: a depleted budget is a clean, fast, non-retryable
-``budget_exceeded`` failure before any paid work, never a retry storm."""
+A depleted budget is a clean, fast, non-retryable ``budget_exceeded`` failure before any
+paid work, never a retry storm; a lost attempt (its worker died) is retried, and admission
+is idempotent per run so a retry never reserves twice."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from backend.llm.admission import Basis, admit, per_call_estimate
 from backend.llm.budget import BudgetStatus
 from backend.llm.factory import provider_from_settings
 from backend.llm.rates import load_rates
+from backend.runtime.faults import fault_point, stall_point
 from backend.secrets.store import SecretStore
 from backend.store.db import Database
 
@@ -31,6 +33,8 @@ class SpendActivities:
 
     @activity.defn(name="check_spend_budget")
     async def check_spend_budget(self, input: PreflightInput) -> BudgetStatus:
+        fault_point(self._paths, "preflight-in-flight")  # the worker dies mid-check
+        await stall_point(self._paths, "preflight-stall")  # the check hangs past its timeout
         settings = load_settings(self._paths)  # re-read: the ceiling may have just changed
         provider = provider_from_settings(settings.llm, SecretStore(self._paths))
         async with self._db.transaction() as conn:

@@ -31,10 +31,15 @@ BOOKKEEPING = {
     "retry_policy": RetryPolicy(maximum_attempts=5, non_retryable_error_types=NON_RETRYABLE),
 }
 
-# The spend preflight: one attempt, so a depleted budget is a clean fast failure.
+# The spend preflight: a depleted budget is a clean fast failure (``budget_exceeded`` is
+# non-retryable), but a worker that died mid-check or a timed-out attempt is retried — one
+# lost attempt must never end a job's preparation (issue 20). Admission is idempotent per
+# run, so a retried check never reserves twice.
 PREFLIGHT = {
-    "start_to_close_timeout": timedelta(seconds=30),
-    "retry_policy": RetryPolicy(maximum_attempts=1),
+    "start_to_close_timeout": timedelta(seconds=10),
+    "retry_policy": RetryPolicy(initial_interval=timedelta(seconds=1), backoff_coefficient=2.0,
+                                maximum_interval=timedelta(seconds=10), maximum_attempts=4,
+                                non_retryable_error_types=NON_RETRYABLE),
 }
 
 STAGE_MAX_ATTEMPTS = 4
@@ -118,7 +123,7 @@ def current_run(workflow_type: str) -> RunRef:
 
 
 async def check_spend(run: RunRef, paid_calls: int, **options) -> None:
-    """The spend preflight (``check_spend_budget``, one attempt)."""
+    """The spend preflight (``check_spend_budget``; retried on infrastructure faults only)."""
     await workflow.execute_activity(
         "check_spend_budget",
         PreflightInput(workflow_id=run.workflow_id, run_id=run.run_id, paid_calls=paid_calls),
