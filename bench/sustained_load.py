@@ -248,8 +248,12 @@ def ledger(database: Path) -> dict:
                                 " AND status = 'succeeded'").fetchone()[0]
         stage_rows = dict(conn.execute(
             "SELECT status, COUNT(*) FROM job_stage_states GROUP BY status").fetchall())
+        failed_runs = [f"{kind} {code}: {count}" for kind, code, count in conn.execute(
+            "SELECT json_extract(payload_json, '$.workflowType'),"
+            " json_extract(payload_json, '$.errorCode'), COUNT(*) FROM job_events"
+            " WHERE type = 'WorkflowFailed' GROUP BY 1, 2")]
     return {"calls": int(calls), "cost_usd": str(Decimal(micro) / 1_000_000), "jobs": jobs,
-            "pdf_succeeded": prepared, "stage_rows": stage_rows}
+            "pdf_succeeded": prepared, "stage_rows": stage_rows, "failed_runs": failed_runs}
 
 
 def stream_problems(database: Path, clients: list[SseClient]) -> list[dict]:
@@ -437,6 +441,11 @@ def verdict(result: dict) -> list[str]:
             problems.append(f"SSE client {stream['client']}: {bad} {stream['error'] or ''}")
     if any(cycle["terminal"] != "WorkflowCompleted" for cycle in result["cycles"]):
         problems.append("a Discover did not complete")
+    if not spend["jobs"] == spend["pdf_succeeded"] == result["postings"]:
+        # Nothing is lost: every posting became a job, and every job was prepared.
+        problems.append(f"{result['postings']} postings, {spend['jobs']} jobs,"
+                        f" {spend['pdf_succeeded']} prepared; stage rows {spend['stage_rows']};"
+                        f" failed runs {spend['failed_runs'] or 'none'}")
     return problems
 
 
