@@ -12,7 +12,9 @@ random stream, distinct URLs) and grows by an equal share every cycle: cycle k's
 file holds the first k/``--cycles`` of it, so each Discover re-sees every earlier posting
 (dedupe) and brings new ones that are enriched, scored, tailored, written and rendered
 (three paid calls each). A cycle POSTs Discover and waits until everything settled (no
-run open in the event log, no stage queued or running, no new event for 2 s).
+run open in the event log, no stage queued or running, every pipeline step of the run
+terminal (its Enrich and PDF passes close after their jobs, on the worker's reconciler
+pass), no new event for 2 s).
 
 All the while ``--clients`` (50) SSE clients, each the desktop's own ``ApiClient.events()``
 from event 0, stay connected, and a reader GETs ``/v1/pipeline/operations`` every
@@ -230,6 +232,26 @@ def events_between(database: Path, after: int, upto: int) -> int:
                             (after, upto)).fetchone()[0]
 
 
+def open_steps(database: Path, run_id: str) -> int:
+    """The run's pipeline steps queued but not yet terminal (its Enrich and PDF passes end
+    when their jobs have, judged by the worker's terminal reconciliation)."""
+    with contextlib.closing(connect_ro(database)) as conn:
+        return conn.execute(
+            "SELECT COUNT(DISTINCT json_extract(payload_json, '$.itemKey')) FROM job_events"
+            " WHERE run_id = ? AND type = 'PipelineStepQueued' AND json_extract(payload_json,"
+            " '$.itemKey') NOT IN (SELECT json_extract(payload_json, '$.itemKey') FROM job_events"
+            " WHERE run_id = ? AND type IN ('PipelineStepCompleted', 'PipelineStepFailed'))",
+            (run_id, run_id)).fetchone()[0]
+
+
+async def steps_closed(database: Path, run_id: str, timeout: float) -> int:
+    """Wait until every pipeline step of the run is terminal; returns those still open."""
+    deadline = time.perf_counter() + timeout
+    while (left := open_steps(database, run_id)) and time.perf_counter() < deadline:
+        await asyncio.sleep(0.25)
+    return left
+
+
 def discover_terminal(database: Path, run_id: str) -> str | None:
     with contextlib.closing(connect_ro(database)) as conn:
         row = conn.execute(
@@ -324,11 +346,13 @@ async def run_cycle(number: int, args, api: ApiClient, serve: ServeProcess,
         raise BenchError(f"cycle {number}: a Discover was still running: {accepted}")
     run_id = accepted["firstExecutionRunId"]
     busy = await settle(database, args.cycle_timeout)
+    still_open = await steps_closed(database, run_id, args.cycle_timeout)
+    busy = await settle(database, args.cycle_timeout)
     elapsed = time.perf_counter() - started
     terminal = discover_terminal(database, run_id)
     events = events_between(database, first_event, busy["newest_event"])
     reads = reader.latencies_ms[first_read:]
-    return {"cycle": number, "board": len(share), "terminal": terminal,
+    return {"cycle": number, "board": len(share), "terminal": terminal, "open_steps": still_open,
             "seconds": round(elapsed, 1), "events": events,
             "events_per_s": round(events / elapsed, 1), "newest_event": busy["newest_event"],
             "operations_p95_ms": round(percentile(reads, 95), 1)}
@@ -441,6 +465,8 @@ def verdict(result: dict) -> list[str]:
             problems.append(f"SSE client {stream['client']}: {bad} {stream['error'] or ''}")
     if any(cycle["terminal"] != "WorkflowCompleted" for cycle in result["cycles"]):
         problems.append("a Discover did not complete")
+    if any(cycle["open_steps"] for cycle in result["cycles"]):
+        problems.append("a Discover's pipeline step stayed open")
     if not spend["jobs"] == spend["pdf_succeeded"] == result["postings"]:
         # Nothing is lost: every posting became a job, and every job was prepared.
         problems.append(f"{result['postings']} postings, {spend['jobs']} jobs,"
