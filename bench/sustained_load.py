@@ -69,7 +69,7 @@ from _common import (  # noqa: E402
     sigterm_raises_interrupt,
     write_json,
 )
-from soak import PROCESSES, connect_ro, process_sample, settle  # noqa: E402
+from soak import PROCESSES, StreamWatch, connect_ro, process_sample, settle  # noqa: E402
 
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
@@ -98,7 +98,8 @@ def generated_postings(count: int, seed: int) -> list[dict]:
     posting is a distinct job)."""
     rng = random.Random(seed)
     companies = demo.build_companies()
-    schedule = demo.company_schedule(rng, companies, count)
+    # Two per company first (the generator's rule), so a small board is a slice of it.
+    schedule = demo.company_schedule(rng, companies, max(count, 2 * len(companies)))[:count]
     used: set[str] = set()
     return [demo.make_posting(rng, number, company, used)
             for number, company in enumerate(schedule, start=1)]
@@ -116,49 +117,6 @@ def board_share(postings: list[dict], cycle: int, cycles: int) -> list[dict]:
 
 
 # -- the watchers -------------------------------------------------------------------------
-
-
-@dataclass
-class SseClient:
-    """One desktop's stream from event 0: every id in arrival order (compact)."""
-
-    api: ApiClient
-    ids: array = field(default_factory=lambda: array("q"))
-    connects: int = 0
-    reconnects: int = 0
-    error: str | None = None
-    task: asyncio.Task | None = None
-
-    def start(self) -> None:
-        self.task = asyncio.create_task(self._run())
-
-    async def _run(self) -> None:
-        def on_state(state: str) -> None:
-            if state == "live":
-                self.connects += 1
-            elif state == "reconnecting":
-                self.reconnects += 1
-
-        stream = self.api.events(0, on_state=on_state)
-        try:
-            async with contextlib.aclosing(stream):
-                async for event in stream:
-                    self.ids.append(event.id)
-        except asyncio.CancelledError:
-            raise
-        except BaseException as exc:  # noqa: BLE001 - reported as a failure
-            self.error = f"{type(exc).__name__}: {exc}"
-
-    @property
-    def newest(self) -> int:
-        return self.ids[-1] if self.ids else 0
-
-    async def stop(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self.task
-        await self.api.close()
 
 
 @dataclass
@@ -278,10 +236,10 @@ def ledger(database: Path) -> dict:
             "pdf_succeeded": prepared, "stage_rows": stage_rows, "failed_runs": failed_runs}
 
 
-def stream_problems(database: Path, clients: list[SseClient]) -> list[dict]:
+def stream_problems(database: Path, clients: list[StreamWatch]) -> list[dict]:
     """Per client: ids missing against ``job_events`` (up to the newest one), repeated,
     out of order, or not in the log at all."""
-    newest = max((client.newest for client in clients), default=0)
+    newest = max((newest_seen(client) for client in clients), default=0)
     with contextlib.closing(connect_ro(database)) as conn:
         stored = array("q", (row[0] for row in conn.execute(
             "SELECT id FROM job_events WHERE id <= ? ORDER BY id", (newest,))))
@@ -306,7 +264,7 @@ def rss_sample(app_dir: Path) -> dict[str, float | None]:
     sample = process_sample(info.pids if info else {})
     rss = {name: round(sample[name]["rss"] / MB, 1) if "rss" in sample.get(name, {}) else None
            for name in PROCESSES}
-    rss["bench (50 clients, reader)"] = round(psutil.Process().memory_info().rss / MB, 1)
+    rss["bench (clients, reader)"] = round(psutil.Process().memory_info().rss / MB, 1)
     return rss
 
 
@@ -358,11 +316,15 @@ async def run_cycle(number: int, args, api: ApiClient, serve: ServeProcess,
             "operations_p95_ms": round(percentile(reads, 95), 1)}
 
 
-async def wait_caught_up(clients: list[SseClient], newest: int) -> None:
+def newest_seen(client: StreamWatch) -> int:
+    return client.ids[-1] if client.ids else 0
+
+
+async def wait_caught_up(clients: list[StreamWatch], newest: int) -> None:
     deadline = time.perf_counter() + CATCH_UP_TIMEOUT_S
-    while any(client.newest < newest and client.error is None for client in clients):
+    while any(newest_seen(client) < newest and client.error is None for client in clients):
         if time.perf_counter() > deadline:
-            behind = sum(1 for client in clients if client.newest < newest)
+            behind = sum(1 for client in clients if newest_seen(client) < newest)
             raise BenchError(f"{behind} SSE client(s) not caught up with event {newest}")
         await asyncio.sleep(0.2)
 
@@ -381,7 +343,7 @@ async def sustained(args, app_dir: Path) -> dict:
     fake = start_stand_in(args)
     write_settings(app_dir, board, fake)
     serve = ServeProcess(app_dir, env={**os.environ, "JOBCTRL_SECRETS_BACKEND": "file"})
-    clients: list[SseClient] = []
+    clients: list[StreamWatch] = []
     reader = http = api = None
     try:
         serve.start()
@@ -394,7 +356,7 @@ async def sustained(args, app_dir: Path) -> dict:
                                  headers={"Authorization": f"Bearer {info.api_token}"})
         reader = OperationsReader(http, args.poll_ms / 1000)
         idle = await reader.sample(IDLE_POLLS)
-        clients = [SseClient(ApiClient.from_runtime(info)) for _ in range(args.clients)]
+        clients = [StreamWatch(ApiClient.from_runtime(info)) for _ in range(args.clients)]
         for client in clients:
             client.start()
         await wait_caught_up(clients, newest_event(app_dir / "jobctrl.db"))
@@ -437,6 +399,7 @@ async def sustained(args, app_dir: Path) -> dict:
     finally:
         for client in clients:
             await client.stop()
+            await client.api.close()
         if reader is not None:
             await reader.stop()
         if http is not None:
