@@ -72,6 +72,8 @@ ROUTES: Mapping[str, frozenset[str]] = {
     "EnrichConditionResolved": _views(RUNS, PIPELINES, JOBS),
     # A budget-halted job's preparation starts again now that the budget has room.
     "PreparationBudgetResumed": _views(RUNS, PIPELINES, JOBS),
+    "BatchBudgetResumed": _views(RUNS, PIPELINES, JOBS),
+    "ContactResearchBudgetResumed": _views(JOBS, RUNS),
     "PreparationInterruptedResumed": _views(RUNS, PIPELINES, JOBS),
     # Apply lifecycle: the job (and its Apply Review row); a claim or its end is run news.
     "ApplyApproved": _views(JOBS),

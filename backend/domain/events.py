@@ -248,6 +248,36 @@ class PreparationBudgetResumed(DomainEvent):
     stages: list[str]
 
 
+class BatchBudgetResumed(DomainEvent):
+    """The budget-resume pass's dispatch intent for a selected batch: the batch
+    ``batchId`` (its selection's deterministic id) whose run ``haltedRunId`` the daily
+    ceiling refused, at its preflight or for ``jobIds`` mid-run, runs again for
+    ``jobIds`` as ``workflowId``. Committed before Temporal is asked; at most one per
+    batch and ``budgetEpisode``."""
+
+    batch_id: str
+    workflow_id: str
+    halted_run_id: str
+    budget_episode: str
+    stages: list[str]
+    job_ids: list[str]
+    workers: int
+
+
+class ContactResearchBudgetResumed(DomainEvent):
+    """The budget-resume pass's dispatch intent for contact research: the job's task
+    ``haltedTaskId`` failed ``budget_exceeded``; research continues as the new task
+    ``taskId`` (workflow ``workflowId``), committed with it before Temporal is asked. At
+    most one per job and ``budgetEpisode``."""
+
+    job_id: str
+    task_id: str
+    workflow_id: str
+    halted_task_id: str
+    halted_run_id: str
+    budget_episode: str
+
+
 class EnrichConditionResolved(DomainEvent):
     """The user resolved a typed Enrich block for one host (allowed JobCtrl to fetch its
     posting pages); the jobs carrying it continue under ``workflowId``."""
@@ -463,6 +493,8 @@ EVENT_TYPES: tuple[type[DomainEvent], ...] = (
     ProfileContinuationIntended,
     EnrichConditionResolved,
     PreparationBudgetResumed,
+    BatchBudgetResumed,
+    ContactResearchBudgetResumed,
     PreparationInterruptedResumed,
     WorkflowReconciled,
     PipelineStepQueued,

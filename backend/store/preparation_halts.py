@@ -22,6 +22,7 @@ class FailedPreparation:
     run_id: str
     started_event_id: int  # the failed run's WorkflowStarted
     error_code: str
+    closed_at: str = ""  # when it failed (the resume passes go oldest first)
 
 
 def _newest_failed_sql(error_codes: tuple[str, ...]) -> str:
@@ -41,12 +42,12 @@ async def newest_failed_preparations(db: Database, error_codes: tuple[str, ...],
     """Jobs whose newest preparation run failed with one of ``error_codes`` and none is
     open, oldest failure first."""
     rows = await db.fetchall(
-        "SELECT w.job_id, w.run_id, (SELECT MIN(e.id) FROM job_events e WHERE e.tenant_id ="
-        "   w.tenant_id AND e.run_id = w.run_id AND e.type = 'WorkflowStarted'), w.error_code"
-        + _newest_failed_sql(error_codes) + " ORDER BY w.closed_at, w.job_id LIMIT ?",
-        (TENANT_ID, PREPARATION_WORKFLOW, *error_codes, limit))
-    return [FailedPreparation(job_id, run_id, int(started or 0), code)
-            for job_id, run_id, started, code in rows]
+        "SELECT w.job_id, w.run_id, (SELECT e.id FROM job_events e WHERE e.tenant_id ="
+        "   w.tenant_id AND e.dedupe_key = 'WorkflowStarted:' || w.run_id), w.error_code,"
+        " w.closed_at" + _newest_failed_sql(error_codes) + " ORDER BY w.closed_at, w.job_id"
+        " LIMIT ?", (TENANT_ID, PREPARATION_WORKFLOW, *error_codes, limit))
+    return [FailedPreparation(job_id, run_id, int(started or 0), code, closed or "")
+            for job_id, run_id, started, code, closed in rows]
 
 
 async def count_interrupted_with_pending_work(db: Database) -> int:

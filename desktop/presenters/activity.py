@@ -387,6 +387,15 @@ def _budget_resumed(p: Payload, n: Names) -> tuple[str, Tone]:
     return f"Today's budget has room again: preparing {_job(n, p)} continues", "info"
 
 
+def _batch_budget_resumed(p: Payload, _n: Names) -> tuple[str, Tone]:
+    count = _count(len(p.get("jobIds") or []), "job")
+    return f"Today's budget has room again: the selected batch of {count} continues", "info"
+
+
+def _contact_budget_resumed(p: Payload, n: Names) -> tuple[str, Tone]:
+    return f"Today's budget has room again: looking for contacts at {_job(n, p)} continues", "info"
+
+
 def _interrupted_resumed(p: Payload, n: Names) -> tuple[str, Tone]:
     return (f"Preparing {_job(n, p)} was interrupted (the app's worker stopped): it starts"
             " again"), "info"
@@ -559,6 +568,8 @@ SENTENCES: dict[str, Callable[[Payload, Names], tuple[str, Tone]]] = {
     "EnrichConditionResolved": _condition_resolved,
     "PreparationBudgetResumed": _budget_resumed,
     "PreparationInterruptedResumed": _interrupted_resumed,
+    "BatchBudgetResumed": _batch_budget_resumed,
+    "ContactResearchBudgetResumed": _contact_budget_resumed,
     "PipelineStepQueued": _step("queued", "info"),
     "PipelineStepStarted": _step("started", "info"),
     "PipelineStepCompleted": _step("completed", "success"),

@@ -16,6 +16,7 @@ Or use the ``llm_server`` pytest fixture (import it into a test module or confte
 from __future__ import annotations
 
 import json
+import random
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -63,6 +64,10 @@ class _State:
     max_in_flight: int = 0
     hold_until: int = 0  # hold each request until this many are in flight (0: never)
     hold_timeout_s: float = 0.0
+    fault_rate: float = 0.0  # share of requests answered with a random fault status
+    fault_statuses: tuple[int, ...] = ()
+    fault_rng: random.Random | None = None
+    faults: int = 0
 
 
 def _error_body(status: int, kind: str) -> dict:
@@ -143,6 +148,15 @@ class FakeLlmServer:
         with self._lock:
             self._state.failures.append(_Failure(status, times, body, dict(headers or {})))
 
+    def fail_randomly(self, rate: float, statuses: tuple[int, ...] = (429, 500),
+                      seed: int = 0) -> None:
+        """Answer each following request, with probability ``rate``, with one of
+        ``statuses`` (a provider-style error body, no usage: nothing to bill). Seeded, so
+        a run's fault sequence repeats; ``faults`` counts them."""
+        with self._lock:
+            self._state.fault_rate, self._state.fault_statuses = rate, tuple(statuses)
+            self._state.fault_rng = random.Random(seed)
+
     def delay(self, seconds: float) -> None:
         """Wait this long before answering (to provoke client timeouts)."""
         with self._lock:
@@ -178,6 +192,12 @@ class FakeLlmServer:
         """Requests answered 200: the ones a real provider would bill."""
         with self._lock:
             return self._state.succeeded
+
+    @property
+    def faults(self) -> int:
+        """Requests answered with a random fault (see ``fail_randomly``)."""
+        with self._lock:
+            return self._state.faults
 
     @property
     def in_flight(self) -> int:
@@ -234,6 +254,10 @@ class FakeLlmServer:
                 return failure.status, (failure.body if failure.body is not None
                                         else _error_body(failure.status, request.kind)
                                         ), failure.headers
+            if state.fault_rng is not None and state.fault_rng.random() < state.fault_rate:
+                state.faults += 1
+                status = state.fault_rng.choice(state.fault_statuses)
+                return status, _error_body(status, request.kind), {}
             if request.path not in ("/v1/chat/completions", "/v1/messages"):
                 return 404, _error_body(404, request.kind), {}
             if request.method != "POST" or not isinstance(request.body, dict):

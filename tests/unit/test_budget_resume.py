@@ -71,3 +71,35 @@ def test_a_job_halted_again_in_the_same_episode_waits_for_the_next_one():
 def test_paid_calls_match_the_preparation_preflight():
     assert paid_calls(("enrich", "score", "tailor", "cover", "pdf")) == 3
     assert paid_calls(("pdf",)) == 0
+
+
+def test_a_resumed_batch_keeps_its_lineage_and_gets_one_id_per_episode():
+    from backend.runtime.halted_work import batch_lineage, resumed_batch_id
+
+    first = resumed_batch_id("batch-tailor-0123456789abcdef", "2026-11-30:150000")
+    assert first.startswith("batch-tailor-0123456789abcdef-resume-")
+    assert first == resumed_batch_id("batch-tailor-0123456789abcdef", "2026-11-30:150000")
+    assert first != resumed_batch_id("batch-tailor-0123456789abcdef", "2026-11-30:unlimited")
+    assert batch_lineage(first) == batch_lineage("batch-tailor-0123456789abcdef") == (
+        "batch-tailor-0123456789abcdef")
+
+
+def test_items_refused_mid_run_resume_per_run_and_stage_from_that_stage():
+    from backend.pipeline.batch import batch_workflow_id
+    from backend.runtime.halted_work import _refused_mid_run
+    from backend.store.budget_halts import RefusedItem, RunRow
+
+    def run(run_id: str, status: str) -> RunRow:
+        return RunRow("batch-tailor-x", run_id, status, None, "t0", "t1",
+                      '{"workers": 2}', 7)
+
+    items = [RefusedItem("r1", "tailor", "job_b"), RefusedItem("r1", "tailor", "job_a"),
+             RefusedItem("r1", "cover", "job_c"), RefusedItem("r2", "tailor", "job_d")]
+    halts = _refused_mid_run(items, {"r1": run("r1", "completed"), "r2": run("r2", "canceled")})
+    by_id = {halt.batch_id: halt for halt in halts}
+    assert set(by_id) == {batch_workflow_id("tailor", ["job_a", "job_b"]),
+                          batch_workflow_id("cover", ["job_c"])}, "a canceled batch stays so"
+    tailor = by_id[batch_workflow_id("tailor", ["job_a", "job_b"])]
+    assert tailor.stages == ("tailor", "cover", "pdf") and tailor.job_ids == ("job_a", "job_b")
+    assert tailor.workers == 2 and tailor.paid_calls == 4  # Tailor and Cover, two jobs
+    assert by_id[batch_workflow_id("cover", ["job_c"])].paid_calls == 1

@@ -121,6 +121,7 @@ class BatchStageWorkflow:
 
     async def _lifecycle(self, run: RunRef, input: BatchInput, outcome: str,
                          error_code: str | None = None) -> None:
+        # jobIds: the selection, so the budget-resume pass can run a refused batch again.
         summary = {"stages": list(input.stages), "jobCount": len(input.job_ids),
-                   "workers": input.workers}
+                   "workers": input.workers, "jobIds": list(input.job_ids)}
         await record_lifecycle(run, outcome, summary, error_code=error_code)
