@@ -70,6 +70,25 @@ async def threshold_cleared_jobs(db: Database, *, min_fit_score: int) -> list[st
     return [row[0] for row in rows]
 
 
+# No preparation of the job has started since its Tailor was skipped: nothing was ever
+# dispatched for the threshold that now clears it.
+_NOT_DISPATCHED_SINCE_SKIP = (
+    "NOT EXISTS (SELECT 1 FROM job_events w WHERE w.tenant_id = j.tenant_id"
+    " AND w.job_id = j.job_id AND w.type = 'WorkflowStarted' AND w.workflow_id = 'prep-' || j.job_id"
+    " AND w.id > (SELECT COALESCE(MAX(k.id), 0) FROM job_events k WHERE k.tenant_id = j.tenant_id"
+    " AND k.job_id = j.job_id AND k.type = 'StageSkipped'"
+    " AND json_extract(k.payload_json, '$.stage') = 'tailor'))")
+
+
+async def undispatched_threshold_cleared_jobs(db: Database, *, min_fit_score: int) -> list[str]:
+    """Threshold-cleared jobs (:func:`threshold_cleared_jobs`) no preparation has been
+    started for since their Tailor was skipped: the work a lowered threshold implies that
+    was never dispatched (the save died before it, or the job was busy at that moment)."""
+    rows = await db.fetchall(f"{_THRESHOLD_CLEARED} AND {_NOT_DISPATCHED_SINCE_SKIP} ORDER BY 1",
+                             (BELOW_MIN_FIT_SCORE, TENANT_ID, min_fit_score))
+    return [row[0] for row in rows]
+
+
 async def existing_jobs(db: Database, job_ids: list[str]) -> set[str]:
     if not job_ids:
         return set()

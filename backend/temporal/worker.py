@@ -23,6 +23,7 @@ from backend.runtime.heartbeat import heartbeat_loop, worker_identity
 from backend.runtime.history_repair import repair_histories
 from backend.runtime.reconciler import reconcile_runs
 from backend.runtime.task_queue import TaskQueueObserver
+from backend.runtime.threshold_backstop import dispatch_threshold_cleared_safely
 from backend.store.db import Database
 from backend.store.heartbeats import write_heartbeat
 from backend.temporal.activities.apply import ApplyActivities
@@ -67,6 +68,8 @@ async def reconcile_safely(db: Database, client, paths: AppPaths) -> None:
         log.exception("history repair pass failed")
     # Preparation halted by the daily ceiling starts again once the budget has room.
     await resume_budget_halted_safely(db, client, paths)
+    # Jobs a lowered fit threshold clears whose preparation was never started.
+    await dispatch_threshold_cleared_safely(db, client, paths)
 
 
 async def reconcile_loop(db: Database, client, paths: AppPaths, stop: asyncio.Event) -> None:

@@ -191,6 +191,8 @@ class PreparationActivities:
             rows = await stages.read_rows(conn, input.job_id)
             await commit(conn, rows[input.stage].result_version + 1)
             await stages.complete(conn, input.job_id, input.stage, owner)
+            # A death here, written but not committed, must lose the whole result.
+            fault_point(self._paths, f"in-commit-{input.stage}")
         fault_point(self._paths, f"after-commit-{input.stage}")
         return StageOutcome(stage=input.stage, status="succeeded")
 
