@@ -50,15 +50,23 @@ _THRESHOLD_CLEARED = (
     f" WHERE {_IDLE_UNMARKED} AND {_LATEST_SCORE} AND sc.score >= ?")
 
 
+# Tailor would run for the job (at or above the threshold, or prepared anyway): a job below
+# it is not stale work, a re-tailor would only be skipped and leave it stale for ever.
+_TAILOR_WOULD_RUN = (
+    "(j.prepare_anyway_at IS NOT NULL OR (SELECT sc.score FROM job_scores sc"
+    f" WHERE sc.job_id = j.job_id AND {_LATEST_SCORE}) >= ?)")
+
+
 async def stale_material_jobs(db: Database, *, min_fit_score: int) -> list[str]:
-    """Jobs whose tailored resume predates the saved profile, plus jobs whose Tailor was
-    skipped below the fit threshold but whose latest score now meets it."""
+    """Jobs whose tailored resume predates the saved profile and that Tailor would run for
+    under the current threshold, plus jobs whose Tailor was skipped below the fit threshold
+    but whose latest score now meets it."""
     rows = await db.fetchall(
         "SELECT j.job_id FROM jobs j JOIN job_materials m ON m.job_id = j.job_id"
         " JOIN candidate_profiles p ON p.tenant_id = j.tenant_id"
         f" WHERE {_IDLE_UNMARKED} AND {_LATEST_RESUME} AND m.profile_revision < p.revision"
-        f" AND {_NO_USER_EDITS} UNION {_THRESHOLD_CLEARED} ORDER BY 1",
-        (TENANT_ID, BELOW_MIN_FIT_SCORE, TENANT_ID, min_fit_score),
+        f" AND {_NO_USER_EDITS} AND {_TAILOR_WOULD_RUN} UNION {_THRESHOLD_CLEARED} ORDER BY 1",
+        (TENANT_ID, min_fit_score, BELOW_MIN_FIT_SCORE, TENANT_ID, min_fit_score),
     )
     return [row[0] for row in rows]
 

@@ -121,7 +121,7 @@ async def discover_and_settle(app: ChaosApp, *, timeout: float = 240) -> str:
     assert answer.status_code == 202, answer.text
     run_id = answer.json()["firstExecutionRunId"]
     await run_closed(app, run_id, timeout=timeout)
-    await wait_quiet(app.app_dir, timeout=timeout)
+    await wait_quiet(app.app_dir, client=app.client, timeout=timeout)
     return run_id
 
 
@@ -133,6 +133,16 @@ async def run_closed(app: ChaosApp, run_id: str, *, timeout: float = 240) -> str
         return found[0][0] if found else None
 
     return await until(terminal, timeout=timeout, what=f"run {run_id} to close")
+
+
+async def outbox_settled(app: ChaosApp, *, timeout: float = 120) -> None:
+    """Every profile save delivered (its continuation closed) or coalesced into a newer one."""
+    def settled() -> bool:
+        open_rows = app.rows("SELECT COUNT(*) FROM profile_outbox"
+                             " WHERE status NOT IN ('finished', 'coalesced')")
+        return open_rows[0][0] == 0
+
+    await until(settled, timeout=timeout, what="the profile outbox to settle")
 
 
 @contextlib.contextmanager

@@ -67,7 +67,7 @@ async def test_r04_worker_killed_after_committing_materials_never_pays_twice(pai
     now = result_versions(app.app_dir)
     for each in ("tailor", "cover", "pdf"):
         assert now[(job_id, each)] == versions[(job_id, each)] + 1, each
-    await wait_quiet(app.app_dir, after=after)
+    await wait_quiet(app.app_dir, client=app.client, after=after)
     await assert_invariants(app.app_dir, client=app.client, http=app.http, fake=app.fake,
                             after=after)
 
@@ -97,7 +97,7 @@ async def test_r12_a_provider_timeout_is_retried_and_the_lost_answer_is_not_bill
     detail = (await app.http.get(f"/v1/workflow-runs/{run_id}")).json()
     failures = detail["failureDiagnostics"]["providerFailures"]
     assert failures["total"] == 1 and failures["latest"]["code"] == "provider_unavailable"
-    await wait_quiet(app.app_dir, after=after)
+    await wait_quiet(app.app_dir, client=app.client, after=after)
     await assert_invariants(app.app_dir, client=app.client, http=app.http, fake=fake,
                             after=after)
 
@@ -119,7 +119,7 @@ async def test_r13_a_rate_limit_waits_as_long_as_the_provider_asks(paid):
     detail = (await app.http.get(f"/v1/workflow-runs/{run_id}")).json()
     codes = detail["failureDiagnostics"]["providerFailures"]["byProvider"][0]["codes"]
     assert codes == {"provider_unavailable": 1}
-    await wait_quiet(app.app_dir, after=after)
+    await wait_quiet(app.app_dir, client=app.client, after=after)
     await assert_invariants(app.app_dir, client=app.client, http=app.http, fake=fake,
                             after=after)
 
@@ -151,7 +151,7 @@ async def test_r24_a_provider_that_ignores_cancel_does_not_hold_the_run(paid):
     assert fake.calls == calls + 1 and fake.abandoned == abandoned + 1
     assert count_events(app.app_dir, "JobScored", after=after) == 0
     assert result_versions(app.app_dir) == versions
-    await wait_quiet(app.app_dir, after=after)
+    await wait_quiet(app.app_dir, client=app.client, after=after)
     await assert_invariants(app.app_dir, client=app.client, http=app.http, fake=fake,
                             after=after)
     again = await start(app, "rescore", job_id)
@@ -188,7 +188,7 @@ async def test_r18_sqlite_locked_by_another_writer_while_a_paid_stage_commits(pa
     assert await run_closed(app, run_id) == "WorkflowCompleted"
     assert fake.calls == calls + 1
     assert count_events(app.app_dir, "JobScored", after=after) == 1
-    await wait_quiet(app.app_dir, after=after)
+    await wait_quiet(app.app_dir, client=app.client, after=after)
     await assert_invariants(app.app_dir, client=app.client, http=app.http, fake=fake,
                             after=after)
 

@@ -11,7 +11,7 @@ import pytest
 import pytest_asyncio
 
 from tests.chaos.invariants import assert_invariants, last_event_id, wait_quiet
-from tests.chaos.stack import chaos_app, discover_and_settle
+from tests.chaos.stack import chaos_app, discover_and_settle, outbox_settled
 from tests.chaos.test_service_faults import demo_postings
 from tests.integration.test_preparation import PROFILE
 
@@ -65,11 +65,12 @@ async def test_r22_a_profile_change_over_mixed_scores_moves_exactly_the_crossing
     assert set(before_materials) == {job for job, s in before_scores.items() if s >= THRESHOLD}
     after = last_event_id(app.app_dir)
     assert (await app.http.put("/v1/profile", json=SECOND)).json()["changed"] is True
-    await wait_quiet(app.app_dir, after=after)
+    await outbox_settled(app)
+    await wait_quiet(app.app_dir, client=app.client, after=after)
     answer = await app.http.post("/v1/pipeline/actions/rescore-stale")
     assert answer.status_code == 202, answer.text
     assert sorted(answer.json()["jobKeys"]) == sorted(before_scores)
-    await wait_quiet(app.app_dir, after=after)
+    await wait_quiet(app.app_dir, client=app.client, after=after)
 
     scores = latest_scores(app)
     rose = {job for job in scores if before_scores[job] < THRESHOLD <= scores[job]}
@@ -91,7 +92,7 @@ async def test_r22_a_profile_change_over_mixed_scores_moves_exactly_the_crossing
     assert retailor.status_code == 202, retailor.text
     stale = {job for job, s in scores.items() if s >= THRESHOLD} - rose
     assert set(retailor.json()["jobKeys"]) == stale
-    await wait_quiet(app.app_dir, after=after)
+    await wait_quiet(app.app_dir, client=app.client, after=after)
     again = await app.http.post("/v1/pipeline/actions/retailor-stale")
     assert again.status_code == 200 and again.json()["noopReason"] == "nothing_stale"
     await assert_invariants(app.app_dir, client=app.client, http=app.http, after=after)
@@ -128,7 +129,8 @@ async def test_r11_concurrent_profile_and_settings_edits_lose_nothing(app):
             settings["workerActivitySlots"]) == (30, 6, 4)
     assert json.loads((app.app_dir / "settings.json").read_text(encoding="utf-8")) == settings
 
-    await wait_quiet(app.app_dir, after=after)
+    await outbox_settled(app)
+    await wait_quiet(app.app_dir, client=app.client, after=after)
     outbox = app.rows("SELECT revision, status FROM profile_outbox WHERE revision > ?",
                       (start,))
     assert {status for _, status in outbox} <= {"finished", "coalesced"}, outbox

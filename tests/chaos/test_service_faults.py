@@ -93,7 +93,7 @@ async def test_r09_temporal_unreachable_refuses_dispatch_and_touches_nothing(app
     workflow_id = f"profile-continuation-{revision}"
     assert app.rows("SELECT COUNT(*) FROM job_events WHERE type = 'WorkflowStarted'"
                     " AND workflow_id = ?", (workflow_id,)) == [(1,)]
-    await wait_quiet(app.app_dir, after=before["events"])
+    await wait_quiet(app.app_dir, client=app.client, after=before["events"])
     await assert_invariants(app.app_dir, client=app.client, http=app.http,
                             after=before["events"])
 
@@ -121,7 +121,7 @@ async def test_r10_api_killed_with_live_sse_clients_who_miss_and_repeat_nothing(
         await until(lambda: all(got for got in received), timeout=60,
                     what="every client to receive the first events")
         await app.sigkill("api")  # the stream is cut mid-run; the work goes on
-        await wait_quiet(app.app_dir, after=since)
+        await wait_quiet(app.app_dir, client=app.client, after=since)
         newest = last_event_id(app.app_dir)
         await until(lambda: all(got and got[-1].id >= newest for got in received), timeout=60,
                     what="every client to catch up after the restart")
@@ -178,7 +178,7 @@ async def test_r07_api_killed_between_a_settings_commit_and_its_dispatch(app):
         return done[0][0] == len(cleared)
 
     await until(all_prepared, timeout=120, what="the cleared jobs to be prepared")
-    await wait_quiet(app.app_dir, after=after)
+    await wait_quiet(app.app_dir, client=app.client, after=after)
     assert {job: prep_starts(app, job, after) for job in cleared} == {job: 1 for job in cleared}
     assert count_events(app.app_dir, "ResumeApproved", after=after) == len(cleared)
     from backend.runtime.threshold_backstop import dispatch_threshold_cleared

@@ -120,7 +120,7 @@ async def test_r05_r19_worker_killed_at_the_pdf_commit_renders_each_generation_o
         data = Path(path).read_bytes()
         assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")
     assert result_versions(app.app_dir)[(job_id, "pdf")] == versions[(job_id, "pdf")] + 1
-    await wait_quiet(app.app_dir, after=after)
+    await wait_quiet(app.app_dir, client=app.client, after=after)
     await assert_invariants(app.app_dir, client=app.client, http=app.http, after=after)
 
 
@@ -151,7 +151,7 @@ async def test_r17_a_missing_renderer_fails_typed_then_a_retry_renders_once_rest
     assert await run_closed(app, again) == "WorkflowCompleted"
     generation = max(row[1] for row in before) + 1
     assert rendered(app, again) == [("cover_letter_pdf", generation), ("resume_pdf", generation)]
-    await wait_quiet(app.app_dir, after=after)
+    await wait_quiet(app.app_dir, client=app.client, after=after)
     await assert_invariants(app.app_dir, client=app.client, http=app.http, after=after)
 
 
@@ -181,7 +181,7 @@ async def test_r06_a_worker_killed_at_every_attempt_ends_the_stage_exhausted(wor
     run_id = app.rows("SELECT run_id FROM job_events WHERE type = 'WorkflowStarted'"
                       " AND workflow_id = ?", (f"prep-{job_id}",))[0][0]
     assert await run_closed(app, run_id, timeout=240) == "WorkflowFailed"
-    await wait_quiet(app.app_dir, after=after)
+    await wait_quiet(app.app_dir, client=app.client, after=after)
     assert pages.count("/slow") == 4, "one request per attempt, no attempt beyond the policy"
     stages = dict(app.rows("SELECT stage, status || ':' || COALESCE(error_code, blocked_reason)"
                            " FROM job_stage_states WHERE job_id = ?", (job_id,)))

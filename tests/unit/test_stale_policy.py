@@ -75,6 +75,7 @@ async def test_materials_from_an_older_profile_and_newly_eligible_skips_are_stal
     async with db.transaction() as conn:
         await set_profile(conn, "Engineer")
         fresh, old, low, now_fits = [await add_job(conn, n) for n in range(4)]
+        await score(conn, old, version=1, value=80, revision=1)
         await resume(conn, old, generation=1, revision=1)
         await set_profile(conn, "Staff Engineer")
         await resume(conn, fresh, generation=1, revision=2)
@@ -84,6 +85,24 @@ async def test_materials_from_an_older_profile_and_newly_eligible_skips_are_stal
                                 reason=BELOW_MIN_FIT_SCORE, owner=None)
     assert await stale_material_jobs(db, min_fit_score=60) == sorted([old, now_fits])
     assert await stale_material_jobs(db, min_fit_score=70) == [old]
+
+
+async def test_stale_materials_of_a_job_now_below_the_threshold_are_not_stale_work(db):
+    """Re-tailoring it would only skip Tailor below the threshold and leave it stale: it
+    would be offered again on every "Re-tailor stale". Prepared anyway, it is stale work."""
+    async with db.transaction() as conn:
+        await set_profile(conn, "Engineer")
+        dropped, anyway = [await add_job(conn, n) for n in range(2)]
+        for job in (dropped, anyway):
+            await score(conn, job, version=1, value=70, revision=1)
+            await resume(conn, job, generation=1, revision=1)
+        await set_profile(conn, "Staff Engineer")
+        for job in (dropped, anyway):
+            await score(conn, job, version=2, value=40, revision=2)
+        await conn.execute("UPDATE jobs SET prepare_anyway_at = '2026-01-01T00:00:00.000Z'"
+                           " WHERE job_id = ?", (anyway,))
+    assert await stale_material_jobs(db, min_fit_score=50) == [anyway]
+    assert await stale_material_jobs(db, min_fit_score=40) == sorted([dropped, anyway])
 
 
 async def test_nothing_is_stale_without_a_profile_change(db):
