@@ -129,13 +129,16 @@ async def test_r17_a_missing_renderer_fails_typed_then_a_retry_renders_once_rest
     job_id = job_id_for_url(world["page"]["url"])
     (shadow / "typst").mkdir()
     (shadow / "typst" / "__init__.py").write_text(BROKEN_TYPST, encoding="utf-8")
-    await app.sigkill("worker")  # the next worker starts without a working renderer
-    before, after = artifacts(app, job_id), last_event_id(app.app_dir)
-    run_id = await render_pdf(app, job_id)
-    assert await run_closed(app, run_id) == "WorkflowFailed"
+    try:
+        await app.sigkill("worker")  # the next worker starts without a working renderer
+        before, after = artifacts(app, job_id), last_event_id(app.app_dir)
+        run_id = await render_pdf(app, job_id)
+        assert await run_closed(app, run_id) == "WorkflowFailed"
+    finally:
+        shutil.rmtree(shadow / "typst")  # restored: the same worker renders again
     row = app.rows("SELECT status, error_code, retryable FROM job_stage_states"
                    " WHERE job_id = ? AND stage = 'pdf'", (job_id,))
-    assert row == [("failed", "renderer_unavailable", 0)]
+    assert row == [("failed", "renderer_unavailable", 0)], "typed, and not retried in vain"
     assert app.rows("SELECT json_extract(payload_json, '$.errorCode') FROM job_events"
                     " WHERE type = 'WorkflowFailed' AND run_id = ?", (run_id,)) == [
         ("renderer_unavailable",)]
@@ -143,7 +146,6 @@ async def test_r17_a_missing_renderer_fails_typed_then_a_retry_renders_once_rest
     detail = (await app.http.get(f"/v1/jobs/{job_id}")).json()
     assert {s["stage"]: s["errorCode"] for s in detail["stages"]}["pdf"] == "renderer_unavailable"
 
-    shutil.rmtree(shadow / "typst")  # restored: the same worker renders again
     retried = await app.http.post(f"/v1/jobs/{job_id}/actions/retry-stage",
                                   json={"stage": "pdf", "runAfter": True})
     assert retried.status_code == 202, retried.text
