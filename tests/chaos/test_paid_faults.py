@@ -177,8 +177,10 @@ async def test_r18_sqlite_locked_by_another_writer_while_a_paid_stage_commits(pa
         with write_lock_held(app.app_dir / "jobctrl.db"):
             held_since = loop.time()
             save = asyncio.create_task(app.http.put("/v1/profile", json=PROFILE))
+            await asyncio.sleep(1)  # the save now waits on the lock inside the API
             read = await app.http.get("/v1/jobs", params={"limit": 5})
             assert read.status_code == 200 and read.json()["total"] == JOBS
+            assert loop.time() - held_since < LOCK_HELD_S / 2, "the read waited for the lock"
             await asyncio.sleep(LOCK_HELD_S - (loop.time() - held_since))
             assert not save.done(), "a writer went ahead while another process held the lock"
             assert count_events(app.app_dir, "JobScored", after=after) == 0
