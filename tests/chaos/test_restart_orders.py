@@ -11,7 +11,7 @@ import pytest_asyncio
 
 from backend.domain.ids import job_id_for_url
 from tests.chaos.invariants import assert_invariants, count_events, last_event_id, until, wait_quiet
-from tests.chaos.stack import chaos_app
+from tests.chaos.stack import chaos_app, outbox_settled
 from tests.chaos.test_worker_kills import page_posting
 from tests.fakes.posting_pages import PostingPagesServer
 
@@ -26,6 +26,7 @@ async def world(tmp_path_factory):
     app_dir = tmp_path_factory.mktemp("chaos-restarts")
     pages = PostingPagesServer(slow_seconds=4).start()
     async with chaos_app(app_dir, postings=[], paid=False) as app:
+        await outbox_settled(app)  # the profile save's continuation has closed
         yield {"app": app, "pages": pages}
     pages.stop()
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from backend.domain import events as ev
 from backend.domain.postings import Posting
 from backend.domain.profile import CandidateProfile
 from backend.domain.stages import BELOW_MIN_FIT_SCORE
 from backend.store import discovery, materials, stages
+from backend.store.events import append_event
 from backend.store.jobs import observe_posting
 from backend.store.profile import save_profile
 from backend.store.staleness import (
@@ -13,6 +15,8 @@ from backend.store.staleness import (
     existing_jobs,
     stale_material_jobs,
     stale_score_jobs,
+    threshold_cleared_jobs,
+    undispatched_threshold_cleared_jobs,
 )
 
 
@@ -103,6 +107,30 @@ async def test_stale_materials_of_a_job_now_below_the_threshold_are_not_stale_wo
                            " WHERE job_id = ?", (anyway,))
     assert await stale_material_jobs(db, min_fit_score=50) == [anyway]
     assert await stale_material_jobs(db, min_fit_score=40) == sorted([dropped, anyway])
+
+
+async def started_preparation(conn, job_id: str, run_id: str) -> None:
+    await append_event(conn, ev.WorkflowStarted(
+        workflow_id=f"prep-{job_id}", run_id=run_id, workflow_type="JobPreparationWorkflow"),
+        job_id=job_id, workflow_id=f"prep-{job_id}", run_id=run_id)
+
+
+async def test_threshold_cleared_jobs_no_preparation_started_for_since_their_skip(db):
+    """The worker's backstop dispatches these: skipped below an older threshold, and no
+    preparation started after the skip (a start before it is the run that skipped)."""
+    async with db.transaction() as conn:
+        await set_profile(conn, "Engineer")
+        never, dispatched = [await add_job(conn, n) for n in range(2)]
+        for job in (never, dispatched):
+            await started_preparation(conn, job, f"run-{job}-1")
+            await score(conn, job, version=1, value=60, revision=1)
+            await stages.settle(conn, job, "tailor", status="skipped",
+                                reason=BELOW_MIN_FIT_SCORE, owner=None)
+        await started_preparation(conn, dispatched, f"run-{dispatched}-2")
+    assert await undispatched_threshold_cleared_jobs(db, min_fit_score=50) == [never]
+    assert await undispatched_threshold_cleared_jobs(db, min_fit_score=70) == []
+    assert sorted(await threshold_cleared_jobs(db, min_fit_score=50)) == sorted(
+        [never, dispatched])
 
 
 async def test_nothing_is_stale_without_a_profile_change(db):
