@@ -24,8 +24,9 @@ from tests.chaos.stack import chaos_app, discover_and_settle, run_closed, write_
 from tests.integration.test_paid_pipeline import is_score_request
 from tests.integration.test_preparation import PROFILE
 
+# Not in CI's fixed subset (scripts/chaos runs it): its fixes have unit regressions there.
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session"),
-              pytest.mark.timeout(600)]
+              pytest.mark.timeout(600), pytest.mark.chaos_full]
 
 JOBS = 2
 CALLS_PER_JOB = 3  # score, tailor, cover
@@ -124,7 +125,6 @@ async def test_r13_a_rate_limit_waits_as_long_as_the_provider_asks(paid):
                             after=after)
 
 
-@pytest.mark.chaos_full
 async def test_r24_a_provider_that_ignores_cancel_does_not_hold_the_run(paid):
     """The user cancels while a score call hangs on a provider that keeps working on it:
     the run ends canceled at once (the call is abandoned, not awaited), the stage is

@@ -29,8 +29,9 @@ from tests.chaos.stack import chaos_app, discover_and_settle, run_closed
 from tests.fakes.posting_pages import PostingPagesServer
 from tests.integration.test_paid_pipeline import demo_subset
 
+# Not in CI's fixed subset (scripts/chaos runs it): its fixes have unit regressions there.
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session"),
-              pytest.mark.timeout(600)]
+              pytest.mark.timeout(600), pytest.mark.chaos_full]
 
 ROOT = Path(__file__).resolve().parents[2]
 BROKEN_TYPST = 'raise ImportError("the typst renderer is not installed")\n'
@@ -157,7 +158,6 @@ async def test_r17_a_missing_renderer_fails_typed_then_a_retry_renders_once_rest
     await assert_invariants(app.app_dir, client=app.client, http=app.http, after=after)
 
 
-@pytest.mark.chaos_full
 async def test_r06_a_worker_killed_at_every_attempt_ends_the_stage_exhausted(world):
     """A posting whose page never answers, and a worker SIGKILLed while each attempt waits
     on it: no worker is left to finish any attempt. After the retry policy's attempts the
