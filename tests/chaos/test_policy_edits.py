@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import date
 
 import pytest
 import pytest_asyncio
 
+from backend.domain.profile import CandidateProfile
+from backend.pipeline.score import offline_score
 from tests.chaos.invariants import assert_invariants, last_event_id, wait_quiet
 from tests.chaos.stack import chaos_app, discover_and_settle, outbox_settled
 from tests.chaos.test_service_faults import demo_postings
@@ -19,19 +22,37 @@ pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")
               pytest.mark.timeout(600)]
 
 THRESHOLD = 50
-# Under FIRST the demo postings 34 and 49 score below the threshold and 237 above; under
-# SECOND it is the other way round; 24 is above and 0 below under both.
-POSTINGS = [0, 24, 34, 49, 237]
 FIRST = {**PROFILE, "targetTitles": ["Platform Engineer", "Site Reliability Engineer"],
          "mustHaveKeywords": ["Kubernetes"]}
 SECOND = {**PROFILE, "targetTitles": ["Data Engineer", "Analytics Engineer"],
           "mustHaveKeywords": ["SQL"]}
 
 
+def mixed_board() -> list[int]:
+    """Demo postings whose offline scores (the worker's own scoring, computed here the
+    same way) cross the threshold both ways from FIRST to SECOND: two rise, one drops,
+    one stays above and one below. Chosen now, as scores move with the calendar."""
+    from backend.pipeline.posting_text import demo_board_jobs
+
+    today = date.today()
+    first, second = (CandidateProfile.model_validate(p) for p in (FIRST, SECOND))
+    scores = [(offline_score(first, job, today=today).score,
+               offline_score(second, job, today=today).score) for job in demo_board_jobs()]
+
+    def where(test) -> list[int]:
+        return [index for index, (a, b) in enumerate(scores) if test(a >= THRESHOLD,
+                                                                    b >= THRESHOLD)]
+
+    rise, drop = where(lambda a, b: not a and b), where(lambda a, b: a and not b)
+    above, below = where(lambda a, b: a and b), where(lambda a, b: not a and not b)
+    assert len(rise) >= 2 and drop and above and below, "the demo board offers a mixed board"
+    return [*rise[:2], drop[0], above[0], below[0]]
+
+
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def app(tmp_path_factory):
     app_dir = tmp_path_factory.mktemp("chaos-policy")
-    async with chaos_app(app_dir, postings=demo_postings(POSTINGS), paid=False,
+    async with chaos_app(app_dir, postings=demo_postings(mixed_board()), paid=False,
                          profile=FIRST, minFitScore=THRESHOLD) as running:
         await discover_and_settle(running)
         yield running
@@ -75,7 +96,7 @@ async def test_r22_a_profile_change_over_mixed_scores_moves_exactly_the_crossing
     scores = latest_scores(app)
     rose = {job for job in scores if before_scores[job] < THRESHOLD <= scores[job]}
     dropped = {job for job in scores if scores[job] < THRESHOLD <= before_scores[job]}
-    assert rose and dropped, (before_scores, scores)
+    assert (len(rose), len(dropped)) == (2, 1), (before_scores, scores)
     assert events_per_job(app, "JobScored", after) == {job: 1 for job in scores}
     # Exactly the jobs that rose got materials (once); nobody else got new ones.
     assert events_per_job(app, "ResumeApproved", after) == {job: 1 for job in rose}
