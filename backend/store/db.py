@@ -12,6 +12,7 @@ import sqlite3
 import time
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,14 @@ PRAGMAS = (
     "PRAGMA foreign_keys=ON",
     f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}",
 )
+
+
+async def _connect(path: Path) -> aiosqlite.Connection:
+    conn = await aiosqlite.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+    conn.row_factory = aiosqlite.Row
+    for pragma in PRAGMAS:
+        await conn.execute(pragma)
+    return conn
 
 
 def _migration_files() -> list[tuple[int, str, str]]:
@@ -160,41 +169,57 @@ def _apply_missing(
     return [version for version, _name, _script in pending]
 
 
+# Set while the current task is inside ``Database.transaction``: its reads go through the
+# writer, so they see what the transaction wrote so far.
+_in_transaction: ContextVar[bool] = ContextVar("jobctrl_db_in_transaction", default=False)
+
+
 class Database:
-    """An aiosqlite connection plus a lock that keeps this process's writes serial.
+    """Two aiosqlite connections, a writer and a reader, plus a lock that keeps this
+    process's writes serial.
 
     Write transactions take SQLite's write lock up front (``BEGIN IMMEDIATE``) so a
-    canonical row and its events always commit together or not at all.
+    canonical row and its events always commit together or not at all. Reads outside a
+    transaction use the reader: an aiosqlite connection runs one statement at a time on its
+    own thread, so a write waiting out another process's lock (up to the busy timeout)
+    would otherwise hold up every read of this process; in WAL mode a reader never waits.
     """
 
-    def __init__(self, conn: aiosqlite.Connection, path: Path):
+    def __init__(self, conn: aiosqlite.Connection, path: Path,
+                 reader: aiosqlite.Connection | None = None):
         self._conn = conn
+        self._reader = reader or conn
         self.path = path
         self._write_lock = asyncio.Lock()
+        self._read_lock = asyncio.Lock() if reader is not None else self._write_lock
 
     @classmethod
     async def open(cls, path: Path, *, run_migrations: bool = True) -> Database:
         if run_migrations:
             await asyncio.to_thread(migrate, path)
-        conn = await aiosqlite.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
-        conn.row_factory = aiosqlite.Row
-        for pragma in PRAGMAS:
-            await conn.execute(pragma)
-        return cls(conn, path)
+        return cls(await _connect(path), path, reader=await _connect(path))
 
     async def close(self) -> None:
         await self._conn.close()
+        if self._reader is not self._conn:
+            await self._reader.close()
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
         async with self._write_lock:
             await self._begin_immediate()
+            token = _in_transaction.set(True)
             try:
                 yield self._conn
             except BaseException:
                 await self._conn.execute("ROLLBACK")
                 raise
+            finally:
+                _in_transaction.reset(token)
             await self._conn.execute("COMMIT")
+
+    def _reads(self) -> aiosqlite.Connection:
+        return self._conn if _in_transaction.get() else self._reader
 
     async def _begin_immediate(self) -> None:
         """``BEGIN IMMEDIATE``, retried while SQLite answers "locked" without waiting.
@@ -222,22 +247,24 @@ class Database:
         a deferred transaction in WAL mode never waits for another process's writer (a
         read under ``BEGIN IMMEDIATE`` can time out with "database is locked" while the
         worker writes hard)."""
-        async with self._write_lock:  # one transaction at a time on this connection
-            await self._conn.execute("BEGIN")
+        async with self._read_lock:  # one snapshot at a time on the reader
+            await self._reader.execute("BEGIN")
             try:
-                yield self._conn
+                yield self._reader
             finally:
-                await self._conn.execute("ROLLBACK")
+                await self._reader.execute("ROLLBACK")
 
     async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[aiosqlite.Row]:
-        async with self._conn.execute(sql, tuple(params)) as cursor:
+        async with self._reads().execute(sql, tuple(params)) as cursor:
             return list(await cursor.fetchall())
 
     async def fetchone(self, sql: str, params: Iterable[Any] = ()) -> aiosqlite.Row | None:
-        async with self._conn.execute(sql, tuple(params)) as cursor:
+        async with self._reads().execute(sql, tuple(params)) as cursor:
             return await cursor.fetchone()
 
     async def data_version(self) -> int:
-        """Changes whenever another connection commits: our cheap change detector."""
-        row = await self.fetchone("PRAGMA data_version")
+        """Changes whenever another connection commits (this process's writer included):
+        our cheap change detector."""
+        async with self._reader.execute("PRAGMA data_version") as cursor:
+            row = await cursor.fetchone()
         return int(row[0])

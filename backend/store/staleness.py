@@ -50,15 +50,23 @@ _THRESHOLD_CLEARED = (
     f" WHERE {_IDLE_UNMARKED} AND {_LATEST_SCORE} AND sc.score >= ?")
 
 
+# Tailor would run for the job (at or above the threshold, or prepared anyway): a job below
+# it is not stale work, a re-tailor would only be skipped and leave it stale for ever.
+_TAILOR_WOULD_RUN = (
+    "(j.prepare_anyway_at IS NOT NULL OR (SELECT sc.score FROM job_scores sc"
+    f" WHERE sc.job_id = j.job_id AND {_LATEST_SCORE}) >= ?)")
+
+
 async def stale_material_jobs(db: Database, *, min_fit_score: int) -> list[str]:
-    """Jobs whose tailored resume predates the saved profile, plus jobs whose Tailor was
-    skipped below the fit threshold but whose latest score now meets it."""
+    """Jobs whose tailored resume predates the saved profile and that Tailor would run for
+    under the current threshold, plus jobs whose Tailor was skipped below the fit threshold
+    but whose latest score now meets it."""
     rows = await db.fetchall(
         "SELECT j.job_id FROM jobs j JOIN job_materials m ON m.job_id = j.job_id"
         " JOIN candidate_profiles p ON p.tenant_id = j.tenant_id"
         f" WHERE {_IDLE_UNMARKED} AND {_LATEST_RESUME} AND m.profile_revision < p.revision"
-        f" AND {_NO_USER_EDITS} UNION {_THRESHOLD_CLEARED} ORDER BY 1",
-        (TENANT_ID, BELOW_MIN_FIT_SCORE, TENANT_ID, min_fit_score),
+        f" AND {_NO_USER_EDITS} AND {_TAILOR_WOULD_RUN} UNION {_THRESHOLD_CLEARED} ORDER BY 1",
+        (TENANT_ID, min_fit_score, BELOW_MIN_FIT_SCORE, TENANT_ID, min_fit_score),
     )
     return [row[0] for row in rows]
 
@@ -66,6 +74,25 @@ async def stale_material_jobs(db: Database, *, min_fit_score: int) -> list[str]:
 async def threshold_cleared_jobs(db: Database, *, min_fit_score: int) -> list[str]:
     """Jobs skipped below an older, higher threshold that ``min_fit_score`` now clears."""
     rows = await db.fetchall(f"{_THRESHOLD_CLEARED} ORDER BY 1",
+                             (BELOW_MIN_FIT_SCORE, TENANT_ID, min_fit_score))
+    return [row[0] for row in rows]
+
+
+# No preparation of the job has started since its Tailor was skipped: nothing was ever
+# dispatched for the threshold that now clears it.
+_NOT_DISPATCHED_SINCE_SKIP = (
+    "NOT EXISTS (SELECT 1 FROM job_events w WHERE w.tenant_id = j.tenant_id"
+    " AND w.job_id = j.job_id AND w.type = 'WorkflowStarted' AND w.workflow_id = 'prep-' || j.job_id"
+    " AND w.id > (SELECT COALESCE(MAX(k.id), 0) FROM job_events k WHERE k.tenant_id = j.tenant_id"
+    " AND k.job_id = j.job_id AND k.type = 'StageSkipped'"
+    " AND json_extract(k.payload_json, '$.stage') = 'tailor'))")
+
+
+async def undispatched_threshold_cleared_jobs(db: Database, *, min_fit_score: int) -> list[str]:
+    """Threshold-cleared jobs (:func:`threshold_cleared_jobs`) no preparation has been
+    started for since their Tailor was skipped: the work a lowered threshold implies that
+    was never dispatched (the save died before it, or the job was busy at that moment)."""
+    rows = await db.fetchall(f"{_THRESHOLD_CLEARED} AND {_NOT_DISPATCHED_SINCE_SKIP} ORDER BY 1",
                              (BELOW_MIN_FIT_SCORE, TENANT_ID, min_fit_score))
     return [row[0] for row in rows]
 

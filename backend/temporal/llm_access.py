@@ -3,6 +3,8 @@ errors with bounded codes (retryable or not)."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from temporalio.exceptions import ApplicationError
 
 from backend.config import AppPaths, AppSettings
@@ -24,7 +26,13 @@ def build_provider(paths: AppPaths, db: Database, settings: AppSettings) -> Chat
 
 
 def typed_failure(error: BaseException) -> ApplicationError | None:
-    """Bounded code + retryability; never the exception text (it may quote a payload)."""
+    """Bounded code + retryability; never the exception text (it may quote a payload).
+    A provider's ``Retry-After`` (a 429 or 503) sets the delay of Temporal's next attempt,
+    so a rate-limited call is not repeated sooner than the provider asked."""
     if not isinstance(error, TypedFailure):
         return None
-    return ApplicationError(error.code, type=error.code, non_retryable=not error.retryable)
+    retry_after = getattr(error, "retry_after_s", None)
+    return ApplicationError(
+        error.code, type=error.code, non_retryable=not error.retryable,
+        next_retry_delay=timedelta(seconds=retry_after) if retry_after and error.retryable
+        else None)

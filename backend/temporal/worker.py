@@ -24,6 +24,7 @@ from backend.runtime.history_repair import repair_histories
 from backend.runtime.interrupted_resume import resume_interrupted_safely
 from backend.runtime.reconciler import reconcile_runs
 from backend.runtime.task_queue import TaskQueueObserver
+from backend.runtime.threshold_backstop import dispatch_threshold_cleared_safely
 from backend.store.db import Database
 from backend.store.heartbeats import write_heartbeat
 from backend.temporal.activities.apply import ApplyActivities
@@ -70,6 +71,8 @@ async def reconcile_safely(db: Database, client, paths: AppPaths) -> None:
     await resume_budget_halted_safely(db, client, paths)
     # Preparation ended by an infrastructure fault (its worker vanished) starts again now.
     await resume_interrupted_safely(db, client, paths)
+    # Jobs a lowered fit threshold clears whose preparation was never started.
+    await dispatch_threshold_cleared_safely(db, client, paths)
 
 
 async def reconcile_loop(db: Database, client, paths: AppPaths, stop: asyncio.Event) -> None:

@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import json
 import random
+import select
+import socket
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -34,6 +37,7 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]  # lower-case names
     body: Any  # decoded JSON, or the raw text when it was not JSON
+    received_at: float = 0.0  # time.monotonic() when it arrived
 
     @property
     def kind(self) -> str:
@@ -60,6 +64,7 @@ class _State:
     require_key: str | None = None
     requests: list[RecordedRequest] = field(default_factory=list)
     succeeded: int = 0
+    abandoned: int = 0
     in_flight: int = 0
     max_in_flight: int = 0
     hold_until: int = 0  # hold each request until this many are in flight (0: never)
@@ -189,7 +194,8 @@ class FakeLlmServer:
 
     @property
     def succeeded(self) -> int:
-        """Requests answered 200: the ones a real provider would bill."""
+        """Requests answered 200 to a client still waiting: the ones a real provider
+        bills and the caller received."""
         with self._lock:
             return self._state.succeeded
 
@@ -198,6 +204,13 @@ class FakeLlmServer:
         """Requests answered with a random fault (see ``fail_randomly``)."""
         with self._lock:
             return self._state.faults
+
+    @property
+    def abandoned(self) -> int:
+        """Requests whose client had gone (timed out, killed, canceled) by the time the
+        200 was ready: computed, never received."""
+        with self._lock:
+            return self._state.abandoned
 
     @property
     def in_flight(self) -> int:
@@ -286,9 +299,18 @@ class FakeLlmServer:
             if usage is not None:
                 payload["usage"] = {"prompt_tokens": usage[0], "completion_tokens": usage[1],
                                     "total_tokens": usage[0] + usage[1]}
-        with self._lock:
-            state.succeeded += 1
         return 200, payload, {}
+
+    def _count_answer(self, state: _State, status: int, connection: socket.socket) -> bool:
+        """Count a 200 as received or abandoned; True when the client is gone."""
+        gone = _client_gone(connection)
+        if status == 200:
+            with self._lock:
+                if gone:
+                    state.abandoned += 1
+                else:
+                    state.succeeded += 1
+        return gone
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -306,12 +328,16 @@ class FakeLlmServer:
                 request = RecordedRequest(
                     method=self.command, path=self.path.split("?", 1)[0],
                     headers={k.lower(): v for k, v in self.headers.items()}, body=body,
+                    received_at=time.monotonic(),
                 )
                 state = server._enter_flight()
                 try:
                     status, payload, headers = server._answer(request)
                 finally:
                     server._leave_flight(state)
+                if server._count_answer(state, status, self.connection):
+                    self.close_connection = True  # nobody is left to read the answer
+                    return
                 data = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
                 self.send_response(status)
                 content_type = "text/plain" if isinstance(payload, str) else "application/json"
@@ -329,6 +355,16 @@ class FakeLlmServer:
                 pass
 
         return Handler
+
+
+def _client_gone(connection: socket.socket) -> bool:
+    """The client closed its end (a timeout, a killed process, a cancel): readable with
+    nothing to read, or reset. A pipelined next request is data, not gone."""
+    try:
+        readable, _, _ = select.select([connection], [], [], 0)
+        return bool(readable) and connection.recv(1, socket.MSG_PEEK) == b""
+    except OSError:
+        return True
 
 
 @pytest.fixture

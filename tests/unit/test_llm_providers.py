@@ -22,6 +22,7 @@ from backend.llm.base import (
 from backend.llm.factory import provider_from_settings
 from backend.llm.offline import OfflineProvider
 from backend.llm.openai_compat import OpenAiCompatProvider, is_local_endpoint
+from backend.temporal.llm_access import typed_failure
 from tests.fakes.llm_servers import FakeLlmServer
 
 KEY = "sk-test-SECRET-key-0123456789abcdef"
@@ -176,8 +177,11 @@ async def test_retry_after_is_passed_on_bounded(llm_server, header, expected):
     with pytest.raises(LlmUnavailableError) as caught:
         await openai(llm_server).complete(system="s", user="u")
     assert caught.value.retry_after_s == expected
-    delay = llm_application_error(caught.value).next_retry_delay
-    assert (delay.total_seconds() if delay else None) == expected
+    # Both ways an LlmError becomes a Temporal failure (the stage activities use
+    # typed_failure) ask for the next attempt no sooner than the provider said.
+    for failure in (llm_application_error(caught.value), typed_failure(caught.value)):
+        delay = failure.next_retry_delay
+        assert (delay.total_seconds() if delay else None) == expected
 
 
 async def test_an_unparseable_body_is_a_retryable_invalid_response(llm_server):

@@ -451,3 +451,24 @@ def test_render_samples_for_inspection():
                                      creation_date=FIXED)
     assert letter.pages == 1
     assert not [p for p in os.listdir(ARTIFACTS) if p.endswith(".tmp")]
+
+
+def test_a_renderer_that_cannot_be_loaded_is_a_typed_failure_not_retried(monkeypatch):
+    """A broken Typst install: the PDF stage fails once with ``renderer_unavailable``
+    (bounded code, non-retryable), never with the import error's class name."""
+    import sys
+
+    import backend.pipeline
+    from backend.temporal.activities.preparation import RendererUnavailable, _pdf_module
+    from backend.temporal.llm_access import typed_failure
+
+    # As in a worker that never loaded it: neither imported nor bound on its package.
+    monkeypatch.delitem(sys.modules, "backend.pipeline.pdf", raising=False)
+    monkeypatch.delattr(backend.pipeline, "pdf", raising=False)
+    monkeypatch.setitem(sys.modules, "typst", None)  # import typst raises ImportError
+    with pytest.raises(RendererUnavailable) as caught:
+        _pdf_module()
+    failure = typed_failure(caught.value)
+    assert (failure.type, failure.non_retryable) == ("renderer_unavailable", True)
+    monkeypatch.undo()
+    assert _pdf_module().render_resume_pdf  # restored: it loads again

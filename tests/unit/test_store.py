@@ -552,3 +552,35 @@ async def test_a_write_waits_for_a_pending_read_on_the_same_connection(tmp_path)
     finally:
         await first.close()
         await other_process.close()
+
+
+async def test_reads_answer_while_a_write_waits_out_another_process_lock(tmp_path):
+    """A write of this process waiting on another process's write lock (up to the busy
+    timeout) must not hold up this process's reads: they go through their own connection
+    and see the last committed state; the write goes ahead once the lock is released."""
+    db = await Database.open(tmp_path / "locked.db")
+    try:
+        async with db.transaction() as conn:
+            await conn.execute("CREATE TABLE t (v INTEGER)")
+            await conn.execute("INSERT INTO t VALUES (1)")
+        other = sqlite3.connect(tmp_path / "locked.db", isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+
+        async def write() -> None:
+            async with db.transaction() as conn:
+                await conn.execute("INSERT INTO t VALUES (2)")
+                # Inside the transaction, reads see what it wrote so far.
+                assert (await db.fetchone("SELECT COUNT(*) FROM t"))[0] == 2
+
+        writer = asyncio.create_task(write())
+        await asyncio.sleep(0.3)  # the writer now waits on the lock
+        answered = await asyncio.wait_for(db.fetchone("SELECT COUNT(*) FROM t"), timeout=5)
+        assert answered[0] == 1 and not writer.done()
+        async with db.read_snapshot() as conn, conn.execute("SELECT v FROM t") as cursor:
+            assert [row[0] for row in await cursor.fetchall()] == [1]
+        other.execute("ROLLBACK")
+        other.close()
+        await asyncio.wait_for(writer, timeout=10)
+        assert (await db.fetchone("SELECT COUNT(*) FROM t"))[0] == 2
+    finally:
+        await db.close()

@@ -22,6 +22,7 @@ from backend.config import (
     save_settings,
 )
 from backend.runtime.budget_resume import nudge_budget_resume
+from backend.runtime.faults import fault_point
 from backend.sources.config import SourceConfig
 from backend.sources.link import MAX_LINK_LENGTH, SourceLinkError, resolve_source_link
 from backend.store.staleness import threshold_cleared_jobs
@@ -132,6 +133,8 @@ async def patch_settings(request: Request, body: SettingsPatch) -> AppSettings: 
                            for e in error.errors()[:5]),
                        fields=fields) from None
     save_settings(context.paths, updated)
+    # A death here (saved, nothing dispatched) is what the worker's passes recover.
+    fault_point(context.paths, "settings-after-commit")
     before, context.settings = context.settings, updated
     await reconcile_after_settings_save(context, before, updated)  # no worker restart needed
     if (before.auto_apply, before.daily_budget_usd) != (updated.auto_apply,
@@ -149,7 +152,8 @@ async def prepare_threshold_cleared(context) -> None:
     work: Apply Review and the Jobs view read the threshold of the moment, and the
     materials stay, so lowering it again is enough to undo it). One batch workflow starts
     their preparations, so the save answers at once whatever their number. Without a ready
-    worker the jobs wait for "Re-tailor stale" instead; the save itself never fails for it."""
+    worker (or if this process dies first) the worker's next pass starts them instead
+    (backend/runtime/threshold_backstop.py); the save itself never fails for it."""
     job_ids = await threshold_cleared_jobs(context.db, min_fit_score=context.settings.min_fit_score)
     if not job_ids:
         return

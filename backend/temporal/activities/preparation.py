@@ -20,6 +20,7 @@ from temporalio.exceptions import ApplicationError
 
 from backend.config import AppPaths, AppSettings, load_settings
 from backend.domain import events as ev
+from backend.domain.errors import TypedFailure
 from backend.domain.fit import FitLedger
 from backend.domain.profile import CandidateProfile
 from backend.llm.admission import Basis, readmit_call
@@ -191,6 +192,8 @@ class PreparationActivities:
             rows = await stages.read_rows(conn, input.job_id)
             await commit(conn, rows[input.stage].result_version + 1)
             await stages.complete(conn, input.job_id, input.stage, owner)
+            # A death here, written but not committed, must lose the whole result.
+            fault_point(self._paths, f"in-commit-{input.stage}")
         fault_point(self._paths, f"after-commit-{input.stage}")
         return StageOutcome(stage=input.stage, status="succeeded")
 
@@ -445,6 +448,22 @@ class PreparationActivities:
         await record_run_lifecycle(self._db, input, cancel_owned_stages)
 
 
+class RendererUnavailable(TypedFailure):
+    """The PDF renderer (Typst) cannot be loaded in this worker: a broken or partial
+    install. Retrying in the same process cannot help; a retry after it is repaired does."""
+
+    code = "renderer_unavailable"
+    retryable = False
+
+
+def _pdf_module():
+    try:
+        from backend.pipeline import pdf
+    except ImportError:
+        raise RendererUnavailable("the PDF renderer could not be loaded") from None
+    return pdf
+
+
 @dataclass(frozen=True)
 class RenderChoices:
     template: str
@@ -453,8 +472,7 @@ class RenderChoices:
 
 
 def _render_choices(facts: JobFacts) -> RenderChoices:
-    from backend.pipeline.pdf import paper_for
-
+    paper_for = _pdf_module().paper_for
     location = facts.profile.basics.location if facts.profile else None
     country = location.country_code if location else None
     materials_settings = facts.settings.materials
@@ -472,8 +490,7 @@ def _completer(provider):
 
 
 def _render_both(resume: ResumeDoc, letter: CoverLetterDoc, folder, choices: RenderChoices):
-    from backend.pipeline import pdf as pdf_logic
-
+    pdf_logic = _pdf_module()
     resume_info = pdf_logic.render_resume_pdf(
         resume, folder / pdf_logic.material_file_name(resume.name, "resume", choices.company),
         template=choices.template, paper=choices.paper)
