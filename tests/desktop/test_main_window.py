@@ -427,7 +427,7 @@ def test_discover_end_to_end(qtbot, qloop, shell_app_dir):
         accepted: list[dict] = []  # the Pipelines note moves on once the run is shown
         window.views["pipelines"].discover_started.connect(accepted.append)
         true_refs = sys.getrefcount(True)
-        with qtbot.waitSignal(controller.event_received, timeout=120_000,
+        with qtbot.waitSignal(controller.event_received, timeout=240_000,
                               check_params_cb=lambda event: event.type == "DiscoveryRunCompleted"):
             qtbot.mouseClick(window.discover_button, Qt.MouseButton.LeftButton)
         drift, rows = sys.getrefcount(True) - true_refs, model.rowCount()
