@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Literal
 
+from backend.config import ORCHESTRATION_ACTIVITY_SLOTS
 from backend.domain.clock import parse_iso, to_iso, utc_now
 from backend.domain.model import CamelModel
 from backend.store.db import Database
@@ -231,3 +232,14 @@ def _as_stale(observation: TaskQueueObservation, reason: str) -> TaskQueueObserv
     """Numbers dropped; ``observedAt`` keeps the last successful observation, if any."""
     last_good = observation.observed_at if observation.state in ("supported", "stale") else None
     return TaskQueueObservation.unknown("stale", reason=reason, observed_at=last_good)
+
+
+def stage_slots(capacity: CapacitySnapshot) -> int | None:
+    """The activity slots the preparation stages can use, or None when unknown.
+
+    Each worker's heartbeat counts all of its slots, and ORCHESTRATION_ACTIVITY_SLOTS of
+    them belong to its Discover / Apply queue (backend/temporal/worker.py), where no stage
+    ever runs: an ETA that divides the stage work by every slot promises 1.5x the pace."""
+    if capacity.configured_slots is None:
+        return None
+    return max(0, capacity.configured_slots - capacity.workers * ORCHESTRATION_ACTIVITY_SLOTS)

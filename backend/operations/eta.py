@@ -25,10 +25,30 @@ Range (stages run enrich -> score -> tailor -> cover -> pdf for every job)::
     term misses when the backlog is only a little larger than the slot count. It never
     lowers the range; with plentiful slots it equals the longest path.
 
-    ``slots`` is the configured activity slot count of the fresh workers. Both ends are
-    rounded outward: to the minute under an hour, to 5 minutes from an hour up (low
-    floors, high ceils). Confidence is ``high`` at >= 20 samples for every priced stage
-    with no live outside contention, ``medium`` at >= 10, else ``low``.
+    ``slots`` is the activity slots the fresh workers give the preparation stages (their
+    Discover / Apply slots excluded: backend/operations/capacity.stage_slots).
+
+Measured pace (``EtaInputs.pace``)
+    Stage durations price only the activities' own run time. What a job costs the whole
+    machine (Temporal dispatch and workflow tasks, the non-stage activities, the database,
+    a busy CPU) is seen in how fast stage rows settle: offline, a job's five stages run for
+    tenths of a second while the machine finishes about one job a second. So both ends
+    also take the time to drain at the pace measured over the trailing 30 s and over the
+    run so far (both starting no earlier than the execution)::
+
+        low  = max(low,  quickest pace figure / PACE_SPEEDUP)
+        high = max(high, slowest pace figure * PACE_SLOWDOWN)
+
+    with a pooled figure (rows / rows settled per second: the target's own chain for the
+    quick one, every row that holds a slot before it for the slow one) and a per-stage one
+    (the slowest stage of the chain at its own settle rate). The factors, 2 and 2, are
+    what bench/eta_calibration.py measured the pace to swing within one run on 2 cores.
+    Fewer than 10 rows settled, or less than 10 s of window, is ``insufficient_samples``.
+
+Both ends are rounded outward: to the minute under an hour, to 5 minutes from an hour up
+(low floors, high ceils). Confidence is ``high`` at >= 20 samples for every priced stage
+with no live outside contention and a steady pace (a full window with >= 50 settled rows,
+the run-long pace within 1.5x of the recent one), ``medium`` at >= 10, else ``low``.
 
 Withholding precedence (first match wins; deterministic for every estimate kind):
 
@@ -44,7 +64,8 @@ Withholding precedence (first match wins; deterministic for every estimate kind)
     8. membership_open      (calibrating) overall ETA while execution membership is open;
                                           per-stage / source-family estimates only when
                                           their known scoped backlog is zero
-    9. insufficient_samples (calibrating) a priced stage has fewer than 5 samples
+    9. insufficient_samples (calibrating) a priced stage has fewer than 5 samples, or the
+                                          pace is not measurable yet (or has stalled)
 
 An available range is an operational estimate, not a completion promise.
 """
@@ -72,6 +93,22 @@ MIN_SAMPLES_PER_STAGE: Final = 5
 MEDIUM_CONFIDENCE_SAMPLES: Final = 10
 HIGH_CONFIDENCE_SAMPLES: Final = 20
 WORKER_STALE_AFTER: Final = timedelta(seconds=45)
+# The measured pace: the trailing window, the longest run-long window, and the least
+# evidence a number needs.
+PACE_WINDOW: Final = timedelta(seconds=30)
+RUN_PACE_WINDOW: Final = timedelta(minutes=10)
+MIN_PACE_WINDOW: Final = timedelta(seconds=10)
+MIN_PACE_ROWS: Final = 10
+MIN_STAGE_PACE_ROWS: Final = 20  # a stage's own drain rate needs this many of its rows
+# Full-window pace with this many settled rows can back a high-confidence range.
+HIGH_CONFIDENCE_PACE_ROWS: Final = 50
+# How far the pace may swing before the work is done (calibrated with
+# bench/eta_calibration.py): the low end assumes it speeds up by PACE_SPEEDUP, the high
+# end that it slows down by PACE_SLOWDOWN.
+PACE_SPEEDUP: Final = 2.0
+PACE_SLOWDOWN: Final = 2.0
+# A run-long pace within this factor of the recent one counts as steady (high confidence).
+PACE_AGREEMENT: Final = 1.5
 DISPATCH_RECENCY: Final = timedelta(minutes=5)
 
 # The sample key for recent whole-family source durations.
@@ -225,6 +262,58 @@ class RuntimeCapacity:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Throughput:
+    """What the worker pool actually finished lately: per stage, the stage rows (any scope)
+    that reached a final state (succeeded, skipped, blocked, failed or exhausted; never
+    canceled) during the trailing ``window_seconds``.
+
+    It is the measured pace of the whole machine (Temporal dispatch, workflow tasks, the
+    non-stage activities, the database, a busy CPU), which stage durations alone do not
+    see: offline, a job's stages run for tenths of a second while the job takes seconds.
+    """
+
+    settled: Mapping[str, int]
+    window_seconds: float
+
+    def __post_init__(self) -> None:
+        if self.window_seconds < 0 or any(count < 0 for count in self.settled.values()):
+            raise ValueError("negative throughput")
+
+    @property
+    def total(self) -> int:
+        return sum(self.settled.values())
+
+    @property
+    def measurable(self) -> bool:
+        return (self.window_seconds >= MIN_PACE_WINDOW.total_seconds()
+                and self.total >= MIN_PACE_ROWS)
+
+    @property
+    def rows_per_second(self) -> float:
+        return self.total / self.window_seconds
+
+
+@dataclass(frozen=True, kw_only=True)
+class Pace:
+    """The measured pace over two windows: the trailing ``recent`` one (PACE_WINDOW) and
+    the ``run`` so far (since the selected execution started, at most RUN_PACE_WINDOW).
+    Both start no earlier than the execution. Where they disagree the pace is swinging,
+    and the range widens to hold both."""
+
+    recent: Throughput
+    run: Throughput | None = None
+
+    @property
+    def measurable(self) -> bool:
+        return self.recent.measurable
+
+    def windows(self) -> tuple[Throughput, ...]:
+        if self.run is not None and self.run.measurable:
+            return (self.recent, self.run)
+        return (self.recent,)
+
+
+@dataclass(frozen=True, kw_only=True)
 class EtaInputs:
     """Everything :func:`estimate_overall` and :func:`estimate_stage` need.
 
@@ -232,6 +321,8 @@ class EtaInputs:
     ``last_dispatch_at`` is the newest observed dispatch for the scope (an activity start
     or a task-queue dispatch); ``active_in_scope`` counts the scope's activities running now.
     ``coverage_ready`` is the selected execution's projection coverage being ``ready``.
+    ``pace`` is the measured pace; None (a caller without that evidence) prices stage
+    durations alone.
     """
 
     now: datetime
@@ -246,6 +337,7 @@ class EtaInputs:
     queued_work_unbounded: bool = False
     last_dispatch_at: datetime | None = None
     active_in_scope: int = 0
+    pace: Pace | None = None
 
     def __post_init__(self) -> None:
         seen: set[str] = set()
@@ -353,20 +445,34 @@ def select_samples(samples: Iterable[DurationSample], stage: str, now: datetime)
     return StageSamples(stage, tuple(s.duration_seconds for s in chosen), fallback)
 
 
-def _confidence(sample_size: int, contended: bool) -> EtaConfidence:
-    if sample_size >= HIGH_CONFIDENCE_SAMPLES and not contended:
+def _confidence(sample_size: int, contended: bool, pace: Pace | None = None) -> EtaConfidence:
+    """By the samples, capped by the pace evidence: ``high`` needs a full recent window
+    with HIGH_CONFIDENCE_PACE_ROWS rows and a run-long pace within PACE_AGREEMENT of it."""
+    if sample_size >= HIGH_CONFIDENCE_SAMPLES and not contended and _steady(pace):
         return "high"
     if sample_size >= MEDIUM_CONFIDENCE_SAMPLES:
         return "medium"
     return "low"
 
 
+def _steady(pace: Pace | None) -> bool:
+    if pace is None:
+        return True
+    recent = pace.recent
+    if recent.window_seconds < PACE_WINDOW.total_seconds() or recent.total < HIGH_CONFIDENCE_PACE_ROWS:
+        return False
+    rates = [window.rows_per_second for window in pace.windows()]
+    return max(rates) <= min(rates) * PACE_AGREEMENT
+
+
 def _available(
-    low: float, high: float, *, sample_size: int, contended: bool, basis: EtaBasis, now: datetime
+    low: float, high: float, *, sample_size: int, contended: bool, basis: EtaBasis, now: datetime,
+    pace: Pace | None = None,
 ) -> EtaRange:
     low_r, high_r = round_outward(low, max(high, low))
     return EtaRange(
-        low_seconds=low_r, high_seconds=high_r, confidence=_confidence(sample_size, contended),
+        low_seconds=low_r, high_seconds=high_r,
+        confidence=_confidence(sample_size, contended, pace),
         basis=basis, sample_size=sample_size, computed_at=to_iso(now),
     )
 
@@ -445,6 +551,14 @@ def _estimate(inputs: EtaInputs, target: Stage | None) -> EtaRange | EtaWithheld
             stages=short,
         )
 
+    pace = inputs.pace
+    if pace is not None and not pace.measurable:
+        return withheld(
+            "insufficient_samples",
+            f"Fewer than {MIN_PACE_ROWS} stage results in the last "
+            f"{int(PACE_WINDOW.total_seconds())} s: the current pace is not known yet.",
+        )
+
     slots = inputs.capacity.configured_slots
     prefix = STAGES if target is None else STAGES[: STAGES.index(target) + 1]
     p50 = {stage: s.p50 for stage, s in selected.items()}
@@ -466,6 +580,9 @@ def _estimate(inputs: EtaInputs, target: Stage | None) -> EtaRange | EtaWithheld
     jobs = max((rows[s].scoped for s in STAGES), default=0)
     last_wave = (math.ceil(jobs / slots) - 1) * full_path_p90 + path_p90 if jobs else 0.0
     high = max(high_work / slots, path_p90, last_wave, low)
+    if pace is not None:
+        pace_low, pace_high = _pace_range(pace, rows, prefix)
+        low, high = max(low, pace_low), max(high, pace_high)
 
     fallback = any(selected[s].fallback for s in priced)
     return _available(
@@ -473,8 +590,39 @@ def _estimate(inputs: EtaInputs, target: Stage | None) -> EtaRange | EtaWithheld
         sample_size=min((selected[s].count for s in priced), default=0),
         contended=any(rows[s].outside_live > 0 for s in STAGES),
         basis="stage_durations_with_attempt_fallback" if fallback else "stage_durations",
-        now=inputs.now,
+        now=inputs.now, pace=pace,
     )
+
+
+def _pace_range(pace: Pace, rows: Mapping[Stage, StageDemand],
+                prefix: Sequence[Stage]) -> tuple[float, float]:
+    """Seconds to finish at the measured pace, and the range every window allows.
+
+    Per window, two figures. Pooled: every row costs the same, so the time is rows over
+    rows settled per second (for the quick figure only the target's own chain; for the
+    slow one every row that holds a slot before the target is done: all scoped work,
+    retries and live outside contention). Per stage: a stage's rows drain at the rate its
+    rows settled in the window, and the target is done when the slowest stage of its chain
+    is (only stages with MIN_STAGE_PACE_ROWS settled rows give a figure). Low is the
+    quickest figure sped up by PACE_SPEEDUP, high the slowest slowed by PACE_SLOWDOWN.
+    """
+    chain = sum(rows[s].remaining for s in prefix)
+    everything = sum(rows[s].scoped + rows[s].outside_live for s in STAGES)
+    quick: list[float] = []
+    slow: list[float] = []
+    for window in pace.windows():
+        rate = window.rows_per_second
+        quick.append(chain / rate)
+        slow.append(everything / rate)
+        per_stage = [
+            (rows[s].scoped + rows[s].outside_live) * window.window_seconds / window.settled[s]
+            for s in prefix
+            if rows[s].scoped > 0 and window.settled.get(s, 0) >= MIN_STAGE_PACE_ROWS
+        ]
+        if per_stage:
+            quick.append(max(per_stage))
+            slow.append(max(per_stage))
+    return min(quick) / PACE_SPEEDUP, max(slow) * PACE_SLOWDOWN
 
 
 def estimate_overall(inputs: EtaInputs) -> EtaRange | EtaWithheld:

@@ -19,7 +19,7 @@ from backend.domain.clock import parse_iso, to_iso, utc_now
 from backend.domain.stages import STAGES
 from backend.llm.budget import read_spend_budget_status
 from backend.operations import eta as eta_v1
-from backend.operations.capacity import read_capacity
+from backend.operations.capacity import read_capacity, stage_slots
 from backend.operations.phase import (
     PhaseFacts,
     execution_phase,
@@ -185,12 +185,42 @@ async def _last_dispatch(db: Database) -> datetime | None:
     return parse_iso(row[0]) if row and row[0] else None
 
 
-def _runtime_capacity(capacity) -> eta_v1.RuntimeCapacity:
+# Rows that count toward the measured pace: every final state but canceled (a canceled
+# run settles its rows at once without doing their work).
+PACE_STATUSES = ("succeeded", "skipped", "blocked", "failed", "exhausted")
+
+
+async def _settled_since(db: Database, since: datetime, now: datetime) -> eta_v1.Throughput:
+    """Stage rows that reached a final state after ``since``, per stage: index ranges on
+    (tenant, stage, status, finished_at), never a scan of every stage row."""
+    rows = await db.fetchall(
+        f"SELECT stage, COUNT(*) FROM job_stage_states WHERE tenant_id = ?"
+        f" AND stage IN ({','.join('?' * len(STAGES))})"
+        f" AND status IN ({','.join('?' * len(PACE_STATUSES))}) AND finished_at > ?"
+        " GROUP BY stage",
+        (TENANT_ID, *STAGES, *PACE_STATUSES, to_iso(since)),
+    )
+    settled = {stage: 0 for stage in STAGES} | {stage: int(n) for stage, n in rows}
+    return eta_v1.Throughput(settled=settled,
+                             window_seconds=max(0.0, (now - since).total_seconds()))
+
+
+async def _pace(db: Database, now: datetime, execution_started_at: str) -> eta_v1.Pace:
+    """The pace over the trailing window and over the run so far, both starting no
+    earlier than the selected execution (the idle time before it is not its pace)."""
+    started = min(parse_iso(execution_started_at), now)
+    recent = await _settled_since(db, max(now - eta_v1.PACE_WINDOW, started), now)
+    run = await _settled_since(db, max(now - eta_v1.RUN_PACE_WINDOW, started), now)
+    return eta_v1.Pace(recent=recent, run=run)
+
+
+def eta_capacity(capacity) -> eta_v1.RuntimeCapacity:
+    """The ETA's view of the runtime: freshness, and the slots a stage can use."""
     newest = capacity.freshness.newest_heartbeat_at
     return eta_v1.RuntimeCapacity(
         last_heartbeat_at=parse_iso(newest) if newest else None,
         freshness=capacity.freshness.state,
-        configured_slots=capacity.configured_slots or 0,
+        configured_slots=stage_slots(capacity) or 0,
         available_slots=capacity.available_slots or 0,
     )
 
@@ -259,13 +289,14 @@ async def read_operations_snapshot(db: Database, paths: AppPaths, settings: AppS
                                        outside_running=outside[stage].processing)
                     for stage in current],
             samples=await _samples(db, now),
-            capacity=_runtime_capacity(capacity),
+            capacity=eta_capacity(capacity),
             membership_open=membership_open,
             coverage_ready=coverage_row.ready,
             budget_blocked=budget.exhausted,
             inventory_truncated=bool(capacity.active_items_truncated),
             last_dispatch_at=await _last_dispatch(db),
             active_in_scope=sum(b.processing for b in (*current.values(), *sweep.values())),
+            pace=await _pace(db, now, execution["started_at"]),
         )
         overall = eta_v1.estimate_overall(inputs)
         stage_etas = {stage: value.model_dump(by_alias=True)
