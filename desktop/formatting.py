@@ -14,6 +14,7 @@ from typing import Any, Literal
 import httpx
 
 from desktop.client import ApiRequestError, ApiUnavailable, StreamedEvent
+from desktop.presenters import applications as apps
 
 Tone = Literal["info", "success", "warning", "error"]
 Payload = dict[str, Any]
@@ -292,6 +293,54 @@ def _contact_found(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
             f" ({p.get('confidencePct', '?')}% confidence)"), "info"
 
 
+def _application(p: Payload, labels: JobLabels) -> str:
+    if p.get("title") and p.get("company"):
+        return f"{p['title']} at {p['company']}"
+    return _job(p, labels)
+
+
+def _application_tracked(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    how = apps.VIA_TEXT.get(p.get("via") or "", "applied")
+    return f"{_application(p, labels)} is on your application board ({how})", "success"
+
+
+def _application_untracked(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    return (f"{_job(p, labels)} left your application board (its applied mark was"
+            " cleared)"), "info"
+
+
+def _outcome_recorded(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    text = (f"{_job(p, labels)} moved to {apps.stage_label(p.get('stage'))}"
+            f" ({apps.day_text(p.get('date'))})")
+    tone: Tone = "success" if p.get("stage") in ("heard_back", "interviewing", "offer") \
+        else "info"
+    return text + (f": {p['note']}" if p.get("note") else ""), tone
+
+
+def _outcome_undone(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    return f"{_job(p, labels)}: last move undone", "info"
+
+
+def _follow_up(verb: str) -> Callable[[Payload, JobLabels], tuple[str, Tone]]:
+    def describe(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+        when = f" {apps.day_text(p['dueOn'])}" if p.get("dueOn") else ""
+        how = " (follow-up email sent)" if p.get("via") == "email_sent" else ""
+        return f"follow-up for {_job(p, labels)} {verb}{when}{how}", "info"
+
+    return describe
+
+
+def _follow_up_email(p: Payload, labels: JobLabels, what: str, tone: Tone) -> tuple[str, Tone]:
+    to = f" to {p['recipient']}" if p.get("recipient") else ""
+    why = apps.EMAIL_FAILURE_WORDS.get(p.get("errorCode") or "", "")
+    return f"follow-up email{to} for {_job(p, labels)} {what}" + (f": {why}" if why else ""), tone
+
+
+def _interview_scheduled(p: Payload, labels: JobLabels) -> tuple[str, Tone]:
+    return (f"interview (round {p.get('round', '?')}) for {_job(p, labels)}:"
+            f" {apps.interview_time_text(p.get('startsAt'))}"), "info"
+
+
 def _payload_only(
     describer: Callable[[Payload], tuple[str, Tone]],
 ) -> Callable[[Payload, JobLabels], tuple[str, Tone]]:
@@ -348,6 +397,20 @@ DESCRIBERS: dict[str, Callable[[Payload, JobLabels], tuple[str, Tone]]] = {
     "ContactCandidateFound": _contact_found,
     "ContactResearchCompleted": _contact("completed", "success"),
     "ContactResearchFailed": _contact("failed", "error"),
+    "ApplicationTracked": _application_tracked,
+    "ApplicationUntracked": _application_untracked,
+    "ApplicationOutcomeRecorded": _outcome_recorded,
+    "ApplicationOutcomeUndone": _outcome_undone,
+    "FollowUpScheduled": _follow_up("due on"),
+    "FollowUpSnoozed": _follow_up("moved to"),
+    "FollowUpDone": _follow_up("done"),
+    "FollowUpEmailRequested": lambda p, labels: _follow_up_email(p, labels, "is being sent",
+                                                                 "info"),
+    "FollowUpEmailSent": lambda p, labels: _follow_up_email(p, labels, "sent", "success"),
+    "FollowUpEmailFailed": lambda p, labels: _follow_up_email(p, labels, "not sent", "error"),
+    "InterviewScheduled": _interview_scheduled,
+    "InterviewCanceled": lambda p, labels: (f"interview for {_job(p, labels)} canceled",
+                                            "info"),
 }
 
 
