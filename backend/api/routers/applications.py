@@ -253,8 +253,8 @@ async def _read_detail(request: Request, job_key: str) -> ApplicationDetail:
 
 
 def _not_applied(job_key: str) -> ApiError:
-    return ApiError(409, "not_applied", f"Job {job_key} was never applied to (mark it "
-                    "applied first).")
+    return ApiError(409, "not_applied", "This job was never applied to (or its applied "
+                    "mark was cleared): mark it applied first.")
 
 
 async def _command(request: Request, job_key: str,
