@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QSystemTrayIcon
 
 from desktop.client import StreamedEvent
+from desktop.presenters.applications import follow_ups_due_text
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
 from desktop.tray import TraySnapshot, TrayStatus, money
@@ -52,6 +53,11 @@ def budget_message(today: dict) -> tuple[str, str, Level]:
             Level.Warning)
 
 
+def follow_up_message(count: int) -> tuple[str, str, Level]:
+    return ("Time to follow up",
+            f"{follow_ups_due_text(count)}. Open Applications to see them.", Level.Information)
+
+
 class Notifier(QObject):
     notified = Signal(str, str)  # title, text
 
@@ -83,6 +89,10 @@ class Notifier(QObject):
             return
         self._budget_days_announced.add(day)
         self._send(*budget_message(today))
+
+    def announce_follow_ups(self, count: int) -> None:
+        """Once a day at most: ``FollowUpReminders`` decides when (desktop/follow_ups.py)."""
+        self._send(*follow_up_message(count))
 
     def _send(self, title: str, text: str, level: Level) -> None:
         self.history.append((title, text))
