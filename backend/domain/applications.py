@@ -186,12 +186,13 @@ def counts_as_ghosted(moves: Sequence[Move], applied_on: date, today: date,
 
 ROLE_FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     # Whole words; the first family that matches wins: a "Data Engineer" does data work,
-    # an "Engineering Manager" manages.
+    # a "Product Designer" designs, a "Product Manager" is product, an "Engineering
+    # Manager" manages.
     ("Data & analytics", ("data", "analyst", "analytics", "machine learning", "ml",
                           "scientist", "bi")),
-    ("Management", ("manager", "head of", "director", "vp", "chief")),
     ("Design", ("designer", "design", "ux", "ui")),
-    ("Product", ("product owner", "product")),
+    ("Product", ("product",)),
+    ("Management", ("manager", "head of", "director", "vp", "chief")),
     ("Engineering", ("engineer", "engineering", "developer", "programmer", "sre", "devops",
                      "architect", "software")),
 )

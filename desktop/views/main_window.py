@@ -48,6 +48,7 @@ from desktop.theme import COLORS, notice_style
 from desktop.views.activity_view import ActivityView
 from desktop.views.applications_view import ApplicationsView
 from desktop.views.apply_review_view import ApplyReviewView
+from desktop.views.insights_view import InsightsView
 from desktop.views.jobs_view import JobsView
 from desktop.views.live_view import LiveView
 from desktop.views.partials import profile_import
@@ -242,6 +243,7 @@ class MainWindow(QMainWindow):
         self.add_view("apply", ApplyReviewView(self.controller, self.tabs), "Apply Review")
         self.add_view("applications", ApplicationsView(self.controller, self.tabs),
                       "Applications")
+        self.add_view("insights", InsightsView(self.controller, self.tabs), "Insights")
         self.add_view("spend", SpendView(controller=self.controller, parent=self.tabs), "Spend")
         self.add_view("settings", SettingsView(self.controller, self.tabs), "Settings")
         self.activity = ActivityView(self.tabs)
