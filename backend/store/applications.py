@@ -26,6 +26,7 @@ from backend.projections.applications import (
     state_from_json,
     state_to_json,
 )
+from backend.store import materials
 from backend.store.db import Database
 from backend.store.events import EVENT_INSERT_SQL, append_event, event_params
 
@@ -316,6 +317,33 @@ def insight_facts(entries: list[tuple[ApplicationState, Snapshot | None]]
         title=state.title) for state, snapshot in entries]
 
 
+@dataclass(frozen=True)
+class FollowUpContext:
+    """What a follow-up email is written from: the posting as applied, the latest letter
+    and fit ledger, and who to write to (the address the application went to, else the
+    most confident contact research found)."""
+
+    snapshot: Snapshot | None
+    letter: dict | None
+    ledger: dict | None
+    recipient: str | None
+
+
+async def follow_up_context(conn: aiosqlite.Connection, job_id: str) -> FollowUpContext:
+    letter = await materials.latest_material(conn, job_id, "cover_letter")
+    score = await materials.latest_score(conn, job_id)
+    cursor = await conn.execute(
+        "SELECT recipient FROM apply_submit_intents WHERE tenant_id = ? AND job_id = ?"
+        " UNION ALL SELECT email FROM (SELECT email FROM contact_projections WHERE tenant_id = ?"
+        " AND job_id = ? AND email IS NOT NULL ORDER BY confidence DESC LIMIT 1)",
+        (TENANT_ID, job_id, TENANT_ID, job_id))
+    recipients = [row[0] for row in await cursor.fetchall() if row[0]]
+    return FollowUpContext(snapshot=await read_snapshot(conn, job_id),
+                           letter=letter[1] if letter else None,
+                           ledger=score.ledger if score else None,
+                           recipient=recipients[0] if recipients else None)
+
+
 # --- follow-up emails: at most one send per job and round ----------------------------------
 
 
@@ -397,6 +425,28 @@ async def begin_sending(conn: aiosqlite.Connection, email: FollowUpEmail, run_id
         " AND job_id = ? AND round = ? AND status = 'requested'",
         (run_id, TENANT_ID, email.job_id, email.round))
     return cursor.rowcount == 1
+
+
+async def void_sending(conn: aiosqlite.Connection, email: FollowUpEmail) -> None:
+    """Nothing reached the server: the round may be sent by a later attempt."""
+    await conn.execute(
+        "UPDATE follow_up_emails SET status = 'requested' WHERE tenant_id = ? AND job_id = ?"
+        " AND round = ? AND status = 'sending'", (TENANT_ID, email.job_id, email.round))
+
+
+async def close_for_closed_run(conn: aiosqlite.Connection, *, workflow_id: str,
+                               run_id: str, error_code: str | None) -> None:
+    """The reconciler closed a follow-up email run that never recorded its end: a round
+    it left 'requested' failed with the run's code; one left 'sending' may have gone out,
+    so its outcome is unknown."""
+    cursor = await conn.execute(
+        f"SELECT {_EMAIL_COLUMNS} FROM follow_up_emails WHERE tenant_id = ? AND workflow_id = ?"
+        " AND status IN ('requested', 'sending')", (TENANT_ID, workflow_id))
+    for row in await cursor.fetchall():
+        email = FollowUpEmail(*row)
+        code = "submit_outcome_unknown" if email.status == "sending" \
+            else (error_code or "workflow_ended")
+        await mark_follow_up_failed(conn, email, error_code=code, run_id=run_id)
 
 
 async def mark_follow_up_sent(conn: aiosqlite.Connection, email: FollowUpEmail, *,

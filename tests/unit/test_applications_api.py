@@ -175,3 +175,52 @@ def test_the_openapi_document_declares_the_request_bodies(client):
     assert schema["additionalProperties"] is False
     assert set(schema["properties"]) == {"stage", "date", "note"}
     assert {"404", "409", "422"} <= set(move["responses"])
+
+
+# -- the follow-up email: drafted, gated, and refused before anything is written ------------
+
+
+def save_profile(client) -> None:
+    from tests.integration.test_preparation import PROFILE
+
+    assert client.put("/v1/profile", json=PROFILE).status_code == 200
+
+
+def test_the_follow_up_draft_is_written_from_the_profile_and_passes_the_gate(client):
+    mark_applied(client, 1)
+    assert error_of(client.get(f"/v1/applications/{job_key(1)}/follow-up/email"), 409) == \
+        "profile_missing"
+    save_profile(client)
+    draft = client.get(f"/v1/applications/{job_key(1)}/follow-up/email").json()
+    assert draft["subject"] == "Following up: Backend Engineer application (Acme)"
+    assert draft["body"].startswith("Dear Acme hiring team,\n\nI recently applied for the"
+                                    " Backend Engineer position at Acme")
+    assert draft["body"].endswith("Kind regards,\nAda Example")
+    assert draft["recipient"] is None and draft["fromLetter"] is False
+    assert error_of(client.get(f"/v1/applications/{job_key(2)}/follow-up/email"), 409) == \
+        "not_applied"
+
+
+def test_an_email_claiming_what_the_profile_does_not_hold_is_refused_and_nothing_written(client):
+    mark_applied(client, 1)
+    save_profile(client)
+    draft = client.get(f"/v1/applications/{job_key(1)}/follow-up/email").json()
+    before = events(client)
+    bad = draft["body"].replace("Thank you for your time.",
+                                "I also have ten years of Rust experience.")
+    answer = client.post(f"/v1/applications/{job_key(1)}/follow-up/email",
+                         json={"recipient": "jobs@acme.example", "subject": draft["subject"],
+                               "body": bad})
+    assert error_of(answer, 422) == "follow_up_claim_unsupported"
+    assert "Rust" in answer.json()["error"]["message"]
+    assert error_of(client.post(f"/v1/applications/{job_key(1)}/follow-up/email",
+                                json={"recipient": "not an address", "subject": "s",
+                                      "body": "b"}), 422) == "validation_error"
+    # A true email, but no email account is set up: refused before the worker is asked.
+    assert error_of(client.post(f"/v1/applications/{job_key(1)}/follow-up/email",
+                                json={"recipient": "jobs@acme.example",
+                                      "subject": draft["subject"], "body": draft["body"]}),
+                    409) == "smtp_not_configured"
+    assert events(client) == before
+    with sqlite3.connect(client.db_path) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM follow_up_emails").fetchone()[0] == 0

@@ -9,22 +9,34 @@ one transaction, so a refusal writes nothing. Days are the user's local calendar
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Literal
 
 from fastapi import APIRouter, Depends, Path, Request
-from fastapi.responses import Response
+from fastapi.responses import JSONResponse, Response
 from pydantic import AwareDatetime, Field, model_validator
 
 from backend.api.errors import ApiError, error_responses, rule_error
 from backend.api.partial import REQUEST_CONFIG
 from backend.api.security import require_token
+from backend.config import TASK_QUEUE
 from backend.domain import applications as domain
 from backend.domain.clock import local_today, local_zone, to_iso, utc_now
+from backend.domain.fit import FitLedger
 from backend.domain.interview_calendar import interviews_ics
 from backend.domain.model import CamelModel
+from backend.pipeline.documents import CoverLetterDoc
+from backend.pipeline.follow_up import MAX_BODY_CHARS, check_follow_up, draft_follow_up
+from backend.pipeline.score import JobText
+from backend.pipeline.truth import UnsupportedClaim
 from backend.projections.applications import ApplicationState
 from backend.store import applications as store
+from backend.store.profile import read_profile
+from backend.temporal.workflows.follow_up import WORKFLOW_TYPE as FOLLOW_UP_WORKFLOW
+from backend.temporal.workflows.follow_up import FollowUpWorkflowInput
+
+log = logging.getLogger(__name__)
 
 router = APIRouter(tags=["applications"], dependencies=[Depends(require_token)])
 
@@ -374,6 +386,124 @@ async def interviews_calendar(request: Request, job_key: str = JOB_KEY) -> Respo
     text = interviews_ics(job_key, detail.title, detail.company, interviews, now=utc_now())
     return Response(text, media_type="text/calendar; charset=utf-8", headers={
         "Content-Disposition": f'attachment; filename="interviews-{job_key}.ics"'})
+
+
+# -- the follow-up email -------------------------------------------------------------------
+
+EMAIL_PATTERN = r"^[^@\s<>,;]+@[^@\s<>,;]+\.[^@\s<>,;]+$"
+
+
+class FollowUpDraftOut(CamelModel):
+    recipient: str | None = Field(description="Where the application went, or the contact "
+                                  "research found; null when unknown")
+    subject: str
+    body: str
+    from_letter: bool = Field(description="The draft recalls the letter sent with the "
+                              "application")
+
+
+class FollowUpEmailRequest(CamelModel):
+    model_config = REQUEST_CONFIG
+    recipient: str = Field(max_length=320, pattern=EMAIL_PATTERN)
+    subject: str = Field(min_length=1, max_length=200)
+    body: str = Field(min_length=1, max_length=MAX_BODY_CHARS)
+
+
+class FollowUpEmailAccepted(CamelModel):
+    job_key: str
+    round: int
+    workflow_id: str
+    first_execution_run_id: str
+
+
+async def _writing_facts(request: Request, job_key: str):
+    """(profile, letter, ledger, job text, recipient) for the follow-up of an applied job."""
+    async with request.app.state.context.db.read_snapshot() as conn:
+        if not await store.job_exists(conn, job_key):
+            raise ApiError(404, "job_not_found", f"No job {job_key}.")
+        state = await store.read_state(conn, job_key)
+        if state is None or not state.tracked:
+            raise _not_applied(job_key)
+        facts = await store.follow_up_context(conn, job_key)
+        saved = await read_profile(conn)
+    if saved is None:
+        raise ApiError(409, "profile_missing", "Save your profile first (Settings): the email "
+                       "is written from it.")
+    snapshot = facts.snapshot
+    job = JobText(title=state.title, company=state.company,
+                  location=snapshot.location if snapshot else None, remote=None,
+                  description=(snapshot.description_text if snapshot else None) or "")
+    letter = CoverLetterDoc.model_validate(facts.letter) if facts.letter else None
+    ledger = FitLedger.model_validate(facts.ledger) if facts.ledger else None
+    return saved[1], letter, ledger, job, facts.recipient
+
+
+def _unsupported(claim: UnsupportedClaim) -> ApiError:
+    return ApiError(422, "follow_up_claim_unsupported",
+                    f"The email says something your profile does not hold: {claim.claim}",
+                    fields=["body"])
+
+
+@router.get("/v1/applications/{job_key}/follow-up/email", response_model=FollowUpDraftOut,
+            responses=COMMAND_ERRORS)
+async def follow_up_draft(request: Request, job_key: str = JOB_KEY) -> FollowUpDraftOut:
+    """A follow-up email drafted from the profile and the letter sent; nothing is saved or
+    sent. It passed the honest-claims gate."""
+    profile, letter, ledger, job, recipient = await _writing_facts(request, job_key)
+    draft = draft_follow_up(profile, title=job.title, company=job.company, letter=letter)
+    try:
+        check_follow_up(draft.body, profile, ledger, job, subject=draft.subject)
+    except UnsupportedClaim as claim:
+        raise _unsupported(claim) from None
+    return FollowUpDraftOut(recipient=recipient, subject=draft.subject, body=draft.body,
+                            from_letter=letter is not None)
+
+
+@router.post("/v1/applications/{job_key}/follow-up/email", status_code=202,
+             response_model=FollowUpEmailAccepted, responses=error_responses(401, 404, 409,
+                                                                              422, 503))
+async def send_follow_up(body: FollowUpEmailRequest, request: Request,
+                         job_key: str = JOB_KEY) -> Response:
+    """Send this email from the user's own account (``FollowUpEmailWorkflow``), at most
+    once: the text must pass the honest-claims gate, and the worker must be running,
+    before anything is recorded."""
+    context = request.app.state.context
+    profile, _letter, ledger, job, _recipient = await _writing_facts(request, job_key)
+    try:
+        check_follow_up(body.body, profile, ledger, job, subject=body.subject)
+    except UnsupportedClaim as claim:
+        raise _unsupported(claim) from None
+    if not context.settings.smtp.configured:
+        raise ApiError(409, "smtp_not_configured", "Set up your email account in Settings "
+                       "first: follow-ups go out from it.")
+    client = await context.require_runtime()  # 503 before anything durable
+    async with context.db.transaction() as conn:
+        try:
+            email = await store.request_follow_up_email(
+                conn, job_key, recipient=body.recipient, subject=body.subject, body=body.body)
+        except store.NotTracked:
+            raise _not_applied(job_key) from None
+        except store.EmailInProgress:
+            raise ApiError(409, "follow_up_email_in_progress",
+                           "The last follow-up email for this job is still being sent.") \
+                from None
+    try:
+        handle = await client.start_workflow(
+            FOLLOW_UP_WORKFLOW, FollowUpWorkflowInput(
+                job_key=job_key, round=email.round,
+                heartbeat_timeout_s=context.settings.stage_heartbeat_timeout_s),
+            id=email.workflow_id, task_queue=TASK_QUEUE)
+    except Exception as error:  # noqa: BLE001 - Temporal went away after the readiness check
+        log.warning("follow-up email start failed: %s", type(error).__name__)
+        async with context.db.transaction() as conn:
+            await store.mark_follow_up_failed(conn, email, error_code="workflow_start_failed",
+                                              run_id=None)
+        raise ApiError(503, "worker_runtime_unavailable",
+                       "Temporal did not accept the email; nothing was sent.") from None
+    accepted = FollowUpEmailAccepted(job_key=job_key, round=email.round,
+                                     workflow_id=email.workflow_id,
+                                     first_execution_run_id=handle.first_execution_run_id)
+    return JSONResponse(accepted.model_dump(by_alias=True), status_code=202)
 
 
 # -- what is working -----------------------------------------------------------------------

@@ -24,7 +24,7 @@ from backend.apply.email_sender import (
     SmtpSendError,
     application_body,
     application_subject,
-    send_application,
+    send_shielded,
 )
 from backend.apply.packet import ApplyPacket, approval_matches, build_packet
 from backend.apply.targets import ApplyTarget, classify_target
@@ -186,16 +186,13 @@ class ApplyActivities:
             body=application_body(candidate=facts.profile.display_name() if facts.profile
                                   else "", title=facts.job.title, company=facts.job.company),
             attachments=packet.attachments, intent_key=intent.intent_key)
-        # Shielded: a cancellation mid-conversation must not lose whether the send happened.
-        send = asyncio.ensure_future(asyncio.to_thread(send_application, smtp, password,
-                                                       application))
         try:
-            message_id = await asyncio.shield(send)
+            message_id = await send_shielded(
+                smtp, password, application,
+                record_late=lambda send: self._record_send_after_cancel(
+                    input, send, application.recipient))
         except SmtpSendError as error:
             return await self._send_failed(input, error)
-        except asyncio.CancelledError:
-            await self._record_send_after_cancel(input, send, application.recipient)
-            raise
         fault_point(self._paths, "apply-after-smtp-send")
         return await self._submitted(input, application.recipient, message_id)
 

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.presenters.applications import (
+    EMAIL_FAILURE_WORDS,
     VIA_TEXT,
     day_text,
     follow_up_text,
@@ -258,10 +259,14 @@ class ApplicationDetailPanel(QWidget):
             self.email_state.setText("")
             return
         last = emails[-1]
+        why = EMAIL_FAILURE_WORDS.get(last.get("errorCode") or "", "it could not be sent")
         words = {"requested": f"Sending to {last.get('recipient')}…",
-                 "sent": f"Sent to {last.get('recipient')}.",
-                 "failed": "Not sent."}
+                 "sent": f"Sent to {last.get('recipient')}"
+                         f" on {day_text(last.get('at'))}.",
+                 "failed": f"Not confirmed as sent: {why}."}
         self.email_state.setText(words.get(last.get("status"), ""))
+        self.email_state.setStyleSheet(
+            f"color: {COLORS['bad']};" if last.get("status") == "failed" else "")
         self.send_button.setEnabled(last.get("status") != "requested")
 
     def show_draft(self, draft: dict[str, Any]) -> None:
