@@ -164,6 +164,13 @@ class AppSettings(CamelModel):
     apply_concurrency: int = Field(default=1, ge=1, le=8)
     apply_dry_run: bool = Field(default=False, description="Prepare packets, never send")
     smtp: SmtpSettings = SmtpSettings()
+    follow_up_after_days: int = Field(
+        default=7, ge=1, le=90,
+        description="After applying, follow up this many days later if nothing was heard")
+    ghost_after_days: int = Field(
+        default=30, ge=7, le=365,
+        description="An application with no reply this many days after applying counts "
+                    "as ghosted")
     discovery_schedule: DiscoveryScheduleSettings = DiscoveryScheduleSettings()
     materials: MaterialsSettings = MaterialsSettings()
     contact_research_sources: list[ContactSourceConfig] = Field(

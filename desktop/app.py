@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QApplication
 
 from backend.runtime.process import configure_logging, hard_exit
 from desktop import theme
+from desktop.follow_ups import FollowUpReminders
 from desktop.notifications import Notifier, tray_sink
 from desktop.qt_compat import QEventLoop
 from desktop.shell import ShellController
@@ -69,7 +70,15 @@ class DesktopShell:
         # One snapshot on screen: the window and the tray both show the newest either fetched.
         pipelines.snapshot_shown.connect(self.tray.status.offer_operations)
         self.tray.status.changed.connect(lambda status: pipelines.offer_snapshot(status.operations))
+        self.reminders = FollowUpReminders(self.controller, self.controller.app_dir)
+        self.reminders.changed.connect(self.tray.show_follow_ups)
+        self.reminders.announce.connect(self.notifier.announce_follow_ups)
+        self.tray.applications_requested.connect(self.open_applications)
         self.instance: InstanceServer | None = None
+
+    def open_applications(self) -> None:
+        self.window.bring_to_front()
+        self.window.show_view("applications")
 
     def listen_for_second_launches(self, instance: InstanceServer) -> None:
         self.instance = instance

@@ -190,6 +190,33 @@ class ApiClient:
     async def apply_loop(self) -> dict[str, Any]:
         return await self._json("GET", "/v1/apply/loop")
 
+    async def applications(self) -> dict[str, Any]:
+        """The application board: ``{"items", "total", "columns", "followUpsDue", "today",
+        "ghostAfterDays"}``."""
+        return await self._json("GET", "/v1/applications")
+
+    async def application(self, job_key: str) -> dict[str, Any]:
+        return await self._json("GET", f"/v1/applications/{job_key}")
+
+    async def application_action(self, job_key: str, path: str, **body: Any) -> dict[str, Any]:
+        """``moves`` (stage, date, note), ``undo``, ``follow-up/snooze`` (days | until),
+        ``follow-up/done``, ``follow-up/email`` (recipient, subject, body), ``interviews``
+        (startsAt, durationMinutes, location, notes), ``interviews/<id>/cancel``."""
+        return await self._json("POST", f"/v1/applications/{job_key}/{path}", json=body)
+
+    async def follow_up_draft(self, job_key: str) -> dict[str, Any]:
+        """A follow-up email drafted from the profile and the letter sent (nothing sent)."""
+        return await self._json("GET", f"/v1/applications/{job_key}/follow-up/email")
+
+    async def interviews_ics(self, job_key: str) -> str:
+        response = await self._http.get(f"/v1/applications/{job_key}/interviews.ics")
+        if response.status_code >= 400:
+            raise _typed_error(response)
+        return response.text
+
+    async def insights(self) -> dict[str, Any]:
+        return await self._json("GET", "/v1/insights")
+
     async def run_batch(self, stage: str, job_keys: list[str], workers: int) -> dict[str, Any]:
         """A selected Tailor / Cover batch: 202 with the run, or 200 with ``noopReason``
         (and ``busyJobKeys``) when every selected job is being prepared right now."""

@@ -26,7 +26,10 @@ PIPELINES = "pipelines"
 SPEND = "spend"
 SETTINGS = "settings"
 APPLY = "apply"  # Apply Review: the approval queue and the standing loop
-VIEW_KEYS = frozenset({ACTIVITY, JOBS, RUNS, PIPELINES, SPEND, SETTINGS, APPLY})
+APPLICATIONS = "applications"  # the application board (and the tray's due follow-ups)
+INSIGHTS = "insights"  # what is working: figures folded from the board
+VIEW_KEYS = frozenset({ACTIVITY, JOBS, RUNS, PIPELINES, SPEND, SETTINGS, APPLY, APPLICATIONS,
+                       INSIGHTS})
 
 
 def _views(*keys: str) -> frozenset[str]:
@@ -65,7 +68,7 @@ ROUTES: Mapping[str, frozenset[str]] = {
     "ResumeFailed": _views(JOBS, PIPELINES),
     "CoverLetterGenerated": _views(JOBS, PIPELINES, SPEND),
     "PdfRendered": _views(JOBS, APPLY),
-    "JobUserStatusChanged": _views(JOBS, PIPELINES, APPLY),
+    "JobUserStatusChanged": _views(JOBS, PIPELINES, APPLY, APPLICATIONS, INSIGHTS),
     "CandidateProfileUpdated": _views(SETTINGS, PIPELINES),  # eligibility may change
     # Condition-driven preparation: a continuation is about to run for these jobs.
     "ProfileContinuationIntended": _views(RUNS, PIPELINES),
@@ -91,6 +94,19 @@ ROUTES: Mapping[str, frozenset[str]] = {
     "ContactCandidateFound": _views(JOBS),
     "ContactResearchCompleted": _views(JOBS, RUNS, SPEND),
     "ContactResearchFailed": _views(JOBS, RUNS, SPEND),
+    # After applying: the board and Insights; a follow-up email is a run of its own.
+    "ApplicationTracked": _views(APPLICATIONS, INSIGHTS, JOBS),
+    "ApplicationUntracked": _views(APPLICATIONS, INSIGHTS, JOBS),
+    "ApplicationOutcomeRecorded": _views(APPLICATIONS, INSIGHTS),
+    "ApplicationOutcomeUndone": _views(APPLICATIONS, INSIGHTS),
+    "FollowUpScheduled": _views(APPLICATIONS),
+    "FollowUpSnoozed": _views(APPLICATIONS),
+    "FollowUpDone": _views(APPLICATIONS),
+    "FollowUpEmailRequested": _views(APPLICATIONS, RUNS),
+    "FollowUpEmailSent": _views(APPLICATIONS, RUNS),
+    "FollowUpEmailFailed": _views(APPLICATIONS, RUNS),
+    "InterviewScheduled": _views(APPLICATIONS, INSIGHTS),
+    "InterviewCanceled": _views(APPLICATIONS),
 }
 
 

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import QSystemTrayIcon
 
 from desktop.client import StreamedEvent
 from desktop.presenters import operations as ops
+from desktop.presenters.applications import follow_ups_due_text
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
 from desktop.tray import TraySnapshot, TrayStatus
@@ -37,6 +38,11 @@ Level = QSystemTrayIcon.MessageIcon
 Sink = Callable[[str, str, Level], bool]  # True when the message was shown
 MESSAGE_MS = 8_000
 LEVELS = {"info": Level.Information, "warning": Level.Warning, "critical": Level.Critical}
+
+
+def follow_up_message(count: int) -> tuple[str, str, Level]:
+    return ("Time to follow up",
+            f"{follow_ups_due_text(count)}. Open Applications to see them.", Level.Information)
 
 
 class Notifier(QObject):
@@ -81,12 +87,19 @@ class Notifier(QObject):
         if notice.key in self._announced:
             return
         self._announced.add(notice.key)
-        self.history.append((notice.title, notice.text))
-        shown = self.sink is not None and self.sink(notice.title, notice.text,
-                                                    LEVELS[notice.level])
+        self._deliver(notice.title, notice.text, notice.level)
+
+    def announce_follow_ups(self, count: int) -> None:
+        """Once a day at most: ``FollowUpReminders`` decides when (desktop/follow_ups.py)."""
+        title, text, _level = follow_up_message(count)
+        self._deliver(title, text, "info")
+
+    def _deliver(self, title: str, text: str, level: str) -> None:
+        self.history.append((title, text))
+        shown = self.sink is not None and self.sink(title, text, LEVELS[level])
         if not shown:
-            emit(self.undelivered, notice.title, notice.text, notice.level)
-        emit(self.notified, notice.title, notice.text)
+            emit(self.undelivered, title, text, level)
+        emit(self.notified, title, text)
 
 
 def tray_sink(icon: QSystemTrayIcon) -> Sink:

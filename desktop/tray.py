@@ -33,6 +33,7 @@ from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 from desktop.event_router import PIPELINES, SETTINGS, SPEND
 from desktop.formatting import describe_api_error
 from desktop.presenters import operations as ops
+from desktop.presenters.applications import follow_ups_due_text
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
 
@@ -315,6 +316,7 @@ class SpendTray(QObject):
     open_requested = Signal()
     quit_requested = Signal()
     cancel_result = Signal(str)  # a readable line after "Cancel current run"
+    applications_requested = Signal()  # the follow-ups entry: open the Applications tab
 
     def __init__(self, controller: ShellController, status: TrayStatus | None = None,
                  parent: QObject | None = None):
@@ -329,6 +331,10 @@ class SpendTray(QObject):
         self.quit_action = QAction("Quit", self.menu)
         for action in (self.open_action, self.discover_action, self.cancel_action):
             self.menu.addAction(action)
+        self.follow_ups_action = QAction(follow_ups_due_text(0), self.menu)
+        self.follow_ups_action.setEnabled(False)
+        self.follow_ups_action.triggered.connect(self.applications_requested)
+        self.menu.addAction(self.follow_ups_action)
         self.menu.addSeparator()
         self.menu.addAction(self.quit_action)
         self.icon.setContextMenu(self.menu)
@@ -359,6 +365,11 @@ class SpendTray(QObject):
         self.icon.setIcon(spend_icon(snapshot.today))
         self.icon.setToolTip(snapshot.tooltip)
         self._update_actions()
+
+    def show_follow_ups(self, count: int) -> None:
+        """"2 follow-ups due today" (opens Applications), or a greyed "No follow-ups due"."""
+        self.follow_ups_action.setText(follow_ups_due_text(count))
+        self.follow_ups_action.setEnabled(count > 0)
 
     def _update_actions(self) -> None:
         running = self.controller.client is not None and not self.controller.shutting_down

@@ -54,6 +54,12 @@ And one more (``Steps.run_third_set``):
     starts one preparation child per stale job (completed). ``--only policy-rerun`` records
     just this step (after preparing two jobs, unrecorded).
 
+And (``Steps.run_fourth_set``):
+
+20. ``sent``: one job marked applied, its drafted follow-up email sent through a loopback
+    SMTP server (``FollowUpEmailWorkflow``, completed). ``--only follow-up-email`` records
+    just this step.
+
 Not recorded: the auto-apply loop's continue-as-new (after ``POLLS_PER_RUN`` = 200 polls
 of 3 s; no setting or API input lowers it).
 
@@ -308,6 +314,9 @@ async def record(out: Path, only: str | None = None) -> None:
                 if only == "policy-rerun":
                     await steps.prepare_quietly()
                     await steps.run_third_set(Recorder(client, out))
+                elif only == "follow-up-email":
+                    await steps.prepare_quietly()
+                    await steps.run_fourth_set(Recorder(client, out))
                 else:
                     await steps.run(Recorder(client, out))
         finally:
@@ -369,6 +378,7 @@ class Steps:
                             keep={"JobPreparationWorkflow", "BatchStageWorkflow"})
         await self.run_second_set(recorder)
         await self.run_third_set(recorder)
+        await self.run_fourth_set(recorder)
 
     async def prepare_quietly(self) -> None:
         """What the third set needs when it runs alone: a profile and prepared jobs."""
@@ -386,6 +396,26 @@ class Steps:
         await wait_closed(self.client, f"profile-continuation-{saved['revision']}", None)
         await wait_all_closed(self.client)
         await recorder.step("policy-rerun", self.rescore_stale, keep={"PolicyRerunWorkflow"})
+
+    async def run_fourth_set(self, recorder: Recorder) -> None:
+        """After applying: a follow-up email through a loopback SMTP server."""
+        from tests.fakes.smtp_server import FakeSmtpServer
+
+        smtp = FakeSmtpServer().start()
+        try:
+            ok(await self.http.patch("/v1/settings", json={"smtp": smtp.smtp_settings()}))
+            ok(await self.http.post(f"/v1/jobs/{self.applying}/actions/mark",
+                                    json={"userStatus": "applied"}))
+            await recorder.step("sent", self.send_follow_up, keep={"FollowUpEmailWorkflow"})
+        finally:
+            smtp.stop()
+
+    async def send_follow_up(self) -> None:
+        draft = ok(await self.http.get(f"/v1/applications/{self.applying}/follow-up/email"))
+        await self.started(await self.http.post(
+            f"/v1/applications/{self.applying}/follow-up/email",
+            json={"recipient": "jobs@example.org", "subject": draft["subject"],
+                  "body": draft["body"]}))
 
     async def rescore_stale(self) -> None:
         await self.started(await self.http.post("/v1/pipeline/actions/rescore-stale"))
@@ -586,7 +616,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
                         help="folder for the <WorkflowType>.<step>.json files")
-    parser.add_argument("--only", choices=["policy-rerun"],
+    parser.add_argument("--only", choices=["policy-rerun", "follow-up-email"],
                         help="record just this step (its prerequisites run unrecorded)")
     args = parser.parse_args()
     asyncio.run(record(args.out, args.only))

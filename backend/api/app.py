@@ -28,6 +28,7 @@ from backend.api.routers import (
     spend,
     workflow_runs,
 )
+from backend.api.routers import applications as application_routes
 from backend.api.routers import apply as apply_routes
 from backend.api.routers import contacts as contact_routes
 from backend.api.security import LoopbackHostMiddleware, require_token
@@ -97,4 +98,5 @@ def create_app(
         app.include_router(module.router)
     app.include_router(contact_routes.router)
     app.include_router(apply_routes.router)
+    app.include_router(application_routes.router)
     return app

@@ -6,9 +6,11 @@ happen at all is decided by the submit intent in the store, never here."""
 
 from __future__ import annotations
 
+import asyncio
 import mimetypes
 import smtplib
 import ssl
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import formatdate
@@ -86,6 +88,19 @@ def send_application(settings: SmtpSettings, password: str | None, app: Applicat
         except (smtplib.SMTPException, OSError):
             client.close()
     return str(message["Message-ID"])
+
+
+async def send_shielded(settings: SmtpSettings, password: str | None, app: Application, *,
+                        record_late: Callable[[asyncio.Future], Awaitable[None]]) -> str:
+    """``send_application`` in a thread, shielded: a cancellation mid-conversation must not
+    lose whether the send happened, so it waits for the conversation to end, hands its
+    outcome (the finished future) to ``record_late``, then cancels. Raises SmtpSendError."""
+    send = asyncio.ensure_future(asyncio.to_thread(send_application, settings, password, app))
+    try:
+        return await asyncio.shield(send)
+    except asyncio.CancelledError:
+        await record_late(send)
+        raise
 
 
 def _connect(settings: SmtpSettings, password: str | None, timeout: float) -> smtplib.SMTP:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, tzinfo
 
 
 def utc_now() -> datetime:
@@ -19,3 +19,12 @@ def utc_now_iso() -> str:
 
 def parse_iso(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def local_zone() -> tzinfo:
+    """The machine's time zone: the user's calendar days (follow-ups, moves) are its days."""
+    return datetime.now().astimezone().tzinfo or UTC
+
+
+def local_today(zone: tzinfo, now: datetime | None = None) -> date:
+    return (now or utc_now()).astimezone(zone).date()

@@ -417,6 +417,98 @@ class ApplyCanceled(_JobEvent):
     pass
 
 
+# --- After applying: the application board (per job; folded into application_projections)
+
+ApplicationStageName = Literal["applied", "heard_back", "interviewing", "offer", "rejected",
+                               "withdrawn", "ghosted"]
+
+
+class ApplicationTracked(_JobEvent):
+    """The job was applied to (an email sent, a packet marked applied, or "mark applied"
+    on the job): its card appears on the board. ``appliedOn`` is the user's local day;
+    the posting as it was then is kept in ``application_snapshots``."""
+
+    via: Literal["email", "apply_review", "job_action"]
+    applied_at: str
+    applied_on: str
+    title: str = Field(max_length=300)
+    company: str = Field(max_length=300)
+
+
+class ApplicationUntracked(_JobEvent):
+    """The user cleared the job's "applied" mark: its card leaves the board (its history
+    stays in the log and returns if the job is marked applied again)."""
+
+
+class ApplicationOutcomeRecorded(_JobEvent):
+    """A move on the board: the application reached ``stage`` on ``date`` (the user's
+    local day), with the user's note."""
+
+    stage: ApplicationStageName
+    date: str
+    note: str | None = Field(default=None, max_length=1000)
+
+
+class ApplicationOutcomeUndone(_JobEvent):
+    """Undo: the move recorded as event ``undoneEventId`` no longer counts. A newer
+    event, never a deleted one."""
+
+    undone_event_id: int
+
+
+class FollowUpScheduled(_JobEvent):
+    """The next step: follow up on ``dueOn`` (local day), ``daysAfterApplying`` after
+    applying if nothing was heard."""
+
+    due_on: str
+    days_after_applying: int
+
+
+class FollowUpSnoozed(_JobEvent):
+    due_on: str
+    previous_due_on: str | None = None
+
+
+class FollowUpDone(_JobEvent):
+    via: Literal["user", "email_sent"]
+
+
+class FollowUpEmailRequested(_JobEvent):
+    """The durable dispatch-intent fact of a follow-up email (round ``round``), committed
+    before Temporal is asked to start ``workflowId``; its text passed the honest-claims
+    gate."""
+
+    round: int
+    recipient: str = Field(max_length=320)
+
+
+class FollowUpEmailSent(_JobEvent):
+    round: int
+    recipient: str = Field(max_length=320)
+    message_id: str
+
+
+class FollowUpEmailFailed(_JobEvent):
+    round: int
+    error_code: str = Field(pattern=STEP_ERROR_CODE_PATTERN)
+
+
+class InterviewScheduled(_JobEvent):
+    """An interview round at ``startsAt`` (UTC); recording the same ``interviewId`` again
+    reschedules it or changes its notes."""
+
+    interview_id: str
+    round: int
+    starts_at: str
+    duration_minutes: int
+    location: str | None = Field(default=None, max_length=300)
+    notes: str | None = Field(default=None, max_length=2000)
+
+
+class InterviewCanceled(_JobEvent):
+    interview_id: str
+
+
 # --- Contact & Outreach: supervised contact research (ContactResearchWorkflow) ------------
 
 
@@ -515,6 +607,18 @@ EVENT_TYPES: tuple[type[DomainEvent], ...] = (
     ContactCandidateFound,
     ContactResearchCompleted,
     ContactResearchFailed,
+    ApplicationTracked,
+    ApplicationUntracked,
+    ApplicationOutcomeRecorded,
+    ApplicationOutcomeUndone,
+    FollowUpScheduled,
+    FollowUpSnoozed,
+    FollowUpDone,
+    FollowUpEmailRequested,
+    FollowUpEmailSent,
+    FollowUpEmailFailed,
+    InterviewScheduled,
+    InterviewCanceled,
 )
 
 EVENT_BY_NAME: dict[str, type[DomainEvent]] = {cls.event_type: cls for cls in EVENT_TYPES}

@@ -34,9 +34,9 @@ from backend.projections.workflow_runs import (
     row_from_record,
 )
 from backend.runtime.recovered_history import restore_cancel_requester
+from backend.store import applications, passes, stages
 from backend.store import contacts as contact_tasks
 from backend.store import discovery as runs
-from backend.store import passes, stages
 from backend.store.db import Database
 from backend.store.events import append_event
 from backend.store.lifecycle import record_workflow_terminal
@@ -144,6 +144,9 @@ async def _record_closed(db: Database, row: WorkflowRunRow, outcome: str,
             await stages.cancel_owned(conn, job_id, owner)
         if row.workflow_type == "DiscoverWorkflow":
             await _close_discovery_run(conn, row, outcome, error_code)
+        if row.workflow_type == "FollowUpEmailWorkflow":
+            await applications.close_for_closed_run(
+                conn, workflow_id=row.workflow_id, run_id=row.run_id, error_code=error_code)
         if row.workflow_type == "ContactResearchWorkflow":
             # The research task it still held is closed once, with a bounded code.
             await contact_tasks.close_for_closed_run(

@@ -45,6 +45,16 @@ def _merge(parsed, profile):
     return parsed.model_copy(update={"basics": basics, "skills": skills})
 
 
+def board_for_applied_jobs(conn: sqlite3.Connection) -> None:
+    """Jobs applied to before the application board existed appear on it, dated by the
+    first event that says they were applied, with the usual follow-up."""
+    from backend.domain.clock import local_zone
+    from backend.store.applications import backfill_applied_jobs
+
+    backfill_applied_jobs(conn, local_zone())
+
+
 DATA_STEPS: dict[int, Callable[[sqlite3.Connection], None]] = {
     15: structure_legacy_profile,
+    18: board_for_applied_jobs,
 }

@@ -23,6 +23,22 @@ class StoredEvent:
     created_at: str
 
 
+EVENT_INSERT_SQL = (
+    "INSERT INTO job_events (tenant_id, type, job_id, workflow_id, run_id, payload_json,"
+    " dedupe_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT DO NOTHING"
+)
+
+
+def event_params(event: DomainEvent, *, job_id: str | None = None,
+                 workflow_id: str | None = None, run_id: str | None = None,
+                 dedupe_key: str | None = None, tenant_id: str = TENANT_ID) -> tuple:
+    """The row of ``EVENT_INSERT_SQL`` (also used by data steps on a plain sqlite3
+    connection, which run inside a migration's transaction)."""
+    return (tenant_id, event.event_type, job_id, workflow_id, run_id, event.payload_json(),
+            dedupe_key, utc_now_iso())
+
+
 async def append_event(
     conn: aiosqlite.Connection,
     event: DomainEvent,
@@ -36,11 +52,9 @@ async def append_event(
     """Append inside the caller's transaction. With a dedupe key, a repeat is a no-op
     (returns None), which is what makes a retried activity safe."""
     cursor = await conn.execute(
-        "INSERT INTO job_events (tenant_id, type, job_id, workflow_id, run_id, payload_json,"
-        " dedupe_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT DO NOTHING",
-        (tenant_id, event.event_type, job_id, workflow_id, run_id, event.payload_json(),
-         dedupe_key, utc_now_iso()),
+        EVENT_INSERT_SQL,
+        event_params(event, job_id=job_id, workflow_id=workflow_id, run_id=run_id,
+                     dedupe_key=dedupe_key, tenant_id=tenant_id),
     )
     return cursor.lastrowid if cursor.rowcount == 1 else None
 

@@ -32,6 +32,7 @@ from backend.temporal.activities.batch import BatchActivities
 from backend.temporal.activities.contacts import ContactActivities
 from backend.temporal.activities.continuation import ContinuationActivities
 from backend.temporal.activities.discovery import DiscoveryActivities
+from backend.temporal.activities.follow_up import FollowUpActivities
 from backend.temporal.activities.preparation import PreparationActivities
 from backend.temporal.activities.spend import SpendActivities
 from backend.temporal.client import connect_with_retry
@@ -42,6 +43,7 @@ from backend.temporal.workflows.batch import BatchStageWorkflow
 from backend.temporal.workflows.contact_research import ContactResearchWorkflow
 from backend.temporal.workflows.continuation import PreparationContinuationWorkflow
 from backend.temporal.workflows.discover import DiscoverWorkflow
+from backend.temporal.workflows.follow_up import FollowUpEmailWorkflow
 from backend.temporal.workflows.policy_rerun import PolicyRerunWorkflow
 from backend.temporal.workflows.preparation import JobPreparationWorkflow
 
@@ -51,7 +53,7 @@ RECONCILE_EVERY_S = 15.0
 
 # The workflow classes each worker registers. tests/unit/test_workflow_replay.py replays the
 # recorded histories against exactly this list, so a newly registered workflow needs one.
-ORCHESTRATION_WORKFLOWS = [DiscoverWorkflow, ApplyWorkflow]
+ORCHESTRATION_WORKFLOWS = [DiscoverWorkflow, ApplyWorkflow, FollowUpEmailWorkflow]
 PREPARATION_WORKFLOWS = [JobPreparationWorkflow, BatchStageWorkflow, ContactResearchWorkflow,
                          PreparationContinuationWorkflow, PolicyRerunWorkflow]
 REGISTERED_WORKFLOWS = [*ORCHESTRATION_WORKFLOWS, *PREPARATION_WORKFLOWS]
@@ -97,8 +99,10 @@ def orchestration_activities(db: Database, paths: AppPaths) -> list:
 
 def apply_activities(db: Database, paths: AppPaths) -> list:
     apply = ApplyActivities(db, paths)
+    follow_up = FollowUpActivities(db, paths)
     return [apply.claim_apply_jobs, apply.execute_apply, apply.fail_apply_claim,
-            apply.record_apply_lifecycle]
+            apply.record_apply_lifecycle, follow_up.send_follow_up_email,
+            follow_up.fail_follow_up_email, follow_up.record_follow_up_lifecycle]
 
 
 def preparation_activities(db: Database, paths: AppPaths) -> list:

@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from desktop.formatting import STAGE_REASON_WORDS
+from desktop.presenters import applications as apps
 from desktop.presenters.sources import FAMILY_NAMES
 
 Tone = Literal["info", "success", "warning", "error"]
@@ -396,6 +397,63 @@ def _contact_budget_resumed(p: Payload, n: Names) -> tuple[str, Tone]:
     return f"Today's budget has room again: looking for contacts at {_job(n, p)} continues", "info"
 
 
+# -- after applying: the application board (desktop/presenters/applications.py words) ------
+
+def _application(p: Payload, n: Names) -> str:
+    if p.get("title") and p.get("company"):
+        return f"{p['title']} at {p['company']}"
+    return _job(n, p)
+
+
+def _application_tracked(p: Payload, n: Names) -> tuple[str, Tone]:
+    how = apps.VIA_TEXT.get(p.get("via") or "", "applied")
+    return f"{_application(p, n)} is on your application board ({how})", "success"
+
+
+def _application_untracked(p: Payload, n: Names) -> tuple[str, Tone]:
+    return (f"{_job(n, p)} left your application board (its applied mark was"
+            " cleared)"), "info"
+
+
+def _outcome_recorded(p: Payload, n: Names) -> tuple[str, Tone]:
+    text = (f"{_job(n, p)} moved to {apps.stage_label(p.get('stage'))}"
+            f" ({apps.day_text(p.get('date'))})")
+    tone: Tone = "success" if p.get("stage") in ("heard_back", "interviewing", "offer") \
+        else "info"
+    return text + (f": {p['note']}" if p.get("note") else ""), tone
+
+
+def _outcome_undone(p: Payload, n: Names) -> tuple[str, Tone]:
+    return f"{_job(n, p)}: last move undone", "info"
+
+
+def _follow_up(verb: str):
+    def describe(p: Payload, n: Names) -> tuple[str, Tone]:
+        when = f" {apps.day_text(p['dueOn'])}" if p.get("dueOn") else ""
+        how = " (follow-up email sent)" if p.get("via") == "email_sent" else ""
+        return f"Follow-up for {_job(n, p)} {verb}{when}{how}", "info"
+
+    return describe
+
+
+def _follow_up_email(what: str, tone: Tone):
+    def describe(p: Payload, n: Names) -> tuple[str, Tone]:
+        to = f" to {p['recipient']}" if p.get("recipient") else ""
+        why = apps.EMAIL_FAILURE_WORDS.get(p.get("errorCode") or "", "")
+        return f"Follow-up email{to} for {_job(n, p)} {what}" + (f": {why}" if why else ""), tone
+
+    return describe
+
+
+def _interview_scheduled(p: Payload, n: Names) -> tuple[str, Tone]:
+    return (f"Interview (round {p.get('round', '?')}) for {_job(n, p)}:"
+            f" {apps.interview_time_text(p.get('startsAt'))}"), "info"
+
+
+def _interview_canceled(p: Payload, n: Names) -> tuple[str, Tone]:
+    return f"Interview for {_job(n, p)} canceled", "info"
+
+
 def _interrupted_resumed(p: Payload, n: Names) -> tuple[str, Tone]:
     return (f"Preparing {_job(n, p)} was interrupted (the app's worker stopped): it starts"
             " again"), "info"
@@ -568,6 +626,18 @@ SENTENCES: dict[str, Callable[[Payload, Names], tuple[str, Tone]]] = {
     "EnrichConditionResolved": _condition_resolved,
     "PreparationBudgetResumed": _budget_resumed,
     "PreparationInterruptedResumed": _interrupted_resumed,
+    "ApplicationTracked": _application_tracked,
+    "ApplicationUntracked": _application_untracked,
+    "ApplicationOutcomeRecorded": _outcome_recorded,
+    "ApplicationOutcomeUndone": _outcome_undone,
+    "FollowUpScheduled": _follow_up("due"),
+    "FollowUpSnoozed": _follow_up("moved to"),
+    "FollowUpDone": _follow_up("done"),
+    "FollowUpEmailRequested": _follow_up_email("is being sent", "info"),
+    "FollowUpEmailSent": _follow_up_email("sent", "success"),
+    "FollowUpEmailFailed": _follow_up_email("not sent", "error"),
+    "InterviewScheduled": _interview_scheduled,
+    "InterviewCanceled": _interview_canceled,
     "BatchBudgetResumed": _batch_budget_resumed,
     "ContactResearchBudgetResumed": _contact_budget_resumed,
     "PipelineStepQueued": _step("queued", "info"),

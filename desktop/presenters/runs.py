@@ -30,6 +30,7 @@ WORKFLOW_TYPES = {
     "BatchStageWorkflow": "Selected jobs batch",
     "ApplyWorkflow": "Apply",
     "ContactResearchWorkflow": "Contact research",
+    "FollowUpEmailWorkflow": "Follow-up email",
     "PolicyRerunWorkflow": "Stale work batch",
 }
 APPLY_LOOP_WORKFLOW_ID = "apply-auto-local"

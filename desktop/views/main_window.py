@@ -46,7 +46,9 @@ from desktop.qt_compat import emit
 from desktop.shell import SERVICE_NAMES, DiscoverOutcome, ShellController
 from desktop.theme import COLORS, notice_style
 from desktop.views.activity_view import ActivityView
+from desktop.views.applications_view import ApplicationsView
 from desktop.views.apply_review_view import ApplyReviewView
+from desktop.views.insights_view import InsightsView
 from desktop.views.jobs_view import JobsView
 from desktop.views.live_view import LiveView
 from desktop.views.partials import profile_import
@@ -232,12 +234,16 @@ class MainWindow(QMainWindow):
         self.tabs.setDocumentMode(True)
         self.tabs.setObjectName("viewTabs")
         self.views: dict[str, QWidget] = {}
-        # One tab per view, in this order: Pipelines, Runs, Jobs, Apply Review, Spend,
-        # Settings, Activity. Each view module owns its widgets and its API calls.
+        # One tab per view, in this order: Pipelines, Runs, Jobs, Apply Review,
+        # Applications, Insights, Spend, Settings, Activity. Each view module owns its
+        # widgets and its API calls.
         self.add_view("pipelines", PipelinesView(self.controller, self.tabs), "Pipelines")
         self.add_view("runs", RunsView(self.controller, self.tabs), "Runs")
         self.add_view("jobs", JobsView(controller=self.controller, parent=self.tabs), "Jobs")
         self.add_view("apply", ApplyReviewView(self.controller, self.tabs), "Apply Review")
+        self.add_view("applications", ApplicationsView(self.controller, self.tabs),
+                      "Applications")
+        self.add_view("insights", InsightsView(self.controller, self.tabs), "Insights")
         self.add_view("spend", SpendView(controller=self.controller, parent=self.tabs), "Spend")
         self.add_view("settings", SettingsView(self.controller, self.tabs), "Settings")
         self.activity = ActivityView(self.tabs, controller=self.controller)

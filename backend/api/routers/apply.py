@@ -220,7 +220,8 @@ async def mark_applied(request: Request, job_key: str = JOB_KEY) -> ApplyItem:
         raise _wrong_state(job, "mark applied")
     async with request.app.state.context.db.transaction() as conn:
         await store.record_apply_event(conn, ev.ApplyMarkedApplied(job_id=job_key))
-        await mark_user_applied(conn, job_key)
+        await mark_user_applied(conn, job_key, request.app.state.context.settings,
+                                via="apply_review")
     return await _current(request, job_key)
 
 

@@ -16,6 +16,7 @@ from backend.domain.fit_reasons import reasons_from_json
 from backend.domain.model import CamelModel
 from backend.domain.stages import ACTIVE_STATUSES, STAGES, StageStatus
 from backend.pipeline.documents import CoverLetterDoc, ResumeDoc
+from backend.store import applications
 from backend.store import materials as materials_store
 from backend.store import stages as stage_store
 from backend.store.discovery import list_runs
@@ -313,12 +314,12 @@ class MarkRequest(CamelModel):
 async def mark_job(body: MarkRequest, request: Request, job_key: str = JOB_KEY) -> dict:
     """Mark applied / skipped (or clear the mark): a local, synchronous command."""
     await _job_or_404(request, job_key)
-    async with request.app.state.context.db.transaction() as conn:
-        await conn.execute("UPDATE jobs SET user_status = ? WHERE job_id = ?",
-                           (body.user_status, job_key))
-        await append_event(conn, ev.JobUserStatusChanged(job_id=job_key,
-                                                         user_status=body.user_status),
-                           job_id=job_key)
+    context = request.app.state.context
+    async with context.db.transaction() as conn:
+        # "applied" puts the job on the application board; clearing it takes it off.
+        await applications.set_user_status(
+            conn, job_key, body.user_status, via="job_action",
+            policy=applications.policy_from_settings(context.settings))
     return {"jobId": job_key, "userStatus": body.user_status}
 
 

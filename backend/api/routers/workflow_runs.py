@@ -59,6 +59,7 @@ APPLY_LOOP_WORKFLOW_ID = "apply-auto-local"
 DISPLAY_NAMES = {DISCOVER_TYPE: "Discover run", PREPARATION_TYPE: "Job preparation",
                  "BatchStageWorkflow": "Selected batch", "ApplyWorkflow": "Application",
                  "ContactResearchWorkflow": "Contact research",
+                 "FollowUpEmailWorkflow": "Follow-up email",
                  "PreparationContinuationWorkflow": "Preparation after a change"}
 
 # Error classes Temporal keeps retrying on its own while the run is still going.

@@ -24,7 +24,7 @@ from backend.apply.email_sender import (
     SmtpSendError,
     application_body,
     application_subject,
-    send_application,
+    send_shielded,
 )
 from backend.apply.packet import ApplyPacket, approval_matches, build_packet
 from backend.apply.targets import ApplyTarget, classify_target
@@ -36,9 +36,9 @@ from backend.pipeline.enrich import USER_AGENT
 from backend.projections.apply_runs import read_state
 from backend.runtime.faults import fault_point
 from backend.secrets.store import SecretStore
+from backend.store import applications
 from backend.store import apply as store
 from backend.store.db import Database
-from backend.store.events import append_event
 from backend.store.profile import read_profile
 from backend.temporal.activities.heartbeating import heartbeating
 from backend.temporal.activities.lifecycle import record_run_lifecycle
@@ -186,16 +186,13 @@ class ApplyActivities:
             body=application_body(candidate=facts.profile.display_name() if facts.profile
                                   else "", title=facts.job.title, company=facts.job.company),
             attachments=packet.attachments, intent_key=intent.intent_key)
-        # Shielded: a cancellation mid-conversation must not lose whether the send happened.
-        send = asyncio.ensure_future(asyncio.to_thread(send_application, smtp, password,
-                                                       application))
         try:
-            message_id = await asyncio.shield(send)
+            message_id = await send_shielded(
+                smtp, password, application,
+                record_late=lambda send: self._record_send_after_cancel(
+                    input, send, application.recipient))
         except SmtpSendError as error:
             return await self._send_failed(input, error)
-        except asyncio.CancelledError:
-            await self._record_send_after_cancel(input, send, application.recipient)
-            raise
         fault_point(self._paths, "apply-after-smtp-send")
         return await self._submitted(input, application.recipient, message_id)
 
@@ -237,7 +234,8 @@ class ApplyActivities:
             # Ownership, checked in this transaction, makes the settle happen once per claim.
             await store.record_apply_event(conn, event)
             if user_applied:
-                await mark_user_applied(conn, input.job_id, workflow_id=input.run.workflow_id,
+                await mark_user_applied(conn, input.job_id, load_settings(self._paths),
+                                        via="email", workflow_id=input.run.workflow_id,
                                         run_id=input.run.run_id)
         return ApplyOutcome(job_id=input.job_id, status=status, code=code)
 
@@ -292,13 +290,13 @@ class ApplyActivities:
         await record_run_lifecycle(self._db, input, release_claims)
 
 
-async def mark_user_applied(conn, job_id: str, *, workflow_id: str | None = None,
-                            run_id: str | None = None) -> None:
-    """The job's own user status follows an application, so the Jobs view agrees."""
-    await conn.execute("UPDATE jobs SET user_status = 'applied' WHERE job_id = ?", (job_id,))
-    await append_event(conn, ev.JobUserStatusChanged(job_id=job_id, user_status="applied",
-                                                     workflow_id=workflow_id, run_id=run_id),
-                       job_id=job_id, workflow_id=workflow_id, run_id=run_id)
+async def mark_user_applied(conn, job_id: str, settings: AppSettings, *, via: str,
+                            workflow_id: str | None = None, run_id: str | None = None) -> None:
+    """The job's own user status follows an application, so the Jobs view agrees, and the
+    job appears on the application board."""
+    await applications.set_user_status(conn, job_id, "applied", via=via,
+                                       policy=applications.policy_from_settings(settings),
+                                       workflow_id=workflow_id, run_id=run_id)
 
 
 def _bounded(code: str) -> bool:

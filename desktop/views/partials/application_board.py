@@ -1,0 +1,233 @@
+"""The application board's widgets: one column per stage, cards that drag from column to
+column, and the card's menu. No I/O: a drop or a menu choice becomes a signal the view
+turns into an API call; the board shows the answer on its next refresh (a dropped card is
+never moved optimistically, so a refused move cannot leave it in the wrong column)."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from PySide6.QtCore import QMimeData, QPoint, Qt, Signal
+from PySide6.QtGui import QAction, QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QVBoxLayout,
+    QWidget,
+)
+
+from backend.domain.applications import STAGE_LABELS, STAGES
+from desktop.presenters.applications import card_lines, card_tooltip
+from desktop.theme import COLORS
+
+CARD_MIME = "application/x-jobctrl-application"
+KEY_ROLE = Qt.ItemDataRole.UserRole
+COLUMN_MIN_WIDTH = 150
+# Columns that end an application, set apart from the way forward.
+ENDINGS = frozenset({"rejected", "withdrawn", "ghosted"})
+
+
+def card_text(card: dict[str, Any], today: date) -> str:
+    return "\n".join([card.get("title") or "Untitled", *card_lines(card, today)])
+
+
+class BoardColumn(QListWidget):
+    """One stage's cards. Drags carry the job key in ``CARD_MIME``; a drop from another
+    column asks for a move (``card_dropped``)."""
+
+    card_dropped = Signal(str, str)  # job key, stage
+
+    def __init__(self, stage: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.stage = stage
+        self.setObjectName(f"column-{stage}")
+        self.setDragEnabled(True)
+        self.setAcceptDrops(True)
+        self.setDragDropMode(QAbstractItemView.DragDropMode.DragDrop)
+        self.setDefaultDropAction(Qt.DropAction.MoveAction)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setWordWrap(True)
+        self.setSpacing(4)
+        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.setMinimumWidth(COLUMN_MIN_WIDTH)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.setStyleSheet(
+            "QListWidget { background: transparent; border: none; }"
+            f" QListWidget::item {{ border: 1px solid {COLORS['idle']}; border-radius: 6px;"
+            " padding: 6px; }"
+            f" QListWidget::item:selected {{ border: 2px solid {COLORS['accent']}; }}")
+
+    def keys(self) -> list[str]:
+        return [self.item(row).data(KEY_ROLE) for row in range(self.count())]
+
+    def item_for(self, job_key: str) -> QListWidgetItem | None:
+        return next((self.item(row) for row in range(self.count())
+                     if self.item(row).data(KEY_ROLE) == job_key), None)
+
+    # -- drag and drop ----------------------------------------------------------------------
+
+    def mimeTypes(self) -> list[str]:  # noqa: N802 - Qt API
+        return [CARD_MIME]
+
+    def mimeData(self, items: list[QListWidgetItem]) -> QMimeData:  # noqa: N802 - Qt API
+        data = QMimeData()
+        if items:
+            data.setData(CARD_MIME, str(items[0].data(KEY_ROLE)).encode("utf-8"))
+        return data
+
+    def supportedDropActions(self) -> Qt.DropAction:  # noqa: N802 - Qt API
+        return Qt.DropAction.MoveAction | Qt.DropAction.CopyAction
+
+    def _accepts(self, event: QDragEnterEvent | QDragMoveEvent | QDropEvent) -> bool:
+        return event.mimeData().hasFormat(CARD_MIME) and event.source() is not self
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt API
+        if self._accepts(event):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:  # noqa: N802 - Qt API
+        if self._accepts(event):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt API
+        if not self._accepts(event):
+            event.ignore()
+            return
+        job_key = bytes(event.mimeData().data(CARD_MIME)).decode("utf-8")
+        # Copy, not move: the source keeps its card until the board refreshes with the
+        # recorded move (a refused move then leaves nothing to put back).
+        event.setDropAction(Qt.DropAction.CopyAction)
+        event.accept()
+        self.card_dropped.emit(job_key, self.stage)
+
+
+class ApplicationBoard(QWidget):
+    """The columns side by side, each with its title and count."""
+
+    move_requested = Signal(str, str)        # job key, stage
+    card_selected = Signal(str)              # job key ("" when none)
+    menu_requested = Signal(str, QPoint)     # job key, global position
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.columns: dict[str, BoardColumn] = {}
+        self.titles: dict[str, QLabel] = {}
+        self.cards: dict[str, dict[str, Any]] = {}
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(8)
+        for stage in STAGES:
+            layout.addWidget(self._column(stage), 1)
+
+    def _column(self, stage: str) -> QFrame:
+        frame = QFrame(self)
+        frame.setObjectName(f"columnFrame-{stage}")
+        tone = COLORS["idle"] if stage in ENDINGS else COLORS["accent"]
+        frame.setStyleSheet(f"#columnFrame-{stage} {{ border-top: 3px solid {tone}; }}")
+        box = QVBoxLayout(frame)
+        box.setContentsMargins(2, 6, 2, 2)
+        title = QLabel(STAGE_LABELS[stage], frame)
+        title.setObjectName(f"columnTitle-{stage}")
+        title.setStyleSheet("font-weight: 600;")
+        column = BoardColumn(stage, frame)
+        column.card_dropped.connect(self.move_requested)
+        column.itemSelectionChanged.connect(lambda c=column: self._selected(c))
+        column.customContextMenuRequested.connect(
+            lambda pos, c=column: self._menu(c, pos))
+        box.addWidget(title)
+        box.addWidget(column, 1)
+        self.columns[stage], self.titles[stage] = column, title
+        return frame
+
+    def set_cards(self, cards: list[dict[str, Any]], today: date) -> None:
+        """Show these cards, keeping the selected one selected."""
+        selected = self.selected_key()
+        self.cards = {card["jobKey"]: card for card in cards}
+        for stage, column in self.columns.items():
+            mine = [card for card in cards if card.get("stage") == stage]
+            column.blockSignals(True)
+            column.clear()
+            for card in mine:
+                item = QListWidgetItem(card_text(card, today))
+                item.setData(KEY_ROLE, card["jobKey"])
+                item.setToolTip(card_tooltip(card, today))
+                column.addItem(item)
+            column.blockSignals(False)
+            self.titles[stage].setText(f"{STAGE_LABELS[stage]} ({len(mine)})")
+        if selected and not self.select(selected):
+            self.card_selected.emit("")
+
+    def column_of(self, job_key: str) -> str | None:
+        return next((stage for stage, column in self.columns.items()
+                     if column.item_for(job_key) is not None), None)
+
+    def select(self, job_key: str) -> bool:
+        for column in self.columns.values():
+            item = column.item_for(job_key)
+            if item is not None:
+                column.setCurrentItem(item)
+                item.setSelected(True)
+                return True
+        return False
+
+    def selected_key(self) -> str | None:
+        for column in self.columns.values():
+            items = column.selectedItems()
+            if items:
+                return items[0].data(KEY_ROLE)
+        return None
+
+    def _selected(self, column: BoardColumn) -> None:
+        items = column.selectedItems()
+        if not items:
+            return
+        for other in self.columns.values():  # one selected card on the whole board
+            if other is not column:
+                other.blockSignals(True)
+                other.clearSelection()
+                other.blockSignals(False)
+        self.card_selected.emit(items[0].data(KEY_ROLE))
+
+    def _menu(self, column: BoardColumn, pos: QPoint) -> None:
+        item = column.itemAt(pos)
+        if item is not None:
+            column.setCurrentItem(item)
+            self.menu_requested.emit(item.data(KEY_ROLE), column.viewport().mapToGlobal(pos))
+
+
+def card_menu(parent: QWidget, card: dict[str, Any]) -> tuple[QMenu, dict[str, QAction]]:
+    """The card's menu; the actions are keyed ``move:<stage>``, ``undo``, ``snooze:<days>``,
+    ``done``, ``interview``, ``email``, ``job``."""
+    menu = QMenu(parent)
+    actions: dict[str, QAction] = {}
+    move_to = menu.addMenu("Move to")
+    for stage in STAGES:
+        action = move_to.addAction(STAGE_LABELS[stage])
+        action.setEnabled(stage != card.get("stage"))
+        actions[f"move:{stage}"] = action
+    last = card.get("lastMove")
+    undo = menu.addAction("Undo last move" if last else "Nothing to undo")
+    undo.setEnabled(bool(last))
+    actions["undo"] = undo
+    menu.addSeparator()
+    open_follow_up = (card.get("followUp") or {}).get("status") == "scheduled"
+    for days, label in ((3, "Follow up in 3 days"), (7, "Follow up in a week")):
+        actions[f"snooze:{days}"] = menu.addAction(label)
+    done = menu.addAction("Follow-up done")
+    done.setEnabled(open_follow_up)
+    actions["done"] = done
+    actions["email"] = menu.addAction("Write a follow-up email…")
+    menu.addSeparator()
+    actions["interview"] = menu.addAction("Add an interview…")
+    actions["job"] = menu.addAction("Show job details")
+    return menu, actions

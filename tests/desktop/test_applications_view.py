@@ -1,0 +1,119 @@
+"""The Applications board against the real services: an applied job appears as a card,
+dragging it to another column records the move, Undo takes it back, and the card's menu
+moves it too; the words on the cards are a job seeker's."""
+
+from __future__ import annotations
+
+import itertools
+import re
+import sqlite3
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtWidgets import QApplication
+
+from desktop.views.applications_view import ApplicationsView
+from desktop.views.partials.application_board import BoardColumn
+from tests.desktop.discover_helpers import api
+
+pytestmark = [pytest.mark.desktop, pytest.mark.integration]
+
+_numbers = itertools.count(0xA0_0000)
+
+
+def add_applied_job(live_services, title: str) -> str:
+    """A stored job (straight into the app's database, as Discover would leave it), marked
+    applied through the API like the Jobs view's "Mark applied"."""
+    n = next(_numbers)
+    key = f"job_{n:024x}"
+    path = Path(live_services.info.app_dir) / "jobctrl.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute(
+            "INSERT INTO jobs (job_id, tenant_id, canonical_url, url, title, company,"
+            " description_html, first_source, first_seen_at, last_seen_at) VALUES (?, 'local',"
+            " ?, ?, ?, 'Board Test Co', '<p>What the posting said.</p>', 'demo_board',"
+            " '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')",
+            (key, f"https://board.example/{n}", f"https://board.example/{n}", title))
+    with api(live_services) as http:
+        http.post(f"/v1/jobs/{key}/actions/mark", json={"userStatus": "applied"}
+                  ).raise_for_status()
+    return key
+
+
+def stage_of(live_services, key: str) -> str:
+    with api(live_services) as http:
+        return http.get(f"/v1/applications/{key}").json()["stage"]
+
+
+def drag_card(source: BoardColumn, target: BoardColumn, key: str) -> None:
+    """A real drag's events on the target column: enter, move, drop, carrying the mime data
+    the source column makes for the card."""
+    mime = source.mimeData([source.item_for(key)])
+    where = target.viewport().rect().center()
+    actions = Qt.DropAction.MoveAction | Qt.DropAction.CopyAction
+    buttons, modifiers = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    for event in (QDragEnterEvent(where, actions, mime, buttons, modifiers),
+                  QDragMoveEvent(where, actions, mime, buttons, modifiers),
+                  QDropEvent(QPointF(where), actions, mime, buttons, modifiers)):
+        QApplication.sendEvent(target.viewport(), event)
+
+
+@pytest.fixture
+def board_view(live_controller, qtbot):
+    view = ApplicationsView(live_controller)
+    qtbot.addWidget(view)
+    view.resize(1240, 760)
+    view.show()
+    return view
+
+
+def test_dragging_a_card_records_the_move_and_undo_takes_it_back(live_services, board_view,
+                                                                 qtbot):
+    key = add_applied_job(live_services, "Drag Tester")
+    view = board_view
+    view.refresh()
+    qtbot.waitUntil(lambda: view.board.column_of(key) == "applied", timeout=20_000)
+    drag_card(view.board.columns["applied"], view.board.columns["heard_back"], key)
+    qtbot.waitUntil(lambda: view.board.column_of(key) == "heard_back", timeout=20_000)
+    assert stage_of(live_services, key) == "heard_back"
+    assert view.message.text() == "Moved to Heard back."
+    qtbot.waitUntil(view.undo_button.isEnabled, timeout=10_000)
+    qtbot.mouseClick(view.undo_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: view.board.column_of(key) == "applied", timeout=20_000)
+    assert stage_of(live_services, key) == "applied"
+    with api(live_services) as http:
+        moves = http.get(f"/v1/applications/{key}").json()["moves"]
+    assert [(m["stage"], m["undone"]) for m in moves] == [("heard_back", True)]
+
+
+def test_a_refused_move_says_why_and_moves_nothing(live_services, board_view, qtbot):
+    key = add_applied_job(live_services, "Cleared Mark Tester")
+    view = board_view
+    view.refresh()
+    qtbot.waitUntil(lambda: view.board.column_of(key) == "applied", timeout=20_000)
+    with api(live_services) as http:  # cleared elsewhere (the Jobs view) meanwhile
+        http.post(f"/v1/jobs/{key}/actions/mark", json={"userStatus": None}).raise_for_status()
+    drag_card(view.board.columns["applied"], view.board.columns["offer"], key)
+    qtbot.waitUntil(lambda: "never applied" in view.message.text(), timeout=20_000)
+    assert "job_" not in view.message.text()
+    qtbot.waitUntil(lambda: view.board.column_of(key) is None, timeout=20_000)
+
+
+def test_the_card_menu_moves_and_the_cards_speak_plainly(live_services, board_view, qtbot):
+    key = add_applied_job(live_services, "Menu Tester")
+    view = board_view
+    view.refresh()
+    qtbot.waitUntil(lambda: view.board.column_of(key) == "applied", timeout=20_000)
+    text = view.board.columns["applied"].item_for(key).text()
+    assert text.startswith("Menu Tester\nBoard Test Co · applied ")
+    assert "Follow up on " in text
+    assert not re.search(r"[a-z]+_[a-z]+|job_[0-9a-f]", text), text
+    view.run_menu_action(key, "move:offer")
+    qtbot.waitUntil(lambda: view.board.column_of(key) == "offer", timeout=20_000)
+    assert view.board.titles["offer"].text().startswith("Offer (")
+    assert view.board.select(key)
+    qtbot.waitUntil(lambda: "Menu Tester" in view.panel.title.text(), timeout=20_000)
+    assert "What the posting said." in view.panel.posting.toPlainText()
+    assert "Offer" in view.panel.history.text()
