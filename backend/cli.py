@@ -7,11 +7,10 @@ headless; ``worker`` and ``api`` are the children the shell and ``serve`` start.
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import os
 import sys
 
-from backend.config import AppPaths, resolve_app_dir
+from backend.paths import AppPaths, resolve_app_dir
 from backend.runtime.display_probe import PROBE_COMMAND
 from backend.runtime.private_files import make_private, restrict_umask
 
@@ -66,7 +65,10 @@ def _fall_back_to_serve(args: argparse.Namespace, reason: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    multiprocessing.freeze_support()
+    if getattr(sys, "frozen", False):  # only a frozen build can be a multiprocessing child
+        import multiprocessing
+
+        multiprocessing.freeze_support()
     # First, so the app dir, its logs and everything the children write are private.
     restrict_umask()
     args = _parser().parse_args(argv)

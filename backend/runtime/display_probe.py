@@ -84,7 +84,7 @@ def probe_display(env: dict[str, str] | None = None,
 
     A child that does not answer in time is not taken as a failure: the desktop starts
     and Qt reports for itself (a slow first import must not send a user headless)."""
-    from backend.runtime.supervisor import child_command  # heavy: only when probing
+    from backend.runtime.process import child_command
 
     environment = {**os.environ, **(env or {})}
     try:
