@@ -33,6 +33,7 @@ from backend.runtime.private_files import make_private, restrict_umask
 from backend.runtime.process import child_command, console_log_file, log_file
 from backend.runtime.ready_signal import ReadyListener
 from backend.runtime.services import ManagedService, ServiceSpec, ServiceStatus, StatusCallback
+from backend.store.schema_version import refuse_newer_database
 
 if TYPE_CHECKING:
     from backend.config import AppSettings, RuntimeInfo
@@ -133,6 +134,9 @@ class Supervisor:
         make_private(self.paths.app_dir)
         self.paths.logs.mkdir(exist_ok=True)
         self.paths.temporal_dir.mkdir(exist_ok=True)
+        # A newer JobCtrl's data is refused before any service starts (they would each
+        # refuse it less readably); the services migrate the database themselves.
+        refuse_newer_database(self.paths.database)
         external = configured_temporal_address(self.paths)
         # Every port is settled before anything is spawned: a taken one fails cleanly.
         temporal_port = None if external else port_or_free(
