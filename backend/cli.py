@@ -7,11 +7,10 @@ headless; ``worker`` and ``api`` are the children the shell and ``serve`` start.
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import os
 import sys
 
-from backend.config import AppPaths, resolve_app_dir
+from backend.paths import AppPaths, resolve_app_dir
 from backend.runtime.display_probe import PROBE_COMMAND
 from backend.runtime.private_files import make_private, restrict_umask
 
@@ -44,16 +43,26 @@ def _has_display() -> bool:
                 or os.environ.get("QT_QPA_PLATFORM"))
 
 
-def _window_problem() -> str | None:
+def _window_problem(probe) -> str | None:
     """Why the desktop cannot open a window here (in words to print), or None."""
     if not _has_display():
         return "No display found."
-    if not sys.platform.startswith("linux"):
+    if probe is None:
         return None
-    from backend.runtime.display_probe import advice, probe_display
+    from backend.runtime.display_probe import advice
 
-    problem = probe_display()
+    problem = probe.result()
     return None if problem is None else advice(problem)
+
+
+def _start_display_probe():
+    """On Linux a child first checks that Qt can open a window (Qt aborts the process that
+    tries when a system library is missing); it runs while this process imports Qt."""
+    if not (sys.platform.startswith("linux") and _has_display()):
+        return None
+    from backend.runtime.display_probe import DisplayProbe
+
+    return DisplayProbe()
 
 
 def _fall_back_to_serve(args: argparse.Namespace, reason: str) -> None:
@@ -66,7 +75,10 @@ def _fall_back_to_serve(args: argparse.Namespace, reason: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    multiprocessing.freeze_support()
+    if getattr(sys, "frozen", False):  # only a frozen build can be a multiprocessing child
+        import multiprocessing
+
+        multiprocessing.freeze_support()
     # First, so the app dir, its logs and everything the children write are private.
     restrict_umask()
     args = _parser().parse_args(argv)
@@ -79,13 +91,18 @@ def main(argv: list[str] | None = None) -> None:
     command = args.command or "desktop"
     if command in ("desktop", "serve"):
         make_private(paths.app_dir)  # an older version's 0644 files, before the first log line
-    problem = _window_problem() if command == "desktop" else None
-    if problem is not None:
-        _fall_back_to_serve(args, problem)
-        command = "serve"
     if command == "desktop":
-        from desktop.app import run_desktop
-
+        probe = _start_display_probe()
+        try:
+            from desktop.app import run_desktop  # Qt and the window's modules, meanwhile
+        except ImportError as error:  # a broken Qt install: the probe says more, if it can
+            problem = _window_problem(probe) or f"The window's libraries did not load: {error}"
+        else:
+            problem = _window_problem(probe)
+        if problem is not None:
+            _fall_back_to_serve(args, problem)
+            command = "serve"
+    if command == "desktop":
         run_desktop(paths, args)
     elif command == "serve":
         from backend.runtime.serve import run_serve

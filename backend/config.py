@@ -10,20 +10,26 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Literal
 
-import platformdirs
 from pydantic import AfterValidator, ConfigDict, Field
 
 from backend.contacts.policy import ContactSourceConfig
 from backend.domain.model import CamelModel, Usd
+from backend.paths import (  # noqa: F401 - re-exported: the light half of this module
+    APP_NAME,
+    EXTERNAL_TEMPORAL_ENV,
+    AppPaths,
+    default_app_dir,
+    new_api_token,
+    resolve_app_dir,
+    write_private_json,
+)
 from backend.sources.config import DEFAULT_SOURCES, SourceConfig
 
-APP_NAME = "JobCtrl"
 TENANT_ID = "local"
 TASK_QUEUE = "jobctrl-local"
 # Preparation workflows and their activities have their own lane, so a backlog of
@@ -178,57 +184,6 @@ class AppSettings(CamelModel):
         description="Public sources contact research may fetch (opt-in; none by default)")
 
 
-def default_app_dir() -> Path:
-    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
-
-
-def resolve_app_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
-    chosen = explicit or os.environ.get("JOBCTRL_APP_DIR")
-    app_dir = Path(chosen).expanduser() if chosen else default_app_dir()
-    app_dir = app_dir.resolve()
-    app_dir.mkdir(parents=True, exist_ok=True)
-    return app_dir
-
-
-class AppPaths:
-    """Every file location inside one app dir, named once."""
-
-    def __init__(self, app_dir: Path):
-        self.app_dir = app_dir
-
-    @property
-    def database(self) -> Path:
-        return self.app_dir / "jobctrl.db"
-
-    @property
-    def temporal_dir(self) -> Path:
-        return self.app_dir / "temporal"
-
-    @property
-    def temporal_history(self) -> Path:
-        return self.temporal_dir / "history.db"
-
-    @property
-    def logs(self) -> Path:
-        return self.app_dir / "logs"
-
-    @property
-    def settings(self) -> Path:
-        return self.app_dir / "settings.json"
-
-    @property
-    def runtime_file(self) -> Path:
-        return self.app_dir / "runtime.json"
-
-    @property
-    def instance_lock(self) -> Path:
-        return self.app_dir / "instance.lock"
-
-    @property
-    def children_pids(self) -> Path:
-        return self.app_dir / "children.pids.json"
-
-
 def load_settings(paths: AppPaths) -> AppSettings:
     """Settings file, then ``JOBCTRL_EXTERNAL_TEMPORAL_ADDRESS`` (use an existing cluster
     without editing the file; handy for scripts and CI)."""
@@ -236,7 +191,7 @@ def load_settings(paths: AppPaths) -> AppSettings:
     if paths.settings.exists():
         data = json.loads(paths.settings.read_text(encoding="utf-8"))
     settings = AppSettings.model_validate(data)
-    address = os.environ.get("JOBCTRL_EXTERNAL_TEMPORAL_ADDRESS")
+    address = os.environ.get(EXTERNAL_TEMPORAL_ENV)
     if address:
         temporal = settings.temporal.model_copy(update={"address": address})
         settings = settings.model_copy(update={"temporal": temporal})
@@ -262,20 +217,6 @@ class RuntimeInfo(CamelModel):
     temporal_ui_url: str | None = None
     task_queue: str = TASK_QUEUE
     pids: dict[str, int] = Field(default_factory=dict)
-
-
-def new_api_token() -> str:
-    return secrets.token_urlsafe(32)
-
-
-def write_private_json(path: Path, payload: dict) -> None:
-    """Write a file only the current user can read, atomically."""
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(payload, fh, indent=2)
-    os.chmod(tmp, 0o600)
-    os.replace(tmp, path)
 
 
 def write_runtime_info(paths: AppPaths, info: RuntimeInfo) -> None:

@@ -1,10 +1,14 @@
 """``jobctrl desktop``: the Qt shell on a qasync loop.
 
-The window appears at once while the Supervisor starts Temporal, the worker and the API
-in the background. Quitting (closing the window, SIGINT, SIGTERM) always takes the same
-path: ``DesktopShell.run()`` wakes, awaits the controller's ordered shutdown, closes the
-window and returns; only then does the loop end (awaiting after ``aboutToQuit`` would be
-too late: Qt's loop has stopped). The process leaves through ``hard_exit``.
+The window appears at once: its first frame (layout, menus, service states, a
+"Starting…" tab) is painted before anything heavy is imported. Then the Supervisor
+spawns Temporal, the worker and the API, and only once they are spawned does the shell
+build the current tab's view and the tray, while the services start in the background.
+
+Quitting (closing the window, SIGINT, SIGTERM) always takes the same path:
+``DesktopShell.run()`` wakes, awaits the controller's ordered shutdown, closes the window
+and returns; only then does the loop end (awaiting after ``aboutToQuit`` would be too
+late: Qt's loop has stopped). The process leaves through ``hard_exit``.
 """
 
 from __future__ import annotations
@@ -20,21 +24,21 @@ from pathlib import Path
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
+from backend.runtime import startup_trace
 from backend.runtime.process import configure_logging, hard_exit
 from desktop import theme
-from desktop.follow_ups import FollowUpReminders
-from desktop.notifications import Notifier, tray_sink
 from desktop.qt_compat import QEventLoop
 from desktop.shell import ShellController
 from desktop.single_instance import InstanceServer, activate_running_instance
-from desktop.tray import SpendTray
 from desktop.views.main_window import MainWindow
 
 log = logging.getLogger(__name__)
 
 SIGNAL_POLL_MS = 250
+FIRST_FRAME_WAIT_S = 5.0  # a window that never paints (hidden, odd platform) must not block
+LAUNCH_WAIT_S = 10.0      # the view is built after the children are spawned, or after this
 
 
 class DesktopShell:
@@ -53,28 +57,47 @@ class DesktopShell:
             app_dir, api_port=api_port, temporal_port=temporal_port, temporal_ui=temporal_ui
         )
         self.appearance = theme.install()  # light or dark, following the system
-        self.window = MainWindow(self.controller)
+        self.window = MainWindow(self.controller, lazy_first_view=True)
         self.appearance.restyle_widgets()  # the window's styles in the current appearance
         self.window.close_requested.connect(self.request_quit)
         self.window.quit_requested.connect(self.request_quit)
         self._quit = asyncio.Event()
-        self.tray = SpendTray(self.controller)
-        self.tray.open_requested.connect(self.window.bring_to_front)
-        self.tray.quit_requested.connect(self.request_quit)
-        self.tray.cancel_result.connect(self._show_note)
-        self.notifier = Notifier(self.controller, self.tray.status, tray_sink(self.tray.icon))
-        self.notifier.notified.connect(lambda title, text: self._show_note(f"{title}: {text}"))
+        # Built after the first frame (they import the presenters and the HTTP client).
+        self._tray = None
+        self.notifier = None
+        self._finishing: asyncio.Task | None = None
+        self.instance: InstanceServer | None = None
+
+    @property
+    def tray(self):
+        """The tray icon and the notifier, built on first use (after the first frame)."""
+        if self._tray is None:
+            from desktop.notifications import Notifier, tray_sink
+            from desktop.tray import SpendTray
+
+            tray = self._tray = SpendTray(self.controller)
+            tray.open_requested.connect(self.window.bring_to_front)
+            tray.quit_requested.connect(self.request_quit)
+            tray.cancel_result.connect(self._show_note)
+            self.notifier = Notifier(self.controller, tray.status, tray_sink(tray.icon))
+            self.notifier.notified.connect(
+                lambda title, text: self._show_note(f"{title}: {text}"))
+            self._wire_tray(tray)
+        return self._tray
+
+    def _wire_tray(self, tray) -> None:
+        from desktop.follow_ups import FollowUpReminders
+
         # No tray or notification service: the notice stays in the window until dismissed.
         pipelines = self.window.views["pipelines"]
         self.notifier.undelivered.connect(pipelines.show_notice)
         # One snapshot on screen: the window and the tray both show the newest either fetched.
-        pipelines.snapshot_shown.connect(self.tray.status.offer_operations)
-        self.tray.status.changed.connect(lambda status: pipelines.offer_snapshot(status.operations))
+        pipelines.snapshot_shown.connect(tray.status.offer_operations)
+        tray.status.changed.connect(lambda status: pipelines.offer_snapshot(status.operations))
         self.reminders = FollowUpReminders(self.controller, self.controller.app_dir)
-        self.reminders.changed.connect(self.tray.show_follow_ups)
+        self.reminders.changed.connect(tray.show_follow_ups)
         self.reminders.announce.connect(self.notifier.announce_follow_ups)
-        self.tray.applications_requested.connect(self.open_applications)
-        self.instance: InstanceServer | None = None
+        tray.applications_requested.connect(self.open_applications)
 
     def open_applications(self) -> None:
         self.window.bring_to_front()
@@ -94,19 +117,45 @@ class DesktopShell:
     def request_quit(self) -> None:
         self._quit.set()
 
+    async def _first_frame(self) -> None:
+        painted = asyncio.Event()
+        self.window.first_frame_painted.connect(painted.set)
+        self.window.show()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(painted.wait(), FIRST_FRAME_WAIT_S)
+        startup_trace.milestone("first_paint")
+
+    async def _finish_start(self) -> None:
+        """Once the children are spawned: the current view, then the tray."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.controller.until_launched(), LAUNCH_WAIT_S)
+        try:
+            self.window.build_current_view()
+            if self.window.hide_to_tray:
+                self.tray.show()
+            else:
+                self.tray  # noqa: B018 - built for its notifications (no tray host to show it)
+        except Exception:  # noqa: BLE001 - the window stays usable; the log says why
+            log.exception("building the first view or the tray failed")
+        startup_trace.milestone("views_built")
+
     async def run(self) -> int:
         # Closing the window keeps the app in the tray only where a tray exists.
-        if SpendTray.available():
-            self.tray.show()
-            self.window.hide_to_tray = True
-        self.window.show()
+        self.window.hide_to_tray = QSystemTrayIcon.isSystemTrayAvailable()
+        self.controller.runtime_ready.connect(
+            lambda _info: startup_trace.milestone("services_ready"))
+        await self._first_frame()
         self.controller.start()
+        self._finishing = asyncio.get_running_loop().create_task(self._finish_start())
         await self._quit.wait()
         log.info("quitting: stopping the services")
         try:
+            if not self._finishing.done():
+                self._finishing.cancel()
             await self.controller.stop()  # API, worker, Temporal, in that order
         finally:
-            self.tray.hide()
+            if self._tray is not None:
+                self._tray.hide()
             if self.instance is not None:
                 self.instance.close()
             self.window.allow_close()

@@ -5,6 +5,10 @@ Views hold no I/O. They call the plain methods here (``start``, ``request_discov
 thread, so callbacks emit signals directly, always through ``qt_compat.emit`` (see there
 why). qasync keeps no reference to tasks it starts, so every task this object creates is
 kept in ``_tasks`` until it finishes.
+
+Importing this module is cheap (the window's first frame needs it): the Supervisor, the
+HTTP client, the event router and the formatting helpers are imported where they are
+first used, once the window is on screen.
 """
 
 from __future__ import annotations
@@ -15,17 +19,18 @@ import logging
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from PySide6.QtCore import QObject, Signal
 
-from backend.config import RuntimeInfo
-from backend.runtime.services import ServiceStatus
-from backend.runtime.supervisor import Supervisor
-from desktop.client import ApiClient, ApiRequestError, ApiUnavailable, StreamedEvent
-from desktop.event_router import EventRouter
-from desktop.formatting import describe_accepted, describe_api_error
 from desktop.qt_compat import emit
+
+if TYPE_CHECKING:
+    from backend.config import RuntimeInfo
+    from backend.runtime.services import ServiceStatus
+    from backend.runtime.supervisor import Supervisor
+    from desktop.client import ApiClient, StreamedEvent
+    from desktop.event_router import EventRouter
 
 log = logging.getLogger(__name__)
 
@@ -33,8 +38,20 @@ SERVICE_NAMES = ("temporal", "worker", "api")
 STREAM_ERROR_RETRY_S = 2.0
 
 T = TypeVar("T")
-SupervisorFactory = Callable[..., Supervisor]
-ClientFactory = Callable[[RuntimeInfo], ApiClient]
+SupervisorFactory = Callable[..., "Supervisor"]
+ClientFactory = Callable[["RuntimeInfo"], "ApiClient"]
+
+
+def default_supervisor(*args, **kwargs) -> Supervisor:
+    from backend.runtime.supervisor import Supervisor
+
+    return Supervisor(*args, **kwargs)
+
+
+def default_client(info: RuntimeInfo) -> ApiClient:
+    from desktop.client import ApiClient
+
+    return ApiClient.from_runtime(info)
 
 
 @dataclass(frozen=True)
@@ -64,8 +81,8 @@ class ShellController(QObject):
         api_port: int | None = None,
         temporal_port: int | None = None,
         temporal_ui: bool = True,
-        supervisor_factory: SupervisorFactory = Supervisor,
-        client_factory: ClientFactory = ApiClient.from_runtime,
+        supervisor_factory: SupervisorFactory = default_supervisor,
+        client_factory: ClientFactory = default_client,
         router: EventRouter | None = None,
         parent: QObject | None = None,
     ):
@@ -75,7 +92,7 @@ class ShellController(QObject):
                                     "temporal_ui": temporal_ui}
         self._supervisor_factory = supervisor_factory
         self._client_factory = client_factory
-        self.router = router or EventRouter()
+        self._router = router
         self.supervisor: Supervisor | None = None
         self.client: ApiClient | None = None
         self.info: RuntimeInfo | None = None
@@ -86,6 +103,21 @@ class ShellController(QObject):
         self._stream_task: asyncio.Task | None = None
         self._stop_task: asyncio.Task | None = None
         self.stream_retry_s = STREAM_ERROR_RETRY_S
+        self._launched = asyncio.Event()
+
+    @property
+    def router(self) -> EventRouter:
+        """Built with the first event (it imports every event model)."""
+        if self._router is None:
+            from desktop.event_router import EventRouter
+
+            self._router = EventRouter()
+        return self._router
+
+    async def until_launched(self) -> None:
+        """Returns once the services' processes are spawned (or the start ended): the
+        window builds its first view after that, so the children start first."""
+        await self._launched.wait()
 
     # -- tasks --------------------------------------------------------------------------
 
@@ -117,16 +149,19 @@ class ShellController(QObject):
         self._start_task = self._spawn(self._start(), "shell-start")
 
     async def _start(self) -> None:
+        self._launched.clear()
         try:
             self.supervisor = self._supervisor_factory(
                 self.app_dir, on_status=self._on_status, **self._supervisor_options
             )
             info = await self.supervisor.start()  # stops what it started when it fails
         except asyncio.CancelledError:
+            self._launched.set()
             raise
         except Exception as error:  # noqa: BLE001 - shown in the window, details in the log
             log.warning("start failed: %s", error, exc_info=True)
             self.supervisor = None
+            self._launched.set()
             emit(self.start_failed, str(error) or type(error).__name__)
             return
         self.attach(info)
@@ -136,6 +171,7 @@ class ShellController(QObject):
 
         Called once the Supervisor is ready; tests attach to services started elsewhere."""
         self.info = info
+        self._launched.set()
         self.client = self._client_factory(info)
         emit(self.stream_state, "connecting")
         self._stream_task = self._spawn(self._consume_events(self.client), "shell-events")
@@ -164,6 +200,8 @@ class ShellController(QObject):
 
     def _on_status(self, status: ServiceStatus) -> None:
         self.statuses[status.name] = status
+        if status.name == "api" and status.state == "starting":
+            self._launched.set()  # the last child; its process is spawned right after this
         emit(self.service_status, status)
 
     # -- events -------------------------------------------------------------------------
@@ -171,6 +209,8 @@ class ShellController(QObject):
     async def _consume_events(self, client: ApiClient) -> None:
         """From the moment the stream is live, forever; resumes by Last-Event-ID after drops
         (the client reconnects itself) and after typed errors (here)."""
+        from desktop.client import ApiRequestError
+
         while True:
             stream = client.events(self.last_event_id, on_state=self._on_stream_state)
             try:
@@ -214,6 +254,8 @@ class ShellController(QObject):
         client = self.client
         if client is None or self.shutting_down:
             if on_error is not None:
+                from desktop.client import ApiUnavailable
+
                 on_error(ApiUnavailable())
             return None
         return self._spawn(self._call(client, request, on_done, on_error), name)
@@ -240,6 +282,9 @@ class ShellController(QObject):
         self._spawn(self._discover(), "shell-discover")
 
     async def _discover(self) -> None:
+        from desktop.client import ApiRequestError
+        from desktop.formatting import describe_accepted, describe_api_error
+
         client = self.client
         if client is None:
             emit(self.discover_result, DiscoverOutcome(False, "The API is not running yet."))

@@ -1,7 +1,7 @@
 """The window's size, position and last view, kept in ``<app dir>/window.json``.
 
 The app dir is private (0700) and the file is written 0600 and atomically like every
-other JobCtrl file (``backend.config.write_private_json``); QSettings would put it in the
+other JobCtrl file (``backend.paths.write_private_json``); QSettings would put it in the
 user's config folder with the umask's mode instead. A missing or unreadable file means
 "first launch": the window opens at its preferred size on Pipelines.
 
@@ -17,7 +17,7 @@ import logging
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from backend.config import write_private_json
+from backend.paths import write_private_json
 
 log = logging.getLogger(__name__)
 

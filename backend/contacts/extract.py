@@ -12,7 +12,6 @@ import json
 import re
 from dataclasses import dataclass
 
-from bs4 import BeautifulSoup
 from pydantic import BaseModel, Field, ValidationError
 
 from backend.contacts.model import MAX_EVIDENCE_CHARS, Candidate, SourceDocument, name_key
@@ -64,6 +63,8 @@ class ContactOutputInvalid(TypedFailure, ValueError):
 
 def page_text(html: str) -> str:
     """Readable text of a fetched page, one block per line; ``mailto:`` addresses kept."""
+    from bs4 import BeautifulSoup  # on the first page read: bs4 is slow to import
+
     soup = BeautifulSoup(html, "html.parser")
     for tag in soup(["script", "style", "noscript", "template", "svg"]):
         tag.decompose()

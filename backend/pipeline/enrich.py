@@ -15,15 +15,17 @@ import re
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import urljoin, urlsplit
 from urllib.robotparser import RobotFileParser, RuleLine
 
 import httpx
-from bs4 import BeautifulSoup, Comment, Tag
-from bs4.element import Doctype, NavigableString, ProcessingInstruction
 
 from backend.domain.errors import TypedFailure
+
+if TYPE_CHECKING:
+    from bs4 import BeautifulSoup, Tag
+    from bs4.element import NavigableString
 
 USER_AGENT = "JobCtrl/0.1 (+local job-search assistant)"
 
@@ -829,6 +831,15 @@ def _plain_text_to_html(text: str) -> str:
     )
 
 
+def _load_soup() -> None:
+    """Bind BeautifulSoup's names on the first extraction, not at import: bs4 brings
+    soupsieve, whose regex compiles made bs4 the largest single import of the worker's
+    and the API's start-up. Every public entry point below calls this first."""
+    global BeautifulSoup, Comment, Tag, Doctype, NavigableString, ProcessingInstruction
+    from bs4 import BeautifulSoup, Comment, Tag
+    from bs4.element import Doctype, NavigableString, ProcessingInstruction
+
+
 def _parse_fragment(fragment_html: str) -> tuple[BeautifulSoup, bool]:
     if "&lt;" in fragment_html and not _HAS_TAG.search(fragment_html):
         fragment_html = html_lib.unescape(fragment_html)  # entity-escaped HTML (Greenhouse)
@@ -847,6 +858,7 @@ def extract_description(html: str) -> Extraction:
     main/article/description-ish element; otherwise the body. ``confidence == "low"``
     comes with a bounded ``reason`` so the caller can block Tailor explicitly.
     """
+    _load_soup()
     soup = BeautifulSoup(html or "", "html.parser")
     json_ld = _json_ld_description(soup)
     has_password = soup.find("input", attrs={"type": "password"}) is not None
@@ -886,6 +898,7 @@ def description_from_source(description_html: str | None) -> Extraction | None:
     """
     if description_html is None or not description_html.strip():
         return None
+    _load_soup()
     soup, has_password = _parse_fragment(description_html)
     extraction = _extract_from_container(soup, method="source", has_password_field=has_password)
     if extraction.word_count == 0:

@@ -19,6 +19,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -78,24 +79,44 @@ class DisplayProblem:
     detail: str = ""               # Qt's own last lines, for the log
 
 
+class DisplayProbe:
+    """The probe child, started at once; ``result()`` waits for its answer. The desktop
+    starts it first and imports Qt and its window meanwhile (importing Qt touches no
+    display), so the probe costs the launch almost nothing."""
+
+    def __init__(self, env: dict[str, str] | None = None, timeout_s: float = PROBE_TIMEOUT_S):
+        from backend.runtime.process import child_command
+
+        self._env = {**os.environ, **(env or {})}
+        self._timeout_s = timeout_s
+        self._started = time.monotonic()
+        self._process = subprocess.Popen(
+            child_command(PROBE_COMMAND), env=self._env, stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
+
+    def result(self) -> DisplayProblem | None:
+        """None when the child could create a QGuiApplication; else why not.
+
+        A child that does not answer in time is not taken as a failure: the desktop starts
+        and Qt reports for itself (a slow first import must not send a user headless)."""
+        remaining = max(0.0, self._timeout_s - (time.monotonic() - self._started))
+        try:
+            _, stderr = self._process.communicate(timeout=remaining)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.communicate()
+            log.warning("the display probe did not answer within %.0f s; starting anyway",
+                        self._timeout_s)
+            return None
+        if self._process.returncode == 0:
+            return None
+        return classify_failure(stderr, missing_libraries(self._env))
+
+
 def probe_display(env: dict[str, str] | None = None,
                   timeout_s: float = PROBE_TIMEOUT_S) -> DisplayProblem | None:
-    """None when a child process could create a QGuiApplication; else why not.
-
-    A child that does not answer in time is not taken as a failure: the desktop starts
-    and Qt reports for itself (a slow first import must not send a user headless)."""
-    from backend.runtime.supervisor import child_command  # heavy: only when probing
-
-    environment = {**os.environ, **(env or {})}
-    try:
-        done = subprocess.run(child_command(PROBE_COMMAND), env=environment, timeout=timeout_s,
-                              capture_output=True, text=True, errors="replace", check=False)
-    except subprocess.TimeoutExpired:
-        log.warning("the display probe did not answer within %.0f s; starting anyway", timeout_s)
-        return None
-    if done.returncode == 0:
-        return None
-    return classify_failure(done.stderr, missing_libraries(environment))
+    """Start the probe and wait for its answer (see DisplayProbe)."""
+    return DisplayProbe(env, timeout_s).result()
 
 
 def classify_failure(stderr: str, missing: tuple[str, ...]) -> DisplayProblem:

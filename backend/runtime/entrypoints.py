@@ -7,7 +7,7 @@ import logging
 import os
 import sys
 
-from backend.config import AppPaths
+from backend.paths import AppPaths
 from backend.runtime.ports import LOOPBACK
 from backend.runtime.process import (
     configure_logging,
@@ -16,6 +16,7 @@ from backend.runtime.process import (
     stop_when_parent_dies,
     supervised,
 )
+from backend.runtime.ready_signal import signal_ready
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +70,16 @@ def run_api_process(paths: AppPaths, *, port: int, verbose: bool = False) -> Non
                      sse_keepalive_s=keepalive)
     config = uvicorn.Config(app, host=LOOPBACK, port=port, log_config=None,
                             access_log=False, lifespan="on", timeout_graceful_shutdown=3)
-    server = uvicorn.Server(config)
+
+    class SignallingServer(uvicorn.Server):
+        """Tells the supervisor once the lifespan ran and the socket listens."""
+
+        async def startup(self, sockets=None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started:
+                signal_ready("api")
+
+    server = SignallingServer(config)
 
     async def main() -> None:
         stop = asyncio.Event()

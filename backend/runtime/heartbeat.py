@@ -14,6 +14,7 @@ import logging
 import os
 import socket
 import uuid
+from collections.abc import Callable
 
 from backend.config import AppPaths
 from backend.domain.clock import utc_now_iso
@@ -67,14 +68,19 @@ async def heartbeat_loop(
     *,
     task_queues: TaskQueueObserver | None = None,
     interval_s: float = HEARTBEAT_INTERVAL_S,
+    on_first_beat: Callable[[], object] | None = None,
 ) -> None:
-    """Runs until cancelled; a failed write is logged and retried on the next beat."""
+    """Runs until cancelled; a failed write is logged and retried on the next beat.
+    ``on_first_beat`` runs once, after the first beat was written (readiness)."""
     try:
         while True:
             try:
                 telemetry = collect_telemetry(tracker, task_queues)
                 await write_heartbeat(
                     db, identity, active_slots=tracker.active, telemetry=telemetry)
+                if on_first_beat is not None:
+                    on_first_beat()
+                    on_first_beat = None
             except Exception:  # noqa: BLE001 - a missed beat must not kill the worker
                 log.exception("heartbeat write failed")
             await asyncio.sleep(interval_s)

@@ -31,6 +31,13 @@ LOG_MAX_BYTES_ENV = "JOBCTRL_LOG_MAX_BYTES"  # a smaller bound, for tests
 PARENT_PID_ENV = "JOBCTRL_PARENT_PID"
 
 
+def child_command(*args: str) -> list[str]:
+    """Frozen builds are one executable: the shell starts its children as itself."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, *args]
+    return [sys.executable, "-m", "backend.cli", *args]
+
+
 def supervised() -> bool:
     """True in a child started by the supervisor (it passes its pid in the environment)."""
     return bool(os.environ.get(PARENT_PID_ENV))

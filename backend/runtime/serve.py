@@ -6,7 +6,7 @@ import asyncio
 import logging
 import sys
 
-from backend.config import AppPaths
+from backend.paths import AppPaths
 from backend.runtime.process import configure_logging, hard_exit, stop_on_signals
 from backend.runtime.services import ServiceStatus
 from backend.runtime.supervisor import Supervisor

@@ -25,6 +25,9 @@ BACKOFF_START_S = 0.5
 BACKOFF_MAX_S = 30.0
 HEALTHY_RESETS_BACKOFF_S = 60.0
 CONSOLE_CHECK_EVERY_S = 10.0
+READY_POLL_S = 0.1           # a service without a readiness signal is checked this often
+SIGNAL_FALLBACK_POLL_S = 5.0  # one with a signal: checked when it signals, else this often
+EXIT_CHECK_S = 0.1           # how soon a child that dies while starting is noticed
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,10 @@ class ServiceSpec:
     restart_on_crash: bool = True
     console_max_bytes: int | None = None
     console_check_every_s: float = CONSOLE_CHECK_EVERY_S  # while it runs: trim_console_log
+    # Returns once the child with that pid says it is ready (backend/runtime/ready_signal);
+    # ``ready`` then confirms it once. None: ``ready`` is polled every ``poll_s``.
+    ready_signal: Callable[[int], Awaitable[None]] | None = None
+    poll_s: float = READY_POLL_S
 
     def where_to_look(self) -> str:
         """The files a user reads to learn why the child failed: crash output first."""
@@ -94,25 +101,54 @@ class ManagedService:
 
     async def start(self) -> None:
         """Spawn and wait until ready; raises ServiceFailed with a readable reason."""
+        self.launch()
+        await self.until_ready()
+
+    def launch(self) -> None:
+        """Spawn only: the supervisor launches every service before it waits for any."""
         self._stopping = False
         self._report("starting")
         self._spawn()
+
+    async def until_ready(self) -> None:
         await self._wait_ready()
         self._report("ready")
         self._monitor = asyncio.create_task(self._watch(), name=f"watch-{self.spec.name}")
 
     async def _wait_ready(self) -> None:
-        deadline = time.monotonic() + self.spec.ready_timeout
+        signalled = (asyncio.ensure_future(self.spec.ready_signal(self._process.pid))
+                     if self.spec.ready_signal else None)
+        try:
+            await self._check_until_ready(signalled)
+        finally:
+            if signalled is not None:
+                signalled.cancel()
+
+    async def _check_until_ready(self, signalled: asyncio.Future | None) -> None:
+        """Run ``ready`` when the child signals (or every ``poll_s`` without a signal),
+        noticing within EXIT_CHECK_S when the child dies meanwhile."""
+        interval = self.spec.poll_s if signalled is None else SIGNAL_FALLBACK_POLL_S
+        start = time.monotonic()
+        deadline = start + self.spec.ready_timeout
+        next_check = start if signalled is None else start + interval
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
                 raise ServiceFailed(
                     f"{self.spec.name} exited with code {self._process.returncode} while starting;"
                     f" {self.spec.where_to_look()}"
                 )
-            with contextlib.suppress(Exception):
-                if await self.spec.ready(self._process.pid):
-                    return
-            await asyncio.sleep(0.1)
+            now = time.monotonic()
+            if now >= next_check or (signalled is not None and signalled.done()):
+                with contextlib.suppress(Exception):
+                    if await self.spec.ready(self._process.pid):
+                        return
+                signalled = None if signalled is not None and signalled.done() else signalled
+                next_check = time.monotonic() + interval
+            pause = max(0.0, min(EXIT_CHECK_S, next_check - time.monotonic()))
+            if signalled is not None:
+                await asyncio.wait({signalled}, timeout=pause)
+            else:
+                await asyncio.sleep(pause)
         await self._terminate()
         raise ServiceFailed(
             f"{self.spec.name} was not ready within {self.spec.ready_timeout:.0f}s;"

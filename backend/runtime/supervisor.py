@@ -1,7 +1,17 @@
-"""Starts and stops the three services in order: Temporal, then the worker, then the API.
+"""Starts and stops the three services: Temporal, the worker and the API.
 
 Used by ``jobctrl serve`` and by the desktop shell alike. It owns the app dir while it
 runs (an exclusive lock), writes ``runtime.json`` for scripts and removes it on exit.
+
+Start-up is ordered for speed: the three children are spawned first, before this process
+imports anything heavy (the settings models), so their imports and Temporal's boot
+overlap with ours; then every service is awaited at once. The worker and the API connect
+to Temporal with retry, so they may start before it answers. Readiness costs no imports
+here: the worker and the API say when they are ready (``ready_signal``: the worker after
+its first heartbeat row, the API once uvicorn listens); the dev server cannot, so its
+port is probed — once it accepts connections its health check passes at the first try
+(checked against ``check_health()``), and ``/v1/health`` reports Temporal from a real RPC.
+Without a signal, a slow fallback reads the heartbeat table.
 """
 
 from __future__ import annotations
@@ -10,41 +20,54 @@ import asyncio
 import contextlib
 import logging
 import os
-import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import httpx
 from filelock import FileLock, Timeout
 
-from backend.config import (
-    AppPaths,
-    AppSettings,
-    RuntimeInfo,
-    load_settings,
-    new_api_token,
-    read_runtime_info,
-    write_runtime_info,
-)
+from backend.paths import AppPaths, configured_temporal_address, new_api_token
 from backend.runtime.children import ChildRegistry
 from backend.runtime.embedded_temporal import dev_server_argv, temporal_binary
 from backend.runtime.ports import LOOPBACK, port_or_free
 from backend.runtime.private_files import make_private, restrict_umask
-from backend.runtime.process import console_log_file, log_file
-from backend.runtime.readiness import READY_WITHIN
+from backend.runtime.process import child_command, console_log_file, log_file
+from backend.runtime.ready_signal import ReadyListener
 from backend.runtime.services import ManagedService, ServiceSpec, ServiceStatus, StatusCallback
-from backend.store.db import Database, migrate
-from backend.store.heartbeats import newest_heartbeats
-from backend.temporal.client import connect_temporal, connect_with_retry
+from backend.store.schema_version import refuse_newer_database
+
+if TYPE_CHECKING:
+    from backend.config import AppSettings, RuntimeInfo
+    from backend.store.db import Database
+
+__all__ = ["AppDirInUseError", "Supervisor", "child_command"]
 
 log = logging.getLogger(__name__)
 
 TEMPORAL_READY_TIMEOUT_S = 30.0
 WORKER_READY_TIMEOUT_S = 60.0
 API_READY_TIMEOUT_S = 30.0
+TEMPORAL_PROBE_S = 0.02  # the dev server cannot signal: its port is probed this often
+PORT_PROBE_TIMEOUT_S = 0.5
+
+
+async def port_accepts(address: str) -> bool:
+    """True when something accepts TCP connections at ``host:port`` (no import cost)."""
+    host, _, port = address.rpartition(":")
+    try:
+        _, writer = await asyncio.wait_for(asyncio.open_connection(host, int(port)),
+                                           PORT_PROBE_TIMEOUT_S)
+    except (OSError, TimeoutError, ValueError):
+        return False
+    writer.close()
+    with contextlib.suppress(OSError):
+        await writer.wait_closed()
+    return True
 
 
 class AppDirInUseError(RuntimeError):
     def __init__(self, app_dir: Path):
+        from backend.config import read_runtime_info
+
         info = None
         with contextlib.suppress(ValueError):
             info = read_runtime_info(app_dir)
@@ -53,13 +76,6 @@ class AppDirInUseError(RuntimeError):
             f"The app dir {app_dir} is already in use by another JobCtrl instance{owner}."
             " Close that instance, or start this one with a different --app-dir."
         )
-
-
-def child_command(*args: str) -> list[str]:
-    """Frozen builds are one executable: the shell starts its children as itself."""
-    if getattr(sys, "frozen", False):
-        return [sys.executable, *args]
-    return [sys.executable, "-m", "backend.cli", *args]
 
 
 class Supervisor:
@@ -73,7 +89,7 @@ class Supervisor:
         on_status: StatusCallback | None = None,
     ):
         self.paths = AppPaths(app_dir)
-        self.settings: AppSettings = load_settings(self.paths)
+        self._settings: AppSettings | None = None
         self._requested_api_port = api_port
         self._requested_temporal_port = temporal_port
         self._temporal_ui = temporal_ui
@@ -81,9 +97,19 @@ class Supervisor:
         self._lock = FileLock(str(self.paths.instance_lock))
         self._children = ChildRegistry(self.paths.children_pids)
         self._services: list[ManagedService] = []
+        self._ready_signals = ReadyListener()
         self._db: Database | None = None
         self.token = new_api_token()
         self.info: RuntimeInfo | None = None
+
+    @property
+    def settings(self) -> AppSettings:
+        """The validated settings, read on first use (not before the children are spawned)."""
+        if self._settings is None:
+            from backend.config import load_settings
+
+            self._settings = load_settings(self.paths)
+        return self._settings
 
     # -- start -------------------------------------------------------------------------
 
@@ -108,24 +134,42 @@ class Supervisor:
         make_private(self.paths.app_dir)
         self.paths.logs.mkdir(exist_ok=True)
         self.paths.temporal_dir.mkdir(exist_ok=True)
-        migrate(self.paths.database)
-        self._db = await Database.open(self.paths.database, run_migrations=False)
-
-        temporal_address, ui_url = await self._start_temporal()
+        # A newer JobCtrl's data is refused before any service starts (they would each
+        # refuse it less readably); the services migrate the database themselves.
+        refuse_newer_database(self.paths.database)
+        external = configured_temporal_address(self.paths)
+        # Every port is settled before anything is spawned: a taken one fails cleanly.
+        temporal_port = None if external else port_or_free(
+            self._requested_temporal_port, "Temporal dev server")
+        ui_port = (port_or_free(None, "Temporal Web UI")
+                   if self._temporal_ui and not external else None)
         api_port = port_or_free(self._requested_api_port, "JobCtrl API")
+        await self._ready_signals.start()
+
+        if external:
+            temporal_address, ui_url = external, None
+            self._on_status(ServiceStatus("temporal", "external", external))
+            self._check_settings_agree(external)
+            await self._wait_temporal(external)  # fail early with a clear message
+        else:
+            temporal_address = f"{LOOPBACK}:{temporal_port}"
+            ui_url = f"http://{LOOPBACK}:{ui_port}" if ui_port else None
+            temporal = self._launch(self._temporal_spec(temporal_address, temporal_port, ui_port))
+        # The worker and the API connect to Temporal with retry: they start now, and
+        # their imports overlap with Temporal's boot and with ours.
         base_env = {**os.environ, "JOBCTRL_APP_DIR": str(self.paths.app_dir),
                     "JOBCTRL_TEMPORAL_ADDRESS": temporal_address,
-                    "JOBCTRL_PARENT_PID": str(os.getpid())}
-        # The API does not need the worker to start (health says "degraded" until the
-        # worker beats), so both come up at once: their imports overlap.
-        results = await asyncio.gather(
-            self._start_service(self._worker_spec(base_env)),
-            self._start_service(self._api_spec(base_env, api_port)),
-            return_exceptions=True,  # let both settle before any cleanup
-        )
-        for result in results:
-            if isinstance(result, BaseException):
-                raise result
+                    "JOBCTRL_PARENT_PID": str(os.getpid()),
+                    **self._ready_signals.child_env()}
+        starting = [self._launch(self._worker_spec(base_env)),
+                    self._launch(self._api_spec(base_env, api_port))]
+        if not external:
+            starting.insert(0, temporal)
+        if not external:
+            self._check_settings_agree(None)  # the settings models load while they start
+        await self._all_ready(starting)
+
+        from backend.config import RuntimeInfo
 
         self.info = RuntimeInfo(
             app_dir=str(self.paths.app_dir),
@@ -139,42 +183,65 @@ class Supervisor:
         self._refresh_runtime_pids()
         return self.info
 
-    async def _start_temporal(self) -> tuple[str, str | None]:
-        temporal = self.settings.temporal
-        if temporal.external:
-            self._on_status(ServiceStatus("temporal", "external", temporal.address))
-            await self._wait_temporal(temporal.address)  # fail early with a clear message
-            return temporal.address, None
-        port = port_or_free(self._requested_temporal_port, "Temporal dev server")
-        ui_port = port_or_free(None, "Temporal Web UI") if self._temporal_ui else None
-        address = f"{LOOPBACK}:{port}"
+    async def _all_ready(self, services: list[ManagedService]) -> None:
+        """Wait for every service; the first one that fails cancels the others' waits
+        (stop() then ends them), so a dead Temporal is reported at once."""
+        waits = [asyncio.ensure_future(service.until_ready()) for service in services]
+        try:
+            done, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_EXCEPTION)
+        finally:
+            for wait in waits:
+                wait.cancel()
+            await asyncio.gather(*waits, return_exceptions=True)
+        for wait in done:
+            if wait.exception() is not None:
+                raise wait.exception()
+
+    def _check_settings_agree(self, external: str | None) -> None:
+        """The validated settings name the same Temporal as the raw peek that decided what
+        to spawn (they read one field of one file; this guards against drift)."""
+        if self.settings.temporal.address != external:
+            raise RuntimeError(
+                f"{self.paths.settings}: temporal.address reads as {external!r} before"
+                f" validation and {self.settings.temporal.address!r} after")
+
+    async def _heartbeat_database(self) -> Database:
+        """Only for the fallback readiness check; the children migrate the database."""
+        if self._db is None:
+            from backend.store.db import Database
+
+            self._db = await Database.open(self.paths.database)
+        return self._db
+
+    def _temporal_spec(self, address: str, port: int, ui_port: int | None) -> ServiceSpec:
         binary = temporal_binary()
-        spec = ServiceSpec(
+        return ServiceSpec(
             name="temporal",
             argv=lambda: dev_server_argv(
                 binary, history_file=self.paths.temporal_history, port=port, ui_port=ui_port
             ),
             env=dict(os.environ),
-            ready=lambda _pid: self._temporal_answers(address),
+            ready=lambda _pid: port_accepts(address),
             ready_timeout=TEMPORAL_READY_TIMEOUT_S,
+            poll_s=TEMPORAL_PROBE_S,
             console_log=console_log_file(self.paths.logs, "temporal"),
         )
-        await self._start_service(spec)
-        return address, (f"http://{LOOPBACK}:{ui_port}" if ui_port else None)
-
-    async def _temporal_answers(self, address: str) -> bool:
-        client = await connect_temporal(self.settings.temporal, address)
-        await client.service_client.check_health()
-        return True
 
     async def _wait_temporal(self, address: str) -> None:
+        from backend.temporal.client import connect_with_retry
+
         await connect_with_retry(self.settings.temporal, address, timeout=TEMPORAL_READY_TIMEOUT_S)
 
     def _worker_spec(self, env: dict[str, str]) -> ServiceSpec:
         async def worker_ready(pid: int) -> bool:
+            if self._ready_signals.signalled("worker", pid):  # after its first heartbeat
+                return True
+            from backend.runtime.readiness import READY_WITHIN
+            from backend.store.heartbeats import newest_heartbeats
+
             rows = await newest_heartbeats(
-                self._db, database_path=str(self.paths.database), within=READY_WITHIN
-            )
+                await self._heartbeat_database(), database_path=str(self.paths.database),
+                within=READY_WITHIN)
             return any(row.pid == pid and row.state == "running" for row in rows)
 
         return ServiceSpec(
@@ -183,17 +250,15 @@ class Supervisor:
             env=env,
             ready=worker_ready,
             ready_timeout=WORKER_READY_TIMEOUT_S,
+            ready_signal=lambda pid: self._ready_signals.wait("worker", pid),
             console_log=console_log_file(self.paths.logs, "worker"),
             log_file=log_file(self.paths.logs, "worker"),
         )
 
     def _api_spec(self, env: dict[str, str], port: int) -> ServiceSpec:
-        base_url = f"http://{LOOPBACK}:{port}"
-
-        async def api_ready(_pid: int) -> bool:
-            async with httpx.AsyncClient(timeout=2) as client:
-                response = await client.get(f"{base_url}/v1/health")
-                return response.status_code == 200
+        # uvicorn binds its socket only once the app's lifespan has started: a port that
+        # accepts connections is an API that answers.
+        address = f"{LOOPBACK}:{port}"
 
         return ServiceSpec(
             name="api",
@@ -201,16 +266,18 @@ class Supervisor:
                 "api", "--app-dir", str(self.paths.app_dir), "--port", str(port)
             ),
             env={**env, "JOBCTRL_API_TOKEN": self.token},
-            ready=api_ready,
+            ready=lambda _pid: port_accepts(address),
             ready_timeout=API_READY_TIMEOUT_S,
+            ready_signal=lambda pid: self._ready_signals.wait("api", pid),
             console_log=console_log_file(self.paths.logs, "api"),
             log_file=log_file(self.paths.logs, "api"),
         )
 
-    async def _start_service(self, spec: ServiceSpec) -> None:
+    def _launch(self, spec: ServiceSpec) -> ManagedService:
         service = ManagedService(spec, self._children, self._on_status)
         self._services.append(service)
-        await service.start()
+        service.launch()
+        return service
 
     # -- stop --------------------------------------------------------------------------
 
@@ -222,6 +289,7 @@ class Supervisor:
             except Exception:  # noqa: BLE001 - keep stopping the others
                 log.exception("stopping %s failed", service.spec.name)
         self._services.clear()
+        await self._ready_signals.close()
         if self._db is not None:
             await self._db.close()
             self._db = None
@@ -235,6 +303,8 @@ class Supervisor:
         self._user_on_status(status)
 
     def _refresh_runtime_pids(self) -> None:
+        from backend.config import write_runtime_info
+
         pids = {"supervisor": os.getpid(),
                 **{service.spec.name: service.pid for service in self._services}}
         self.info = self.info.model_copy(update={"pids": pids})

@@ -20,10 +20,6 @@ import threading
 from pathlib import Path
 from typing import Literal
 
-import keyring
-import keyring.backends.fail
-import keyring.backends.null
-import keyring.errors
 from filelock import FileLock
 
 from backend.config import AppPaths, write_private_json
@@ -65,7 +61,17 @@ def validate_name(name: str) -> str:
 
 
 def _usable_keyring() -> keyring.backend.KeyringBackend | None:
-    """The platform keyring, or None when keyring only has its fail/null backends."""
+    """The platform keyring, or None when keyring only has its fail/null backends.
+
+    keyring is imported here, by the first store opened, not with this module: every
+    process imports this module, few open a store, and keyring's backend discovery is slow
+    to import. The methods below reach ``keyring.errors`` only once it is loaded."""
+    global keyring
+    import keyring
+    import keyring.backends.fail
+    import keyring.backends.null
+    import keyring.errors
+
     try:
         backend = keyring.get_keyring()
     except Exception:  # noqa: BLE001 - a broken keyring config means "no keyring"

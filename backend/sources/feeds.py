@@ -20,9 +20,6 @@ import logging
 import re
 from typing import Any
 
-import feedparser
-from feedparser.exceptions import CharacterEncodingOverride, NonXMLContentType
-
 from backend.domain.ids import job_id_for_url
 from backend.domain.postings import Posting
 from backend.sources.config import FeedSource
@@ -93,19 +90,24 @@ def parse_feed(body: bytes, url: str, content_type: str | None = None) -> Any:
     headers = {"content-location": url, "content-type": f"{media_type}; charset=utf-8"}
     # feedparser's own (pure Python) sanitizer is off: every description goes through
     # our allowlist cleaner anyway, and feedparser's costs more than the rest of parsing.
+    import feedparser  # with the first feed: every worker and API start imports this module
+
     return feedparser.parse(io.BytesIO(text.encode("utf-8")), response_headers=headers,
                             sanitize_html=False, resolve_relative_uris=False)
 
 
-# Feeds served as text/html or with a wrong charset are still feeds.
-_HARMLESS_BOZO = (CharacterEncodingOverride, NonXMLContentType)
+def _harmless_bozo() -> tuple[type[Exception], ...]:
+    """Feeds served as text/html or with a wrong charset are still feeds."""
+    from feedparser.exceptions import CharacterEncodingOverride, NonXMLContentType
+
+    return (CharacterEncodingOverride, NonXMLContentType)
 
 
 def feed_postings(parsed: Any, source: FeedSource) -> list[Posting]:
     entries = list(parsed.get("entries") or [])
     if not entries:
         broken = parsed.get("bozo") and not isinstance(
-            parsed.get("bozo_exception"), _HARMLESS_BOZO
+            parsed.get("bozo_exception"), _harmless_bozo()
         )
         if broken or not parsed.get("version"):
             log.warning("feed %s: not a readable feed", source.id)

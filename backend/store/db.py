@@ -22,6 +22,7 @@ import aiosqlite
 from backend.domain.clock import utc_now_iso
 from backend.store.backup import backup_before_upgrade, backups_dir_for
 from backend.store.data_migrations import DATA_STEPS
+from backend.store.schema_version import DatabaseTooNewError
 
 # Three processes share the file (API, worker, migrations at start). A user's command must
 # wait out another process's write transaction on a loaded machine, not fail with
@@ -78,23 +79,6 @@ def _apply_pragmas_waiting(conn: sqlite3.Connection) -> None:
             if "locked" not in str(error) or time.monotonic() >= deadline:
                 raise
             time.sleep(0.05)
-
-
-class DatabaseTooNewError(RuntimeError):
-    """The database was written by a newer JobCtrl: its schema is unknown to this build.
-
-    Raised before anything is written, so reinstalling the newer version finds the data
-    exactly as it left it."""
-
-    def __init__(self, database_version: int, known_version: int, path: Path):
-        self.database_version = database_version
-        self.known_version = known_version
-        self.path = path
-        super().__init__(
-            f"This data folder was written by a newer JobCtrl (database version "
-            f"{database_version}); this JobCtrl knows up to {known_version}. "
-            f"Install the newer version again. (Data folder: {path.parent})"
-        )
 
 
 Migration = tuple[int, str, str]  # (version, file name, SQL script)

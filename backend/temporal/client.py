@@ -13,6 +13,9 @@ from temporalio.service import RPCError
 
 from backend.config import TemporalSettings
 
+RETRY_FIRST_S = 0.02  # the worker and the API may start before the dev server answers:
+RETRY_MAX_S = 0.5     # retry soon at first, then back off
+
 
 class TemporalUnavailable(RuntimeError):
     pass
@@ -38,6 +41,7 @@ async def connect_with_retry(
     settings: TemporalSettings, address: str, *, timeout: float
 ) -> Client:
     deadline = time.monotonic() + timeout
+    pause = RETRY_FIRST_S
     while True:
         try:
             return await connect_temporal(settings, address)
@@ -46,4 +50,5 @@ async def connect_with_retry(
                 raise TemporalUnavailable(
                     f"Temporal at {address} did not answer within {timeout:.0f}s"
                 ) from error
-            await asyncio.sleep(0.2)
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, RETRY_MAX_S)

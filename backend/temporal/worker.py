@@ -22,6 +22,7 @@ from backend.runtime.budget_resume import resume_budget_halted_safely
 from backend.runtime.heartbeat import heartbeat_loop, worker_identity
 from backend.runtime.history_repair import repair_histories
 from backend.runtime.interrupted_resume import resume_interrupted_safely
+from backend.runtime.ready_signal import signal_ready
 from backend.runtime.reconciler import reconcile_runs
 from backend.runtime.task_queue import TaskQueueObserver
 from backend.runtime.threshold_backstop import dispatch_threshold_cleared_safely
@@ -50,6 +51,19 @@ from backend.temporal.workflows.preparation import JobPreparationWorkflow
 log = logging.getLogger(__name__)
 
 RECONCILE_EVERY_S = 15.0
+
+
+def worker_build_id() -> str:
+    """The build id both workers report. Without one, the SDK derives it by hashing the
+    bytecode of every loaded module (~1,000 of them: tens of milliseconds with bytecode
+    caches, seconds without), at every start. No worker versioning is used here, so the
+    package version names the build."""
+    from importlib import metadata
+
+    try:
+        return f"jobctrl-{metadata.version('jobctrl')}"
+    except metadata.PackageNotFoundError:  # a source tree that was never installed
+        return "jobctrl-dev"
 
 # The workflow classes each worker registers. tests/unit/test_workflow_replay.py replays the
 # recorded histories against exactly this list, so a newly registered workflow needs one.
@@ -138,7 +152,8 @@ async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event
         paths, task_queue=TASK_QUEUE, namespace=settings.temporal.namespace,
         slots=slots + ORCHESTRATION_ACTIVITY_SLOTS,
     )
-    common = {"interceptors": [tracker], "graceful_shutdown_timeout": timedelta(seconds=5)}
+    common = {"interceptors": [tracker], "graceful_shutdown_timeout": timedelta(seconds=5),
+              "build_id": worker_build_id()}
     orchestration = Worker(
         client, task_queue=TASK_QUEUE, workflows=ORCHESTRATION_WORKFLOWS,
         activities=orchestration_activities(db, paths),
@@ -162,8 +177,9 @@ async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event
                 client.workflow_service, namespace=settings.temporal.namespace,
                 task_queues=[TASK_QUEUE, PREP_TASK_QUEUE],
             )
-            beats = asyncio.create_task(
-                heartbeat_loop(db, identity, tracker, task_queues=observer))
+            beats = asyncio.create_task(heartbeat_loop(
+                db, identity, tracker, task_queues=observer,
+                on_first_beat=lambda: signal_ready("worker")))
             log.info("worker %s polling %s at %s", identity.worker_id, TASK_QUEUE, temporal_address)
             await stop.wait()
             for task in (beats, reconciler, schedules, auto_apply):

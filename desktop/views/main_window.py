@@ -6,15 +6,21 @@ the app dir (``desktop.window_state``).
 No I/O here: the window calls the controller's plain methods and reacts to its signals.
 A résumé file dragged anywhere over the window shows a drop hint; dropped, it goes
 through Settings' one importer and opens as a draft in Settings → Your profile.
-Later views (Pipelines, Runs, Jobs, ...) become more tabs and connect to
-``controller.views_invalidated`` for the view keys they show.
+Each view is a tab (``VIEW_TABS``) built the first time it is shown or asked for (a job
+link, a dropped résumé, the first event for Activity): until then its tab holds a
+"Starting…" placeholder, and this module imports no view module, so the window's first
+frame — its layout, menus and service states — paints before anything heavy is imported.
+Views connect to ``controller.views_invalidated`` for the view keys they show.
 """
 
 from __future__ import annotations
 
 import html
-from importlib import metadata
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from importlib import import_module, metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
@@ -39,25 +45,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from backend.config import RuntimeInfo
-from backend.runtime.services import ServiceStatus
-from desktop.client import StreamedEvent
 from desktop.qt_compat import emit
 from desktop.shell import SERVICE_NAMES, DiscoverOutcome, ShellController
 from desktop.theme import COLORS, notice_style
-from desktop.views.activity_view import ActivityView
-from desktop.views.applications_view import ApplicationsView
-from desktop.views.apply_review_view import ApplyReviewView
-from desktop.views.insights_view import InsightsView
-from desktop.views.jobs_view import JobsView
-from desktop.views.live_view import LiveView
-from desktop.views.partials import profile_import
 from desktop.views.partials.menu_bar import MenuCommands, build_menu_bar
-from desktop.views.partials.profile_import import dropped_resume
-from desktop.views.pipelines_view import PipelinesView
-from desktop.views.runs_view import RunsView
-from desktop.views.settings_view import SettingsView
-from desktop.views.spend_view import SpendView
 from desktop.views.status_indicators import ServiceIndicator, StreamIndicator
 from desktop.window_state import (
     WindowState,
@@ -65,6 +56,14 @@ from desktop.window_state import (
     read_window_state,
     write_window_state,
 )
+
+if TYPE_CHECKING:
+    from backend.config import RuntimeInfo
+    from backend.runtime.services import ServiceStatus
+    from desktop.client import StreamedEvent
+    from desktop.views.activity_view import ActivityView
+    from desktop.views.live_view import LiveView
+    from desktop.views.partials import profile_import
 
 SERVICE_TITLES = {"temporal": "Temporal", "worker": "Worker", "api": "API"}
 
@@ -128,6 +127,66 @@ class DropHint(QLabel):
         self.show()
 
 
+@dataclass(frozen=True)
+class ViewTab:
+    key: str
+    title: str
+    module: str
+    class_name: str
+    takes_controller: bool = True  # cls(controller, parent), else cls(parent, controller=...)
+
+
+# One tab per view, in this order. Each view module owns its widgets and its API calls.
+VIEW_TABS: tuple[ViewTab, ...] = (
+    ViewTab("pipelines", "Pipelines", "desktop.views.pipelines_view", "PipelinesView"),
+    ViewTab("runs", "Runs", "desktop.views.runs_view", "RunsView"),
+    ViewTab("jobs", "Jobs", "desktop.views.jobs_view", "JobsView"),
+    ViewTab("apply", "Apply Review", "desktop.views.apply_review_view", "ApplyReviewView"),
+    ViewTab("applications", "Applications", "desktop.views.applications_view",
+            "ApplicationsView"),
+    ViewTab("insights", "Insights", "desktop.views.insights_view", "InsightsView"),
+    ViewTab("spend", "Spend", "desktop.views.spend_view", "SpendView"),
+    ViewTab("settings", "Settings", "desktop.views.settings_view", "SettingsView"),
+    ViewTab("activity", "Activity", "desktop.views.activity_view", "ActivityView",
+            takes_controller=False),  # built as cls(parent, controller=controller)
+)
+STARTING_TEXT = "Starting…"
+
+
+class ViewSlot(QLabel):
+    """A tab's place until its view is built; what the first frame shows in the tab."""
+
+    def __init__(self, key: str, parent: QWidget | None = None):
+        super().__init__(STARTING_TEXT, parent)
+        self.key = key
+        self.setObjectName(f"{key}Slot")
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setStyleSheet("color: palette(placeholder-text); font-size: 13pt;")
+
+
+class LazyViews(Mapping[str, QWidget]):
+    """``window.views``: every tab's view by key, built on first access."""
+
+    def __init__(self, build) -> None:
+        self._build = build
+        self.keys_in_order: list[str] = []
+        self.built: dict[str, QWidget] = {}
+
+    def __getitem__(self, key: str) -> QWidget:
+        if key not in self.keys_in_order:
+            raise KeyError(key)
+        return self.built.get(key) or self._build(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys_in_order)
+
+    def __len__(self) -> int:
+        return len(self.keys_in_order)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.keys_in_order
+
+
 PREFERRED_SIZE = (1240, 860)  # the Pipelines grid and its side panels without scrolling
 
 
@@ -168,9 +227,14 @@ class MainWindow(QMainWindow):
     close_requested = Signal()  # the app stops the services, then closes the window
     hidden_to_tray = Signal()   # the close button hid the window; the tray keeps the app
     quit_requested = Signal()   # File → Quit: the app stops the services and leaves
+    first_frame_painted = Signal()  # once, after the window's first paint
 
-    def __init__(self, controller: ShellController, parent: QWidget | None = None):
+    def __init__(self, controller: ShellController, parent: QWidget | None = None, *,
+                 lazy_first_view: bool = False):
+        """``lazy_first_view``: leave even the current tab's view to ``build_current_view``
+        (the app calls it after the first frame, once the services are spawned)."""
         super().__init__(parent)
+        self._painted = False
         self.controller = controller
         self.jobs_discovered = 0
         self._api_ready = False
@@ -195,6 +259,8 @@ class MainWindow(QMainWindow):
         self._save_timer.timeout.connect(self.save_state)
         self.restore_state()
         self._connect()
+        if not lazy_first_view:
+            self.build_current_view()
         self._update_actions()
         self.menu_actions.refresh.setEnabled(bool(self.live_views_shown()))
         # Drags are watched app-wide: a text input under the cursor must not swallow a
@@ -233,21 +299,10 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget(central)
         self.tabs.setDocumentMode(True)
         self.tabs.setObjectName("viewTabs")
-        self.views: dict[str, QWidget] = {}
-        # One tab per view, in this order: Pipelines, Runs, Jobs, Apply Review,
-        # Applications, Insights, Spend, Settings, Activity. Each view module owns its
-        # widgets and its API calls.
-        self.add_view("pipelines", PipelinesView(self.controller, self.tabs), "Pipelines")
-        self.add_view("runs", RunsView(self.controller, self.tabs), "Runs")
-        self.add_view("jobs", JobsView(controller=self.controller, parent=self.tabs), "Jobs")
-        self.add_view("apply", ApplyReviewView(self.controller, self.tabs), "Apply Review")
-        self.add_view("applications", ApplicationsView(self.controller, self.tabs),
-                      "Applications")
-        self.add_view("insights", InsightsView(self.controller, self.tabs), "Insights")
-        self.add_view("spend", SpendView(controller=self.controller, parent=self.tabs), "Spend")
-        self.add_view("settings", SettingsView(self.controller, self.tabs), "Settings")
-        self.activity = ActivityView(self.tabs, controller=self.controller)
-        self.add_view("activity", self.activity, "Activity")
+        self.views = LazyViews(self._build_view)
+        self._tabs_by_key: dict[str, ViewTab] = {}
+        for tab in VIEW_TABS:
+            self.add_view(tab)
         root.addWidget(self.tabs, 1)
 
         footer = QHBoxLayout()
@@ -268,10 +323,51 @@ class MainWindow(QMainWindow):
         self._show_jobs_count()
         self._show_links()
 
-    def add_view(self, key: str, view: QWidget, title: str) -> None:
+    def add_view(self, tab: ViewTab) -> None:
+        """A tab for the view, with a placeholder until the view is built."""
+        self._tabs_by_key[tab.key] = tab
+        self.views.keys_in_order.append(tab.key)
+        self.tabs.addTab(ViewSlot(tab.key, self.tabs), tab.title)
+
+    def _build_view(self, key: str) -> QWidget:
+        """Build the view (importing its module), put it in place of its placeholder and
+        connect it. The swap is not a tab change: the same tab stays current."""
+        tab = self._tabs_by_key[key]
+        view_class = getattr(import_module(tab.module), tab.class_name)
+        view = (view_class(self.controller, self.tabs) if tab.takes_controller
+                else view_class(self.tabs, controller=self.controller))
         view.setObjectName(f"{key}View")
-        self.views[key] = view
-        self.tabs.addTab(view, title)
+        self.views.built[key] = view
+        slot = self._slot(key)
+        index = self.tabs.indexOf(slot)
+        self.tabs.blockSignals(True)
+        try:
+            current = self.tabs.currentIndex() == index
+            self.tabs.insertTab(index, view, tab.title)  # the placeholder moves to index + 1
+            if current:
+                self.tabs.setCurrentIndex(index)
+            self.tabs.removeTab(index + 1)
+        finally:
+            self.tabs.blockSignals(False)
+        slot.deleteLater()
+        self._wire(key, view)
+        if current:
+            self.menu_actions.refresh.setEnabled(bool(self.live_views_shown()))
+        return view
+
+    def _slot(self, key: str) -> ViewSlot:
+        for index in range(self.tabs.count()):
+            page = self.tabs.widget(index)
+            if isinstance(page, ViewSlot) and page.key == key:
+                return page
+        raise KeyError(key)
+
+    def build_current_view(self) -> QWidget:
+        return self.views[self.current_view_key]
+
+    @property
+    def activity(self) -> ActivityView:
+        return self.views["activity"]
 
     def show_view(self, key: str) -> QWidget:
         view = self.views[key]
@@ -293,6 +389,10 @@ class MainWindow(QMainWindow):
         """The current tab's API-backed views that are on screen (e.g. Jobs: the list and
         the selected job's detail)."""
         view = self.tabs.currentWidget()
+        if isinstance(view, ViewSlot):
+            return []  # not built yet: nothing fetched, nothing to refresh
+        from desktop.views.live_view import LiveView
+
         candidates = [view, *view.findChildren(LiveView)]
         return [live for live in candidates if isinstance(live, LiveView)
                 and (live is view or live.isVisibleTo(view))]
@@ -314,7 +414,10 @@ class MainWindow(QMainWindow):
     def open_app_folder(self) -> None:
         QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.controller.app_dir)))
 
-    def _on_tab_changed(self, _index: int) -> None:
+    def _on_tab_changed(self, index: int) -> None:
+        page = self.tabs.widget(index)
+        if isinstance(page, ViewSlot) and self.isVisible():
+            self._build_view(page.key)  # a lazy tab: built the first time it is shown
         self.menu_actions.refresh.setEnabled(bool(self.live_views_shown()))
         self._save_timer.start()
 
@@ -323,7 +426,9 @@ class MainWindow(QMainWindow):
     @property
     def current_view_key(self) -> str | None:
         current = self.tabs.currentWidget()
-        return next((key for key, view in self.views.items() if view is current), None)
+        if isinstance(current, ViewSlot):
+            return current.key
+        return next((key for key, view in self.views.built.items() if view is current), None)
 
     def window_state(self) -> WindowState:
         # The normal geometry also while maximized: un-maximizing after a restart returns
@@ -346,7 +451,9 @@ class MainWindow(QMainWindow):
         if state.maximized:
             self.setWindowState(self.windowState() | Qt.WindowState.WindowMaximized)
         if state.view in self.views:
-            self.show_view(state.view)
+            # The tab only: its view is built when shown (or by build_current_view).
+            view = self.views.built.get(state.view)
+            self.tabs.setCurrentWidget(view or self._slot(state.view))
         return True
 
     def moveEvent(self, event: QMoveEvent) -> None:  # noqa: N802 - Qt API
@@ -366,6 +473,8 @@ class MainWindow(QMainWindow):
         return self.views["settings"].profile_page.importer
 
     def choose_resume(self, origin: str) -> None:
+        from desktop.views.partials import profile_import
+
         path = profile_import.choose_resume_file(self)
         if path is not None:
             self.importer.import_file(path, origin)
@@ -393,6 +502,8 @@ class MainWindow(QMainWindow):
 
     def _on_drag(self, event: QDropEvent) -> bool:
         """Accept one résumé file; anything else goes on to the widget under the cursor."""
+        from desktop.views.partials.profile_import import dropped_resume
+
         path = dropped_resume(event.mimeData())
         if path is None:
             self.drop_hint.hide()
@@ -405,17 +516,28 @@ class MainWindow(QMainWindow):
             self.drop_hint.show_for(path)
         return True
 
+    def _wire(self, key: str, view: QWidget) -> None:
+        """A freshly built view's connections to the window."""
+        if key != "jobs" and hasattr(view, "open_job"):
+            view.open_job.connect(self.open_job)
+        if key == "pipelines":
+            view.profile_requested.connect(self.open_profile)
+            view.import_requested.connect(lambda: self.choose_resume("first-run"))
+            view.sample_requested.connect(lambda: self.importer.import_sample("first-run"))
+            view.set_shell_block_reason(self.discover_enabled_reason)
+        elif key == "settings":
+            view.profile_page.draft_opened.connect(lambda: self.show_view("settings"))
+            view.profile_page.importer.progress.connect(self._on_import_progress)
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt API
+        super().paintEvent(event)
+        if not self._painted:
+            self._painted = True
+            # After this paint has reached the screen, not in the middle of it.
+            QTimer.singleShot(0, lambda: emit(self.first_frame_painted))
+
     def _connect(self) -> None:
         self.tabs.currentChanged.connect(self._on_tab_changed)
-        for key, view in self.views.items():
-            if key != "jobs" and hasattr(view, "open_job"):
-                view.open_job.connect(self.open_job)
-        pipelines, settings = self.views["pipelines"], self.views["settings"]
-        pipelines.profile_requested.connect(self.open_profile)
-        pipelines.import_requested.connect(lambda: self.choose_resume("first-run"))
-        pipelines.sample_requested.connect(lambda: self.importer.import_sample("first-run"))
-        settings.profile_page.draft_opened.connect(lambda: self.show_view("settings"))
-        self.importer.progress.connect(self._on_import_progress)
         c = self.controller
         c.service_status.connect(self.on_service_status)
         c.runtime_ready.connect(self.on_runtime_ready)
@@ -468,7 +590,7 @@ class MainWindow(QMainWindow):
             self.controller.restart()
 
     def on_event(self, event: StreamedEvent) -> None:
-        self.activity.append(event)
+        self.activity.append(event)  # the first event builds the Activity view
         if event.type == "JobDiscovered":
             self.jobs_discovered += 1
             self._show_jobs_count()
@@ -517,8 +639,11 @@ class MainWindow(QMainWindow):
 
     def _update_actions(self) -> None:
         # The window knows the service and stream states; the Pipelines view adds its own
-        # rules (the run in progress, the recovery gate, the ticked sources).
-        self.views["pipelines"].set_shell_block_reason(self.discover_enabled_reason)
+        # rules (the run in progress, the recovery gate, the ticked sources). A Pipelines
+        # view built later gets the reason when it is wired.
+        pipelines = self.views.built.get("pipelines")
+        if pipelines is not None:
+            pipelines.set_shell_block_reason(self.discover_enabled_reason)
 
     def _show_jobs_count(self) -> None:
         # Counted from the live events, so it says "since opening": after a restart a

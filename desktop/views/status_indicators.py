@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import html
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QWidget
 
-from backend.runtime.services import ServiceStatus
 from desktop.theme import COLORS  # the views import the tone colours from here too
+
+if TYPE_CHECKING:
+    from backend.runtime.services import ServiceStatus
 
 # state -> (tone, label)
 SERVICE_STATES = {

@@ -21,7 +21,6 @@ from backend.config import (
     TemporalSettings,
     save_settings,
 )
-from backend.runtime.budget_resume import nudge_budget_resume
 from backend.runtime.faults import fault_point
 from backend.sources.config import SourceConfig
 from backend.sources.link import MAX_LINK_LENGTH, SourceLinkError, resolve_source_link
@@ -141,6 +140,9 @@ async def patch_settings(request: Request, body: SettingsPatch) -> AppSettings: 
                                                         updated.daily_budget_usd):
         await nudge_auto_apply(context)  # the standing apply loop follows at once
     if before.daily_budget_usd != updated.daily_budget_usd:
+        # Imported here: it brings the discovery activities, which the API's start needs not.
+        from backend.runtime.budget_resume import nudge_budget_resume
+
         await nudge_budget_resume(context)  # budget-halted preparation, too
     if updated.min_fit_score < before.min_fit_score:
         await prepare_threshold_cleared(context)
