@@ -407,16 +407,16 @@ def _application(p: Payload, n: Names) -> str:
 
 def _application_tracked(p: Payload, n: Names) -> tuple[str, Tone]:
     how = apps.VIA_TEXT.get(p.get("via") or "", "applied")
-    return f"{_application(p, n)} is on your application board ({how})", "success"
+    return f"Added to your application board: {_application(p, n)} ({how})", "success"
 
 
 def _application_untracked(p: Payload, n: Names) -> tuple[str, Tone]:
-    return (f"{_job(n, p)} left your application board (its applied mark was"
+    return (f"Removed from your application board: {_job(n, p)} (its applied mark was"
             " cleared)"), "info"
 
 
 def _outcome_recorded(p: Payload, n: Names) -> tuple[str, Tone]:
-    text = (f"{_job(n, p)} moved to {apps.stage_label(p.get('stage'))}"
+    text = (f"Moved {_job(n, p)} to {apps.stage_label(p.get('stage'))}"
             f" ({apps.day_text(p.get('date'))})")
     tone: Tone = "success" if p.get("stage") in ("heard_back", "interviewing", "offer") \
         else "info"
@@ -424,7 +424,7 @@ def _outcome_recorded(p: Payload, n: Names) -> tuple[str, Tone]:
 
 
 def _outcome_undone(p: Payload, n: Names) -> tuple[str, Tone]:
-    return f"{_job(n, p)}: last move undone", "info"
+    return f"Undid the last move of {_job(n, p)}", "info"
 
 
 def _follow_up(verb: str):
