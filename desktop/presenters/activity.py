@@ -420,7 +420,7 @@ def _outcome_recorded(p: Payload, n: Names) -> tuple[str, Tone]:
             f" ({apps.day_text(p.get('date'))})")
     tone: Tone = "success" if p.get("stage") in ("heard_back", "interviewing", "offer") \
         else "info"
-    return text + (f": {p['note']}" if p.get("note") else ""), tone
+    return text, tone  # the note is the user's own, shown on the board's card
 
 
 def _outcome_undone(p: Payload, n: Names) -> tuple[str, Tone]:

@@ -34,7 +34,7 @@ def day_text(value: str | date | None, *, today: date | None = None) -> str:
     try:
         day = value if isinstance(value, date) else date.fromisoformat(str(value)[:10])
     except ValueError:
-        return str(value)  # not a day: shown as it came
+        return "—"  # not a day: unknown, never the raw value
     this_year = (today or date.today()).year
     text = f"{day.day} {day.strftime('%b')}"
     return text if day.year == this_year else f"{text} {day.year}"
@@ -47,7 +47,7 @@ def interview_time_text(starts_at: str | None, zone: tzinfo | None = None) -> st
     try:
         moment = datetime.fromisoformat(starts_at.replace("Z", "+00:00")).astimezone(zone)
     except ValueError:
-        return starts_at
+        return "—"  # not a time: unknown, never the raw value
     return f"{moment.strftime('%a')} {moment.day} {moment.strftime('%b')}, {moment:%H:%M}"
 
 
