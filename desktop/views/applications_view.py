@@ -17,7 +17,6 @@ from typing import Any
 
 from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtWidgets import (
-    QDialog,
     QFileDialog,
     QHBoxLayout,
     QLabel,
@@ -206,9 +205,11 @@ class ApplicationsView(LiveView):
             emit(self.open_job, job_key)
 
     def add_interview(self) -> None:
-        dialog = InterviewDialog(self)
-        if dialog.exec() == QDialog.DialogCode.Accepted:
-            self._command("interviews", dialog.body(), "Interview saved.")
+        dialog = InterviewDialog(self)  # open(), not exec(): see _edit_email
+        dialog.accepted.connect(lambda: self._command("interviews", dialog.body(),
+                                                      "Interview saved."))
+        dialog.finished.connect(lambda _result: dialog.deleteLater())
+        dialog.open()
 
     def save_calendar(self) -> None:
         key = self.board.selected_key()
@@ -243,12 +244,20 @@ class ApplicationsView(LiveView):
                              name="application-draft")
 
     def _edit_email(self, key: str, draft: dict[str, Any]) -> None:
+        """Opened window-modal, never with ``exec()``: this runs in an API call's callback,
+        inside an asyncio task, and a nested event loop there would run the other tasks
+        (the event stream among them) inside this one, which asyncio refuses."""
         self.panel.say_email("", "idle")
         dialog = FollowUpEmailDialog(draft, self)
         self.email_dialog = dialog  # tests and screenshots reach the open dialog here
-        if dialog.exec() == QDialog.DialogCode.Accepted:
-            self.send_email(key, dialog.email())
-        self.email_dialog = None
+        dialog.accepted.connect(lambda: self.send_email(key, dialog.email()))
+        dialog.finished.connect(lambda _result: self._email_dialog_closed(dialog))
+        dialog.open()
+
+    def _email_dialog_closed(self, dialog: FollowUpEmailDialog) -> None:
+        if self.email_dialog is dialog:
+            self.email_dialog = None
+        dialog.deleteLater()
 
     def send_email(self, key: str, email: dict[str, Any]) -> None:
         self.panel.say_email("Sending…", "idle")

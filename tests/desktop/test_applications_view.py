@@ -156,3 +156,9 @@ def test_the_follow_up_email_opens_as_a_draft_and_a_refused_send_keeps_the_text(
     qtbot.mouseClick(view.panel.draft_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: len(seen) == 2, timeout=20_000)
     assert seen[1].endswith("P.S. Thanks again.")
+    # The dialogs never run a nested event loop inside an API callback: the event stream
+    # is still alive, so a move made elsewhere shows without a manual refresh.
+    with api(live_services) as http:
+        http.post(f"/v1/applications/{key}/moves", json={"stage": "heard_back"}
+                  ).raise_for_status()
+    qtbot.waitUntil(lambda: view.board.column_of(key) == "heard_back", timeout=20_000)
