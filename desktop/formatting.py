@@ -40,6 +40,13 @@ ERROR_TITLES = {
     "worker_runtime_unavailable": "Worker not running",
     "unauthorized": "Not authorized",
     "forbidden": "Not authorized",
+    # The application board's refusals.
+    "smtp_not_configured": "No email account set up",
+    "follow_up_claim_unsupported": "Not sent",
+    "follow_up_email_in_progress": "Still sending",
+    "application_same_stage": "Already there",
+    "outcome_in_future": "Date in the future",
+    "outcome_before_applying": "Date before you applied",
 }
 
 

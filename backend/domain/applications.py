@@ -153,14 +153,15 @@ def days_without_reply(moves: Sequence[Move], applied_on: date, today: date) -> 
 
 def follow_up_is_due(follow_up: FollowUp | None, moves: Sequence[Move], today: date) -> bool:
     """Due on and after its day, while it is open. The default one ("follow up if nothing
-    was heard") lapses once there is a reply; a date the user chose holds at any open
-    stage."""
+    was heard") lapses once there is a reply or the user called it ghosted; a date the
+    user chose holds at any open stage."""
     if follow_up is None or follow_up.status != "scheduled" or follow_up.due_on is None:
         return False
     stage = current_stage(moves)
     if stage in CLOSED_STAGES:
         return False
-    if follow_up.reason == "after_applying" and first_reply_on(moves) is not None:
+    if follow_up.reason == "after_applying" and (first_reply_on(moves) is not None
+                                                 or stage == "ghosted"):
         return False
     return date.fromisoformat(follow_up.due_on) <= today
 

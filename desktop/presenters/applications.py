@@ -118,7 +118,8 @@ def follow_ups_due_text(count: int) -> str:
 
 
 def percent_text(value: float | None) -> str:
-    return "—" if value is None else f"{round(value * 100)} %"
+    # Half up (12.5 % is "13 %"), not Python's round-half-to-even.
+    return "—" if value is None else f"{int(value * 100 + 0.5)} %"
 
 
 def days_value_text(value: float | None) -> str:

@@ -17,7 +17,6 @@ from typing import Any
 
 from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtWidgets import (
-    QDialog,
     QFileDialog,
     QHBoxLayout,
     QLabel,
@@ -37,7 +36,11 @@ from desktop.qt_compat import emit
 from desktop.shell import ShellController
 from desktop.views.live_view import LiveView
 from desktop.views.partials.application_board import ApplicationBoard, card_menu
-from desktop.views.partials.application_detail import ApplicationDetailPanel, InterviewDialog
+from desktop.views.partials.application_detail import (
+    ApplicationDetailPanel,
+    FollowUpEmailDialog,
+    InterviewDialog,
+)
 from desktop.views.status_indicators import COLORS
 
 DAY_POLL_MS = 15 * 60_000  # "due today" changes at local midnight, with no event
@@ -52,6 +55,8 @@ class ApplicationsView(LiveView):
         self.board_data: dict[str, Any] | None = None
         self.detail: dict[str, Any] | None = None
         self.last_moved: str | None = None  # the card the Undo button takes back
+        self.unsent: dict[str, dict[str, Any]] = {}  # job key -> an email a send refused
+        self.email_dialog: FollowUpEmailDialog | None = None
         self._build()
 
     @property
@@ -90,6 +95,7 @@ class ApplicationsView(LiveView):
         splitter.addWidget(self.panel)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
+        splitter.setSizes([430, 260])  # the board first: its cards are the point
         root.addWidget(splitter, 1)
 
         self.board.move_requested.connect(self.move_card)
@@ -102,7 +108,6 @@ class ApplicationsView(LiveView):
         self.panel.interview_requested.connect(self.add_interview)
         self.panel.calendar_requested.connect(self.save_calendar)
         self.panel.draft_requested.connect(self.draft_email)
-        self.panel.send_requested.connect(self.send_email)
         self.panel.open_job_requested.connect(self._open_selected_job)
 
     def poll_interval_ms(self) -> int | None:
@@ -200,9 +205,11 @@ class ApplicationsView(LiveView):
             emit(self.open_job, job_key)
 
     def add_interview(self) -> None:
-        dialog = InterviewDialog(self)
-        if dialog.exec() == QDialog.DialogCode.Accepted:
-            self._command("interviews", dialog.body(), "Interview saved.")
+        dialog = InterviewDialog(self)  # open(), not exec(): see _edit_email
+        dialog.accepted.connect(lambda: self._command("interviews", dialog.body(),
+                                                      "Interview saved."))
+        dialog.finished.connect(lambda _result: dialog.deleteLater())
+        dialog.open()
 
     def save_calendar(self) -> None:
         key = self.board.selected_key()
@@ -223,31 +230,51 @@ class ApplicationsView(LiveView):
                              name="application-ics")
 
     def draft_email(self) -> None:
+        """The draft (or the text a refused send left) in a dialog; Send sends it."""
         key = self.board.selected_key()
         if key is None:
             return
+        if key in self.unsent:
+            self._edit_email(key, self.unsent[key])
+            return
         self.panel.say_email("Writing a draft…", "idle")
-
-        def show(draft: dict[str, Any]) -> None:
-            self.panel.show_draft(draft)
-            self.panel.say_email("Check the draft, then send it from your email account.", "ok")
-
-        self.controller.call(lambda client: client.follow_up_draft(key), show,
+        self.controller.call(lambda client: client.follow_up_draft(key),
+                             lambda draft: self._edit_email(key, draft),
                              lambda error: self.panel.say_email(describe_api_error(error), "bad"),
                              name="application-draft")
 
-    def send_email(self, email: dict[str, Any]) -> None:
-        key = self.board.selected_key()
-        if key is None:
-            return
+    def _edit_email(self, key: str, draft: dict[str, Any]) -> None:
+        """Opened window-modal, never with ``exec()``: this runs in an API call's callback,
+        inside an asyncio task, and a nested event loop there would run the other tasks
+        (the event stream among them) inside this one, which asyncio refuses."""
+        self.panel.say_email("", "idle")
+        dialog = FollowUpEmailDialog(draft, self)
+        self.email_dialog = dialog  # tests and screenshots reach the open dialog here
+        dialog.accepted.connect(lambda: self.send_email(key, dialog.email()))
+        dialog.finished.connect(lambda _result: self._email_dialog_closed(dialog))
+        dialog.open()
+
+    def _email_dialog_closed(self, dialog: FollowUpEmailDialog) -> None:
+        if self.email_dialog is dialog:
+            self.email_dialog = None
+        dialog.deleteLater()
+
+    def send_email(self, key: str, email: dict[str, Any]) -> None:
         self.panel.say_email("Sending…", "idle")
+
+        def accepted(_answer: dict[str, Any]) -> None:
+            self.unsent.pop(key, None)
+            self.panel.say_email(f"Sending to {email['recipient']}; it shows here once it "
+                                 "is sent.", "ok")
+            self.refresh()
+
+        def refused(error: Exception) -> None:
+            self.unsent[key] = email  # the next "Write…" opens the user's text again
+            self.panel.say_email(describe_api_error(error), "bad")
+
         self.controller.call(
             lambda client: client.application_action(key, "follow-up/email", **email),
-            lambda _accepted: (self.panel.say_email(
-                f"Sending to {email['recipient']}; it shows here once it is sent.", "ok"),
-                self.refresh()),
-            lambda error: self.panel.say_email(describe_api_error(error), "bad"),
-            name="application-send")
+            accepted, refused, name="application-send")
 
     # -- selection ------------------------------------------------------------------------
 

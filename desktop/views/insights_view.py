@@ -138,12 +138,11 @@ class InsightsView(LiveView):
             value = None if withheld else group.get(rate_key)
             bars.append((label, value, withheld or percent_text(value)))
         self.chart.set_bars(f"{rate_title} by {self.dimension.currentText().lower()}", bars)
+        self.table.clearSpans()
         self.table.setRowCount(len(groups))
         for row, group in enumerate(groups):
             cells = [group_label(dimension, group["label"]), *figure_cells(group)]
             for column, text in enumerate(cells):
                 self.table.setItem(row, column, QTableWidgetItem(text))
-            if group.get("withheld"):
+            if group.get("withheld"):  # one sentence across the figures it replaces
                 self.table.setSpan(row, 2, 1, len(COLUMNS) - 2)
-            else:
-                self.table.setSpan(row, 2, 1, 1)

@@ -117,3 +117,48 @@ def test_the_card_menu_moves_and_the_cards_speak_plainly(live_services, board_vi
     qtbot.waitUntil(lambda: "Menu Tester" in view.panel.title.text(), timeout=20_000)
     assert "What the posting said." in view.panel.posting.toPlainText()
     assert "Offer" in view.panel.history.text()
+
+
+def test_the_follow_up_email_opens_as_a_draft_and_a_refused_send_keeps_the_text(
+        live_services, board_view, qtbot):
+    from PySide6.QtCore import QTimer
+
+    from tests.integration.test_preparation import PROFILE
+
+    key = add_applied_job(live_services, "Email Tester")
+    with api(live_services) as http:
+        http.put("/v1/profile", json=PROFILE).raise_for_status()
+    view = board_view
+    view.refresh()
+    qtbot.waitUntil(lambda: view.board.column_of(key) == "applied", timeout=20_000)
+    assert view.board.select(key)
+    qtbot.waitUntil(lambda: "Email Tester" in view.panel.title.text(), timeout=20_000)
+    seen: list[str] = []
+
+    def send_from_dialog(edit: str) -> None:
+        dialog = view.email_dialog
+        if dialog is None:  # the draft is still on its way
+            QTimer.singleShot(100, lambda: send_from_dialog(edit))
+            return
+        seen.append(dialog.body.toPlainText())
+        dialog.recipient.setText("jobs@boardtest.example")
+        dialog.body.setPlainText(dialog.body.toPlainText() + edit)
+        dialog.send_button.click()
+
+    QTimer.singleShot(100, lambda: send_from_dialog("\n\nP.S. Thanks again."))
+    qtbot.mouseClick(view.panel.draft_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "No email account set up" in view.panel.email_state.text(),
+                    timeout=20_000)
+    assert seen[0].startswith("Dear Board Test Co hiring team,\n\nI recently applied for the"
+                              " Email Tester position at Board Test Co")
+    # The refused email is kept: writing again opens the user's own text, not a new draft.
+    QTimer.singleShot(100, lambda: send_from_dialog(""))
+    qtbot.mouseClick(view.panel.draft_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(seen) == 2, timeout=20_000)
+    assert seen[1].endswith("P.S. Thanks again.")
+    # The dialogs never run a nested event loop inside an API callback: the event stream
+    # is still alive, so a move made elsewhere shows without a manual refresh.
+    with api(live_services) as http:
+        http.post(f"/v1/applications/{key}/moves", json={"stage": "heard_back"}
+                  ).raise_for_status()
+    qtbot.waitUntil(lambda: view.board.column_of(key) == "heard_back", timeout=20_000)

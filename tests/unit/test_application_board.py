@@ -242,3 +242,11 @@ async def test_jobs_applied_before_the_board_existed_are_put_on_it_by_the_migrat
         assert await board_rows(db) == rows, "the data step folds like the live path"
     finally:
         await db.close()
+
+
+async def test_the_default_follow_up_lapses_once_the_user_calls_it_ghosted(db):
+    key = await add_job(db, 1)
+    await apply_job(db, key)
+    state = await move(db, key, "ghosted", MARCH_9, today=MARCH_9)
+    assert not domain.follow_up_is_due(state.follow_up, state.moves, MARCH_9)
+    assert domain.counts_as_ghosted(state.moves, date(2026, 3, 2), MARCH_9, 30)

@@ -8,16 +8,32 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from PySide6.QtCore import QMimeData, QPoint, Qt, Signal
-from PySide6.QtGui import QAction, QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtCore import QMimeData, QPoint, QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import (
+    QAction,
+    QColor,
+    QDragEnterEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QFont,
+    QFontMetrics,
+    QGuiApplication,
+    QPainter,
+    QPalette,
+    QPen,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
     QHBoxLayout,
     QLabel,
+    QListView,
     QListWidget,
     QListWidgetItem,
     QMenu,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QVBoxLayout,
     QWidget,
 )
@@ -28,13 +44,88 @@ from desktop.theme import COLORS
 
 CARD_MIME = "application/x-jobctrl-application"
 KEY_ROLE = Qt.ItemDataRole.UserRole
-COLUMN_MIN_WIDTH = 150
+CARD_ROLE = Qt.ItemDataRole.UserRole + 1
+COLUMN_MIN_WIDTH = 128
+CARD_PADDING = 7
+CARD_GAP = 3
 # Columns that end an application, set apart from the way forward.
 ENDINGS = frozenset({"rejected", "withdrawn", "ghosted"})
 
 
 def card_text(card: dict[str, Any], today: date) -> str:
     return "\n".join([card.get("title") or "Untitled", *card_lines(card, today)])
+
+
+def card_look(card: dict[str, Any], today: date) -> dict[str, Any]:
+    """What the card delegate paints: the title, its lines, and which line is the due
+    follow-up (amber) or the silence past the threshold (muted)."""
+    lines = card_lines(card, today)
+    due = bool((card.get("followUp") or {}).get("due"))
+    return {"title": card.get("title") or "Untitled", "lines": lines, "due": due,
+            "warn": {i for i, line in enumerate(lines)
+                     if (due and line.startswith(("Follow up", "Follow-up")))},
+            "muted": {i for i, line in enumerate(lines) if line.startswith("No reply yet")}}
+
+
+class CardDelegate(QStyledItemDelegate):
+    """A card: a rounded frame (accent when selected, amber when a follow-up is due), the
+    title in bold, then its lines, each wrapped to the column's width."""
+
+    def _fonts(self, option: QStyleOptionViewItem) -> tuple[QFont, QFont]:
+        bold = QFont(option.font)
+        bold.setBold(True)
+        return bold, QFont(option.font)
+
+    def _blocks(self, option: QStyleOptionViewItem, look: dict[str, Any], width: int):
+        bold, plain = self._fonts(option)
+        flags = int(Qt.TextFlag.TextWordWrap)
+        blocks = [(look["title"], bold, "text")]
+        for i, line in enumerate(look["lines"]):
+            tone = "warn" if i in look["warn"] else ("muted" if i in look["muted"] else "text")
+            blocks.append((line, plain, tone))
+        measured = []
+        for text, font, tone in blocks:
+            rect = QFontMetrics(font).boundingRect(QRect(0, 0, width, 10_000), flags, text)
+            measured.append((text, font, tone, rect.height()))
+        return measured
+
+    def sizeHint(self, option: QStyleOptionViewItem, index) -> QSize:  # noqa: N802 - Qt API
+        look = index.data(CARD_ROLE)
+        if not look:
+            return super().sizeHint(option, index)
+        # The column's width: a card is as wide as the column and as tall as its text.
+        view = self.parent()
+        available = view.viewport().width() - 2 * view.spacing() if view else option.rect.width()
+        width = max(available, COLUMN_MIN_WIDTH) - 2 * CARD_PADDING - 2
+        height = sum(block[3] for block in self._blocks(option, look, width))
+        return QSize(width, height + 2 * CARD_PADDING + 2 * CARD_GAP)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index) -> None:
+        look = index.data(CARD_ROLE)
+        if not look:
+            super().paint(painter, option, index)
+            return
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        frame = QRectF(option.rect).adjusted(1, CARD_GAP, -1, -CARD_GAP)
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        edge = COLORS["accent"] if selected else (COLORS["busy"] if look["due"] else COLORS["idle"])
+        painter.setPen(QPen(QColor(edge), 2 if selected or look["due"] else 1))
+        # The application's palette: the column's own is see-through (its style sheet).
+        palette = QGuiApplication.palette()
+        painter.setBrush(palette.color(QPalette.ColorRole.Base))
+        painter.drawRoundedRect(frame, 6, 6)
+        width = int(frame.width()) - 2 * CARD_PADDING
+        top = frame.top() + CARD_PADDING
+        text_color = palette.color(QPalette.ColorRole.Text)
+        tones = {"text": text_color, "warn": QColor(COLORS["busy"]), "muted": QColor(COLORS["idle"])}
+        for text, font, tone, height in self._blocks(option, look, width):
+            painter.setFont(font)
+            painter.setPen(tones[tone])
+            painter.drawText(QRectF(frame.left() + CARD_PADDING, top, width, height),
+                             int(Qt.TextFlag.TextWordWrap), text)
+            top += height
+        painter.restore()
 
 
 class BoardColumn(QListWidget):
@@ -53,15 +144,15 @@ class BoardColumn(QListWidget):
         self.setDefaultDropAction(Qt.DropAction.MoveAction)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setWordWrap(True)
+        self.setTextElideMode(Qt.TextElideMode.ElideNone)
         self.setSpacing(4)
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setMinimumWidth(COLUMN_MIN_WIDTH)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        self.setStyleSheet(
-            "QListWidget { background: transparent; border: none; }"
-            f" QListWidget::item {{ border: 1px solid {COLORS['idle']}; border-radius: 6px;"
-            " padding: 6px; }"
-            f" QListWidget::item:selected {{ border: 2px solid {COLORS['accent']}; }}")
+        self.setResizeMode(QListView.ResizeMode.Adjust)  # re-wrap the cards on resize
+        self.setItemDelegate(CardDelegate(self))
+        self.setStyleSheet("QListWidget { background: transparent; border: none; }")
 
     def keys(self) -> list[str]:
         return [self.item(row).data(KEY_ROLE) for row in range(self.count())]
@@ -125,7 +216,7 @@ class ApplicationBoard(QWidget):
         self.cards: dict[str, dict[str, Any]] = {}
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(8)
+        layout.setSpacing(6)
         for stage in STAGES:
             layout.addWidget(self._column(stage), 1)
 
@@ -135,7 +226,7 @@ class ApplicationBoard(QWidget):
         tone = COLORS["idle"] if stage in ENDINGS else COLORS["accent"]
         frame.setStyleSheet(f"#columnFrame-{stage} {{ border-top: 3px solid {tone}; }}")
         box = QVBoxLayout(frame)
-        box.setContentsMargins(2, 6, 2, 2)
+        box.setContentsMargins(0, 6, 0, 0)
         title = QLabel(STAGE_LABELS[stage], frame)
         title.setObjectName(f"columnTitle-{stage}")
         title.setStyleSheet("font-weight: 600;")
@@ -161,6 +252,7 @@ class ApplicationBoard(QWidget):
                 item = QListWidgetItem(card_text(card, today))
                 item.setData(KEY_ROLE, card["jobKey"])
                 item.setToolTip(card_tooltip(card, today))
+                item.setData(CARD_ROLE, card_look(card, today))
                 column.addItem(item)
             column.blockSignals(False)
             self.titles[stage].setText(f"{STAGE_LABELS[stage]} ({len(mine)})")

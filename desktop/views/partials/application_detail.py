@@ -34,6 +34,7 @@ from desktop.presenters.applications import (
     stage_label,
 )
 from desktop.theme import COLORS
+from desktop.views.partials.scroll_column import scroll_column
 
 
 def history_html(detail: dict[str, Any], today: date) -> str:
@@ -112,7 +113,6 @@ class ApplicationDetailPanel(QWidget):
     interview_requested = Signal()
     calendar_requested = Signal()
     draft_requested = Signal()
-    send_requested = Signal(dict)      # {recipient, subject, body}
     open_job_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None):
@@ -120,15 +120,20 @@ class ApplicationDetailPanel(QWidget):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self._story_box(), 3)
-        layout.addWidget(self._email_box(), 3)
-        layout.addWidget(self._posting_box(), 4)
+        layout.addWidget(self._email_box(), 2)
+        layout.addWidget(self._posting_box(), 5)
         self.show_detail(None, date.today())
 
     # -- layout ---------------------------------------------------------------------------
 
     def _story_box(self) -> QGroupBox:
         box = QGroupBox("This application", self)
-        column = QVBoxLayout(box)
+        outer = QVBoxLayout(box)
+        outer.setContentsMargins(0, 0, 0, 0)
+        scroll, inner, column = scroll_column(box, margins=(8, 4, 8, 4), spacing=4,
+                                              wrap_width=True)
+        outer.addWidget(scroll)
+        box = inner  # the widgets below live in the scrolling part
         self.title = QLabel("Select a card", box)
         self.title.setWordWrap(True)
         self.history = QLabel("", box)
@@ -138,7 +143,7 @@ class ApplicationDetailPanel(QWidget):
         self.next_step.setObjectName("nextStep")
         self.next_step.setWordWrap(True)
         follow_row = QHBoxLayout()
-        self.snooze_button = QPushButton("In 3 days", box)
+        self.snooze_button = QPushButton("Follow up in 3 days", box)
         self.snooze_button.setToolTip("Move the follow-up three days later")
         self.week_button = QPushButton("In a week", box)
         self.done_button = QPushButton("Done", box)
@@ -156,13 +161,16 @@ class ApplicationDetailPanel(QWidget):
         self.interview_button = QPushButton("Add interview…", box)
         self.calendar_button = QPushButton("Save to calendar…", box)
         self.calendar_button.setToolTip("An .ics file your calendar app imports")
-        self.job_button = QPushButton("Job details", box)
+        self.job_button = QPushButton("Show the job", box)
         self.interview_button.clicked.connect(self.interview_requested)
         self.calendar_button.clicked.connect(self.calendar_requested)
         self.job_button.clicked.connect(self.open_job_requested)
-        for button in (self.interview_button, self.calendar_button, self.job_button):
+        for button in (self.interview_button, self.calendar_button):
             interview_row.addWidget(button)
         interview_row.addStretch(1)
+        job_row = QHBoxLayout()
+        job_row.addWidget(self.job_button)
+        job_row.addStretch(1)
         column.addWidget(self.title)
         column.addWidget(self.history)
         column.addWidget(self.next_step)
@@ -170,34 +178,28 @@ class ApplicationDetailPanel(QWidget):
         column.addWidget(QLabel("<b>Interviews</b>", box))
         column.addWidget(self.interviews)
         column.addLayout(interview_row)
+        column.addLayout(job_row)
         column.addStretch(1)
-        return box
+        return scroll.parentWidget()
 
     def _email_box(self) -> QGroupBox:
         box = QGroupBox("Follow-up email", self)
-        form = QFormLayout(box)
-        self.draft_button = QPushButton("Write a draft", box)
+        column = QVBoxLayout(box)
+        note = QLabel("Written from your profile and the letter you sent, and checked to "
+                      "say nothing your profile does not hold. It goes out from your own "
+                      "email account, once.", box)
+        note.setWordWrap(True)
+        note.setStyleSheet(f"color: {COLORS['idle']};")
+        self.draft_button = QPushButton("Write a follow-up email…", box)
         self.draft_button.setObjectName("draftFollowUpButton")
-        self.draft_button.setToolTip("From your profile and the letter you sent; it states "
-                                     "nothing your profile does not hold")
         self.draft_button.clicked.connect(self.draft_requested)
-        self.recipient = QLineEdit(box)
-        self.recipient.setObjectName("followUpRecipient")
-        self.recipient.setPlaceholderText("who to write to")
-        self.subject = QLineEdit(box)
-        self.body = QPlainTextEdit(box)
-        self.body.setObjectName("followUpBody")
-        self.send_button = QPushButton("Send from my email account", box)
-        self.send_button.setObjectName("sendFollowUpButton")
-        self.send_button.clicked.connect(self._send)
         self.email_state = QLabel("", box)
+        self.email_state.setObjectName("followUpEmailState")
         self.email_state.setWordWrap(True)
-        form.addRow(self.draft_button)
-        form.addRow("To:", self.recipient)
-        form.addRow("Subject:", self.subject)
-        form.addRow(self.body)
-        form.addRow(self.send_button)
-        form.addRow(self.email_state)
+        column.addWidget(note)
+        column.addWidget(self.draft_button)
+        column.addWidget(self.email_state)
+        column.addStretch(1)
         return box
 
     def _posting_box(self) -> QGroupBox:
@@ -215,8 +217,7 @@ class ApplicationDetailPanel(QWidget):
         enabled = detail is not None
         for widget in (self.snooze_button, self.week_button, self.done_button,
                        self.interview_button, self.calendar_button, self.job_button,
-                       self.draft_button, self.send_button, self.recipient, self.subject,
-                       self.body):
+                       self.draft_button):
             widget.setEnabled(enabled)
         if detail is None:
             self.title.setText("Select a card to see its story, next step and posting.")
@@ -232,7 +233,8 @@ class ApplicationDetailPanel(QWidget):
         self.history.setText(history_html(detail, today))
         follow_up = detail.get("followUp") or {}
         step = follow_up_text(follow_up, today) or (
-            "Follow-up done." if follow_up.get("status") == "done" else "No follow-up planned.")
+            "Follow-up done." if follow_up.get("status") == "done" else
+            "No follow-up planned; plan one below.")
         silence = detail.get("noReplyText")
         self.next_step.setText(step + (f" {silence[:1].upper()}{silence[1:]}." if silence else ""))
         self.next_step.setStyleSheet(f"color: {COLORS['busy']};" if follow_up.get("due") else "")
@@ -267,18 +269,43 @@ class ApplicationDetailPanel(QWidget):
         self.email_state.setText(words.get(last.get("status"), ""))
         self.email_state.setStyleSheet(
             f"color: {COLORS['bad']};" if last.get("status") == "failed" else "")
-        self.send_button.setEnabled(last.get("status") != "requested")
-
-    def show_draft(self, draft: dict[str, Any]) -> None:
-        self.recipient.setText(draft.get("recipient") or "")
-        self.subject.setText(draft.get("subject") or "")
-        self.body.setPlainText(draft.get("body") or "")
+        self.draft_button.setEnabled(last.get("status") != "requested")
 
     def say_email(self, text: str, tone: str) -> None:
         self.email_state.setText(text)
         self.email_state.setStyleSheet(f"color: {COLORS[tone]};")
 
-    def _send(self) -> None:
-        self.send_requested.emit({"recipient": self.recipient.text().strip(),
-                                  "subject": self.subject.text().strip(),
-                                  "body": self.body.toPlainText().strip()})
+
+class FollowUpEmailDialog(QDialog):
+    """The drafted email, for the user to read and change before it goes out."""
+
+    def __init__(self, draft: dict[str, Any], parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("Follow-up email")
+        self.resize(620, 460)
+        form = QFormLayout(self)
+        self.recipient = QLineEdit(draft.get("recipient") or "", self)
+        self.recipient.setObjectName("followUpRecipient")
+        self.recipient.setPlaceholderText("the recruiter's or hiring team's address")
+        self.subject = QLineEdit(draft.get("subject") or "", self)
+        self.body = QPlainTextEdit(draft.get("body") or "", self)
+        self.body.setObjectName("followUpBody")
+        note = QLabel("JobCtrl sends it from your email account (Settings) after checking "
+                      "that it states nothing your profile does not hold.", self)
+        note.setWordWrap(True)
+        note.setStyleSheet(f"color: {COLORS['idle']};")
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel, self)
+        self.send_button = buttons.addButton("Send", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.send_button.setObjectName("sendFollowUpButton")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow("To:", self.recipient)
+        form.addRow("Subject:", self.subject)
+        form.addRow(self.body)
+        form.addRow(note)
+        form.addRow(buttons)
+
+    def email(self) -> dict[str, str]:
+        return {"recipient": self.recipient.text().strip(),
+                "subject": self.subject.text().strip(),
+                "body": self.body.toPlainText().strip()}
