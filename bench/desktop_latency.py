@@ -482,7 +482,8 @@ def desktop_app_dir(work: Path, name: str, run_jobs: int) -> Path:
     board = app_dir / "bench-board.json"
     board_file(board, run_jobs)
     (app_dir / "settings.json").write_text(json.dumps({"sources": [
-        {"kind": "json_file", "id": "bench_board", "path": str(board)}]}), encoding="utf-8")
+        {"kind": "json_file", "id": "bench_board", "path": str(board)}],
+        "minFitScore": 0}), encoding="utf-8")
     return app_dir
 
 
