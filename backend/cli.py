@@ -43,26 +43,30 @@ def _has_display() -> bool:
                 or os.environ.get("QT_QPA_PLATFORM"))
 
 
-def _window_problem(probe) -> str | None:
+def _window_problem(probe, app_dir) -> str | None:
     """Why the desktop cannot open a window here (in words to print), or None."""
     if not _has_display():
         return "No display found."
     if probe is None:
         return None
-    from backend.runtime.display_probe import advice
+    from backend.runtime.display_probe import advice, remember_passed
 
     problem = probe.result()
-    return None if problem is None else advice(problem)
+    if problem is None:
+        remember_passed(app_dir)
+        return None
+    return advice(problem)
 
 
-def _start_display_probe():
+def _start_display_probe(app_dir):
     """On Linux a child first checks that Qt can open a window (Qt aborts the process that
-    tries when a system library is missing); it runs while this process imports Qt."""
+    tries when a system library is missing); it runs while this process imports Qt, and
+    not at all when it passed before under the same conditions."""
     if not (sys.platform.startswith("linux") and _has_display()):
         return None
-    from backend.runtime.display_probe import DisplayProbe
+    from backend.runtime.display_probe import DisplayProbe, passed_before
 
-    return DisplayProbe()
+    return None if passed_before(app_dir) else DisplayProbe()
 
 
 def _fall_back_to_serve(args: argparse.Namespace, reason: str) -> None:
@@ -92,13 +96,14 @@ def main(argv: list[str] | None = None) -> None:
     if command in ("desktop", "serve"):
         make_private(paths.app_dir)  # an older version's 0644 files, before the first log line
     if command == "desktop":
-        probe = _start_display_probe()
+        probe = _start_display_probe(paths.app_dir)
         try:
             from desktop.app import run_desktop  # Qt and the window's modules, meanwhile
         except ImportError as error:  # a broken Qt install: the probe says more, if it can
-            problem = _window_problem(probe) or f"The window's libraries did not load: {error}"
+            problem = (_window_problem(probe, paths.app_dir)
+                       or f"The window's libraries did not load: {error}")
         else:
-            problem = _window_problem(probe)
+            problem = _window_problem(probe, paths.app_dir)
         if problem is not None:
             _fall_back_to_serve(args, problem)
             command = "serve"

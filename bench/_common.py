@@ -91,12 +91,12 @@ def stop_process(process: subprocess.Popen, *, sig: str, timeout: float) -> floa
     return time.perf_counter() - started
 
 
-def jobctrl_argv(app_dir: Path, *extra: str) -> list[str]:
+def jobctrl_argv(app_dir: Path, *extra: str, command: str = "serve") -> list[str]:
     """The ``jobctrl`` console script of this environment (``python -m backend.cli`` if the
     script is missing)."""
     script = Path(sys.executable).parent / ("jobctrl.exe" if IS_WINDOWS else "jobctrl")
     base = [str(script)] if script.is_file() else [sys.executable, "-m", "backend.cli"]
-    return [*base, "--app-dir", str(app_dir), "serve", "--no-temporal-ui", *extra]
+    return [*base, "--app-dir", str(app_dir), command, "--no-temporal-ui", *extra]
 
 
 def pid_alive(pid: int, created: float | None) -> bool:

@@ -1,9 +1,11 @@
 """The desktop shell's responsiveness, each number next to a baseline from the same run.
 
-1. **Launch**: from ``Popen`` to the window's first paint, and to all services healthy
-   (the controller's ``runtime_ready``), for the real shell (``DesktopShell``: window,
-   tray, Supervisor). Baselines: a bare ``QTableView`` process (first paint) and headless
-   ``jobctrl serve`` (health ok).
+1. **Launch**, ``--launch-rounds`` times (medians): from ``Popen`` of the real
+   ``jobctrl desktop`` command (display probe, window, tray, Supervisor) to the window's
+   first paint, and to all services healthy (the controller's ``runtime_ready``), read
+   from its start-up trace (``JOBCTRL_STARTUP_TRACE``). Baselines, in the same rounds: a
+   bare ``QTableView`` process (``bench/bare_table.py``: PySide6 only; first paint) and
+   headless ``jobctrl serve`` (health ok).
 2. **Memory**: resident set of the shell and of each child (Temporal, worker, API) at idle
    after a 1,000-job run (a generated board file, with a profile so every job goes through
    Enrich → Score → Tailor → Cover → PDF on the offline provider). Baseline: idle
@@ -16,10 +18,10 @@
    ``QTableView`` over a plain model that sets the value and emits ``dataChanged``, fed by
    the same SSE client. The Jobs view is the real one (proxy, keyed model, event patches).
 
-    .venv/bin/python bench/desktop_latency.py [--events 1000] [--rows 10000]
-        [--run-jobs 1000] [--interval-ms 2] [--skip-run] [--json out.json]
+    .venv/bin/python bench/desktop_latency.py [--events 1000] [--rows 10000] [--skip-latency]
+        [--run-jobs 1000] [--interval-ms 2] [--launch-rounds 3] [--skip-run] [--json out.json]
 
-Child roles (``--role launch-bare|launch-desktop|ui``) are this script started by itself.
+The ``ui`` child role is this script started by itself.
 Results and their reading: bench/README.md.
 """
 
@@ -40,15 +42,14 @@ import threading
 import time
 from pathlib import Path
 
-STARTED_AT = time.perf_counter()
-
-import httpx  # noqa: E402
-import psutil  # noqa: E402
-from _common import (  # noqa: E402
+import httpx
+import psutil
+from _common import (
     BenchError,
     ServeProcess,
     hard_exit,
     interrupt,
+    jobctrl_argv,
     machine_info,
     owned_popen_options,
     percentile,
@@ -56,6 +57,7 @@ from _common import (  # noqa: E402
     write_json,
 )
 
+TRACE_ENV = "JOBCTRL_STARTUP_TRACE"  # backend/runtime/startup_trace.py
 STALL_TICK_MS = 5
 STALL_TARGET_MS = 50
 VISIBLE_KEYS = 20
@@ -135,69 +137,6 @@ def board_file(path: Path, count: int) -> None:
         postings.append({**base, "id": f"bench-{i:05d}", "url": f"{base['url']}-b{i}",
                          "applyUrl": f"{base['url']}-b{i}/apply"})
     path.write_text(json.dumps({"postings": postings}), encoding="utf-8")
-
-
-# -- child: launch ------------------------------------------------------------------------
-
-def role_launch_bare(rows: int) -> None:
-    from PySide6.QtCore import QEvent, QObject, QTimer
-    from PySide6.QtWidgets import QApplication, QTableView
-
-    app = QApplication(sys.argv[:1])
-    view = QTableView()
-    view.setModel(PlainModel(fake_rows(rows)))
-    view.resize(*WINDOW)
-
-    class FirstPaint(QObject):
-        def eventFilter(self, watched, event):  # noqa: N802 - Qt API
-            if event.type() == QEvent.Type.Paint and not hasattr(self, "done"):
-                self.done = True
-                out({"first_paint": time.perf_counter(), "started": STARTED_AT})
-            return False
-
-    spy = FirstPaint()
-    view.viewport().installEventFilter(spy)
-    view.show()
-    QTimer.singleShot(3000, lambda: (out({"rss": tree_rss(os.getpid())}), app.quit()))
-    app.exec()
-    hard_exit(0)
-
-
-def role_launch_desktop(app_dir: Path) -> None:
-    from PySide6.QtCore import QEvent, QObject
-    from PySide6.QtWidgets import QApplication
-
-    from desktop.app import DesktopShell, install_quit_signals
-    from desktop.qt_compat import QEventLoop
-
-    app = QApplication(sys.argv[:1])
-    app.setQuitOnLastWindowClosed(False)
-
-    class FirstPaint(QObject):
-        seen = False
-
-        def eventFilter(self, watched, event):  # noqa: N802 - Qt API
-            if event.type() == QEvent.Type.Paint and not self.seen:
-                self.seen = True
-                out({"first_paint": time.perf_counter(), "started": STARTED_AT})
-            return False
-
-    async def main() -> int:
-        shell = DesktopShell(app_dir, temporal_ui=False)
-        spy = FirstPaint()
-        shell.window.installEventFilter(spy)
-        shell.controller.runtime_ready.connect(
-            lambda info: out({"healthy": time.perf_counter(), "pid": os.getpid()}))
-        shell.controller.start_failed.connect(lambda reason: out({"failed": reason}))
-        uninstall = install_quit_signals(shell.request_quit)
-        try:
-            return await shell.run()
-        finally:
-            uninstall()
-
-    with asyncio.Runner(loop_factory=lambda: QEventLoop(app)) as runner:
-        code = runner.run(main())
-    hard_exit(code)
 
 
 # -- child: the event → widget measurement ------------------------------------------------
@@ -487,39 +426,135 @@ def script_argv(*args: str) -> list[str]:
     return [sys.executable, str(Path(__file__).resolve()), *args]
 
 
-def measure_launch(work: Path, args) -> dict:
-    result: dict = {}
-    bare = Child(script_argv("--role", "launch-bare", "--rows", str(args.rows)), child_env())
-    paint = bare.wait_for("first_paint")
-    result["bare_table_first_paint_s"] = paint["first_paint"] - bare.launched_at
-    result["bare_table_rss_mib"] = mib(sum(bare.wait_for("rss")["rss"].values()))
-    bare.stop()
+def launch_bare(rows: int) -> dict:
+    bare = Child([sys.executable, str(Path(__file__).with_name("bare_table.py")),
+                  "--rows", str(rows)], child_env())
+    try:
+        paint = bare.wait_for("first_paint")
+        return {"first_paint_s": paint["first_paint"] - bare.launched_at,
+                "rss_mib": mib(bare.wait_for("rss")["rss"])}
+    finally:
+        bare.stop()
 
+
+class DesktopLaunch:
+    """``jobctrl desktop`` as a user starts it; milestones from its start-up trace."""
+
+    def __init__(self, app_dir: Path):
+        self.app_dir = app_dir
+        self.trace = app_dir.parent / f"{app_dir.name}-startup.jsonl"
+        env = {**child_env(), TRACE_ENV: str(self.trace)}
+        self.launched_at = time.perf_counter()
+        self.process = subprocess.Popen(
+            jobctrl_argv(app_dir, command="desktop"), stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+            **owned_popen_options())
+
+    def wait_for(self, name: str, timeout: float = CHILD_TIMEOUT_S) -> float:
+        """Seconds from launch to the milestone ``name``."""
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            with contextlib.suppress(OSError, ValueError):
+                for line in self.trace.read_text(encoding="utf-8").splitlines():
+                    entry = json.loads(line)
+                    if entry["milestone"] == name:
+                        return entry["perf_counter"] - self.launched_at
+            if self.process.poll() is not None:
+                raise BenchError(f"jobctrl desktop exited with {self.process.returncode}"
+                                 f" before {name!r}")
+            time.sleep(0.01)
+        raise BenchError(f"jobctrl desktop reached no {name!r} within {timeout:.0f}s")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            interrupt(self.process)  # SIGINT: the shell's ordered shutdown
+            try:
+                self.process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def desktop_app_dir(work: Path, name: str, run_jobs: int) -> Path:
+    """A fresh app dir whose only source is a generated board of ``run_jobs`` postings."""
+    app_dir = work / name
+    app_dir.mkdir()
+    board = app_dir / "bench-board.json"
+    board_file(board, run_jobs)
+    (app_dir / "settings.json").write_text(json.dumps({"sources": [
+        {"kind": "json_file", "id": "bench_board", "path": str(board)}],
+        "minFitScore": 0}), encoding="utf-8")
+    return app_dir
+
+
+def launch_round(work: Path, index: int, args) -> dict:
+    """One bare table, one headless serve and one desktop launch; the order rotates so a
+    load drift on this shared machine does not always hit the same side."""
+    result: dict = {"round": index + 1}
+
+    def bare() -> None:
+        measured = launch_bare(args.rows)
+        result["bare_table_first_paint_s"] = measured["first_paint_s"]
+        result["bare_table_rss_mib"] = measured["rss_mib"]
+
+    def serve() -> None:
+        process = ServeProcess(work / f"serve-{index}")
+        try:
+            result["serve_healthy_s"] = process.start()
+        finally:
+            process.stop()
+
+    def desktop() -> None:
+        # A first launch on a fresh app dir (the display probe runs, the database and the
+        # Temporal history are created), then the next launch on the same dir.
+        app_dir = desktop_app_dir(work, f"desktop-{index}", args.run_jobs)
+        for prefix in ("shell_first_launch", "shell"):
+            shell = DesktopLaunch(app_dir)
+            try:
+                result[f"{prefix}_first_paint_s"] = shell.wait_for("first_paint")
+                result[f"{prefix}_healthy_s"] = shell.wait_for("services_ready")
+            finally:
+                shell.stop()
+            shell.trace.unlink(missing_ok=True)
+
+    steps = [bare, serve, desktop]
+    shift = index % len(steps)
+    for step in steps[shift:] + steps[:shift]:
+        step()
+    print(f"launch round {index + 1}: " + ", ".join(
+        f"{key} {value:.2f}" for key, value in result.items() if key != "round"), flush=True)
+    return result
+
+
+def measure_launch(work: Path, args) -> dict:
+    rounds = [launch_round(work, index, args) for index in range(args.launch_rounds)]
+    result: dict = {"rounds": rounds}
+    for key in ("bare_table_first_paint_s", "bare_table_rss_mib", "serve_healthy_s",
+                "shell_first_launch_first_paint_s", "shell_first_launch_healthy_s",
+                "shell_first_paint_s", "shell_healthy_s"):
+        result[key] = percentile([r[key] for r in rounds], 50)
+    result.update(measure_memory(work, args))
+    return result
+
+
+def measure_memory(work: Path, args) -> dict:
+    """Idle RSS of an empty headless serve (the baseline, plus the bare table's), then of
+    the desktop and its children after the ``--run-jobs`` run."""
+    result: dict = {}
     serve = ServeProcess(work / "serve-baseline")
     try:
-        result["serve_healthy_s"] = serve.start()
+        serve.start()
         time.sleep(IDLE_QUIET_S)
         sizes = tree_rss(serve.process.pid)
         result["serve_idle_rss_mib"] = {name: mib(size) for name, size in sizes.items()}
         result["serve_idle_rss_total_mib"] = mib(sum(sizes.values()))
     finally:
         serve.stop()
-
-    app_dir = work / "desktop"
-    app_dir.mkdir()
-    board = app_dir / "bench-board.json"
-    board_file(board, args.run_jobs)
-    (app_dir / "settings.json").write_text(json.dumps({"sources": [
-        {"kind": "json_file", "id": "bench_board", "path": str(board)}]}), encoding="utf-8")
-    shell = Child(script_argv("--role", "launch-desktop", "--app-dir", str(app_dir)),
-                  child_env())
+    shell = DesktopLaunch(desktop_app_dir(work, "desktop-run", args.run_jobs))
     try:
-        paint = shell.wait_for("first_paint")
-        result["shell_first_paint_s"] = paint["first_paint"] - shell.launched_at
-        healthy = shell.wait_for("healthy")
-        result["shell_healthy_s"] = healthy["healthy"] - shell.launched_at
+        shell.wait_for("services_ready")
         if not args.skip_run:
-            result["run"] = run_jobs(app_dir, args.run_jobs)
+            result["run"] = run_jobs(shell.app_dir, args.run_jobs)
         time.sleep(IDLE_QUIET_S)
         sizes = tree_rss(shell.process.pid)
         result["shell_idle_rss_mib"] = {name: mib(size) for name, size in sizes.items()}
@@ -667,6 +702,11 @@ def report(launch: dict, latency: dict) -> dict:
                                            launch.get("bare_table_first_paint_s")),
         "healthy_vs_headless_serve": ratio(launch.get("shell_healthy_s"),
                                            launch.get("serve_healthy_s")),
+        "first_launch_first_paint_vs_bare_table": ratio(
+            launch.get("shell_first_launch_first_paint_s"),
+            launch.get("bare_table_first_paint_s")),
+        "first_launch_healthy_vs_headless_serve": ratio(
+            launch.get("shell_first_launch_healthy_s"), launch.get("serve_healthy_s")),
         "idle_rss_vs_empty_serve_plus_bare_table": ratio(
             launch.get("shell_idle_rss_total_mib"),
             (launch.get("serve_idle_rss_total_mib") or 0)
@@ -685,22 +725,19 @@ def report(launch: dict, latency: dict) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--role", choices=("launch-bare", "launch-desktop", "ui"))
+    parser.add_argument("--role", choices=("ui",))
     parser.add_argument("--app-dir", type=Path)
     parser.add_argument("--rows", type=int, default=10_000)
     parser.add_argument("--events", type=int, default=1_000)
     parser.add_argument("--interval-ms", type=float, default=2.0)
     parser.add_argument("--run-jobs", type=int, default=1_000)
     parser.add_argument("--skip-run", action="store_true", help="no 1,000-job run before RSS")
+    parser.add_argument("--launch-rounds", type=int, default=3)
     parser.add_argument("--skip-launch", action="store_true")
+    parser.add_argument("--skip-latency", action="store_true", help="launch and memory only")
     parser.add_argument("--json")
     args = parser.parse_args()
-    if args.role == "launch-bare":
-        _qt_classes()
-        role_launch_bare(args.rows)
-    elif args.role == "launch-desktop":
-        role_launch_desktop(args.app_dir)
-    elif args.role == "ui":
+    if args.role == "ui":
         role_ui(args.app_dir)
 
     sigterm_raises_interrupt()
@@ -708,7 +745,7 @@ def main() -> None:
     code = 0
     try:
         launch = {} if args.skip_launch else measure_launch(work, args)
-        latency = measure_latency(work, args)
+        latency = {} if args.skip_latency else measure_latency(work, args)
         ratios = report(launch, latency)
         write_json(args.json, {"machine": machine_info(), "args": vars(args) | {
             "app_dir": None}, "launch": launch, "latency": latency, "ratios": ratios})

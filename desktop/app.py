@@ -27,6 +27,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
 from backend.runtime import startup_trace
+from backend.runtime.heap_trim import trim_after_bursts
 from backend.runtime.process import configure_logging, hard_exit
 from desktop import theme
 from desktop.qt_compat import QEventLoop
@@ -146,10 +147,13 @@ class DesktopShell:
             lambda _info: startup_trace.milestone("services_ready"))
         await self._first_frame()
         self.controller.start()
-        self._finishing = asyncio.get_running_loop().create_task(self._finish_start())
+        loop = asyncio.get_running_loop()
+        self._finishing = loop.create_task(self._finish_start())
+        trimmer = loop.create_task(trim_after_bursts())  # memory back after event bursts
         await self._quit.wait()
         log.info("quitting: stopping the services")
         try:
+            trimmer.cancel()
             if not self._finishing.done():
                 self._finishing.cancel()
             await self.controller.stop()  # API, worker, Temporal, in that order

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -34,6 +35,7 @@ from backend.api.routers import contacts as contact_routes
 from backend.api.security import LoopbackHostMiddleware, require_token
 from backend.api.sse import EventTail
 from backend.config import AppPaths, load_settings
+from backend.runtime.heap_trim import trim_after_bursts
 from backend.store.db import Database
 from backend.temporal.continuations import ProfileOutboxDrainer
 
@@ -57,9 +59,11 @@ def create_app(
             db, paths, context.temporal,
             lambda: context.settings.stage_heartbeat_timeout_s)
         app.state.profile_drainer.kick()
+        trimmer = asyncio.create_task(trim_after_bursts())  # memory back after big pages
         try:
             yield
         finally:
+            trimmer.cancel()
             await app.state.profile_drainer.stop()
             await tail.stop()
             await db.close()

@@ -9,11 +9,18 @@ system packages to install and runs headless (``jobctrl serve``) instead.
 
 Qt prints its "xcb-cursor0 is needed" hint on every xcb failure, also when only the
 display is unreachable, so that hint alone never decides what is missing.
+
+A probe that passed is remembered in the app dir (``display-probe.json``) with what it
+depended on — the display variables, ``LD_LIBRARY_PATH`` and the platform plugin file —
+and the next launches with the same ones skip it: the child costs a Python interpreter and
+a Qt start on every launch, and what it checks (installed system libraries) does not
+change between two launches. Anything it depended on changing probes again.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import logging
 import os
 import re
@@ -27,6 +34,7 @@ from typing import Literal
 log = logging.getLogger(__name__)
 
 PROBE_COMMAND = "probe-display"
+PASSED_FILE = "display-probe.json"
 PROBE_TIMEOUT_S = 30.0
 NO_DISPLAY_MARK = "could not connect to display"
 
@@ -111,6 +119,38 @@ class DisplayProbe:
         if self._process.returncode == 0:
             return None
         return classify_failure(stderr, missing_libraries(self._env))
+
+
+def probe_conditions(env: dict[str, str] | None = None) -> dict:
+    """What a passed probe depended on (compared before the next launch skips it)."""
+    environment = os.environ if env is None else env
+    plugin = xcb_plugin_path()
+    stat = plugin.stat() if plugin is not None else None
+    return {
+        "version": 1,
+        **{name: environment.get(name) for name in
+           ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM", "LD_LIBRARY_PATH")},
+        "plugin": str(plugin) if plugin else None,
+        "pluginSize": stat.st_size if stat else None,
+        "pluginMtimeNs": stat.st_mtime_ns if stat else None,
+    }
+
+
+def passed_before(app_dir: Path) -> bool:
+    try:
+        saved = json.loads((app_dir / PASSED_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return saved == probe_conditions()
+
+
+def remember_passed(app_dir: Path) -> None:
+    from backend.paths import write_private_json
+
+    try:
+        write_private_json(app_dir / PASSED_FILE, probe_conditions())
+    except OSError:
+        log.warning("could not remember the display probe's answer", exc_info=True)
 
 
 def probe_display(env: dict[str, str] | None = None,

@@ -34,6 +34,24 @@ def temporal_binary() -> Path:
     )
 
 
+# The dev server's memory knobs (bench/README.md, "Memory after a long run", measured each).
+DYNAMIC_CONFIG: dict[str, str] = {}
+DYNAMIC_CONFIG_ENV = "JOBCTRL_TEMPORAL_DYNAMIC_CONFIG"  # "key=value,key=value": measuring only
+
+
+def dynamic_config() -> dict[str, str]:
+    """DYNAMIC_CONFIG, with ``JOBCTRL_TEMPORAL_DYNAMIC_CONFIG`` entries on top (an empty
+    value removes a key)."""
+    chosen = dict(DYNAMIC_CONFIG)
+    for entry in filter(None, os.environ.get(DYNAMIC_CONFIG_ENV, "").split(",")):
+        key, _, value = entry.partition("=")
+        if value:
+            chosen[key.strip()] = value.strip()
+        else:
+            chosen.pop(key.strip(), None)
+    return chosen
+
+
 def dev_server_argv(binary: Path, *, history_file: Path, port: int, ui_port: int | None) -> list[str]:
     argv = [
         str(binary), "server", "start-dev",
@@ -46,6 +64,8 @@ def dev_server_argv(binary: Path, *, history_file: Path, port: int, ui_port: int
         "--sqlite-pragma", "synchronous=normal",
         "--log-level", "warn",
     ]
+    for key, value in dynamic_config().items():
+        argv += ["--dynamic-config-value", f"{key}={value}"]
     if ui_port is None:
         argv.append("--headless")
     else:

@@ -10,7 +10,6 @@ and Windows — so a benchmark in another process can compare it with its own la
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import time
@@ -37,6 +36,8 @@ def milestone(name: str) -> None:
     path = os.environ.get(TRACE_ENV)
     if not path:
         return
+    import json
+
     try:
         with open(path, "a", encoding="utf-8") as trace:
             trace.write(json.dumps({"milestone": name, "perf_counter": now,

@@ -200,7 +200,7 @@ class Supervisor:
     def _check_settings_agree(self, external: str | None) -> None:
         """The validated settings name the same Temporal as the raw peek that decided what
         to spawn (they read one field of one file; this guards against drift)."""
-        if self.settings.temporal.address != external:
+        if (self.settings.temporal.address or None) != external:
             raise RuntimeError(
                 f"{self.paths.settings}: temporal.address reads as {external!r} before"
                 f" validation and {self.settings.temporal.address!r} after")

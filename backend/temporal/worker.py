@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from datetime import timedelta
 
 from temporalio.worker import Worker
@@ -19,6 +20,7 @@ from backend.config import (
 )
 from backend.runtime.auto_apply import auto_apply_loop
 from backend.runtime.budget_resume import resume_budget_halted_safely
+from backend.runtime.heap_trim import trim_after_bursts
 from backend.runtime.heartbeat import heartbeat_loop, worker_identity
 from backend.runtime.history_repair import repair_histories
 from backend.runtime.interrupted_resume import resume_interrupted_safely
@@ -51,6 +53,17 @@ from backend.temporal.workflows.preparation import JobPreparationWorkflow
 log = logging.getLogger(__name__)
 
 RECONCILE_EVERY_S = 15.0
+
+
+# Workflows kept in each worker's sticky cache (the SDK's default is 1,000 per worker); a
+# cached workflow keeps its sandbox and state in memory between its tasks.
+# JOBCTRL_WORKER_CACHED_WORKFLOWS overrides it (for measuring: bench/README.md).
+CACHED_WORKFLOWS = 1000
+CACHED_WORKFLOWS_ENV = "JOBCTRL_WORKER_CACHED_WORKFLOWS"
+
+
+def cached_workflows() -> int:
+    return int(os.environ.get(CACHED_WORKFLOWS_ENV) or CACHED_WORKFLOWS)
 
 
 def worker_build_id() -> str:
@@ -153,7 +166,7 @@ async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event
         slots=slots + ORCHESTRATION_ACTIVITY_SLOTS,
     )
     common = {"interceptors": [tracker], "graceful_shutdown_timeout": timedelta(seconds=5),
-              "build_id": worker_build_id()}
+              "build_id": worker_build_id(), "max_cached_workflows": cached_workflows()}
     orchestration = Worker(
         client, task_queue=TASK_QUEUE, workflows=ORCHESTRATION_WORKFLOWS,
         activities=orchestration_activities(db, paths),
@@ -177,12 +190,13 @@ async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event
                 client.workflow_service, namespace=settings.temporal.namespace,
                 task_queues=[TASK_QUEUE, PREP_TASK_QUEUE],
             )
+            trimmer = asyncio.create_task(trim_after_bursts(stop))
             beats = asyncio.create_task(heartbeat_loop(
                 db, identity, tracker, task_queues=observer,
                 on_first_beat=lambda: signal_ready("worker")))
             log.info("worker %s polling %s at %s", identity.worker_id, TASK_QUEUE, temporal_address)
             await stop.wait()
-            for task in (beats, reconciler, schedules, auto_apply):
+            for task in (beats, reconciler, schedules, auto_apply, trimmer):
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task

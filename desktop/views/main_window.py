@@ -18,7 +18,7 @@ from __future__ import annotations
 import html
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from importlib import import_module, metadata
+from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -214,6 +214,8 @@ def _rect(rect: QRect) -> tuple[int, int, int, int]:
 
 
 def about_text(app_dir: Path) -> str:
+    from importlib import metadata  # slow to import; only for this dialog
+
     try:
         version = metadata.version("jobctrl")
     except metadata.PackageNotFoundError:  # a source checkout that was never installed
