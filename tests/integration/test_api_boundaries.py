@@ -98,7 +98,8 @@ async def test_bad_commands_get_typed_errors_and_write_nothing(base_url, auth, s
 
 
 async def test_openapi_documents_the_routes(base_url, auth):
-    async with httpx.AsyncClient(base_url=base_url, headers=auth) as http:
+    # The document is built on its first request (seconds on a loaded 2-core machine).
+    async with httpx.AsyncClient(base_url=base_url, headers=auth, timeout=60) as http:
         document = (await http.get("/openapi.json")).json()
     paths = document["paths"]
     for path in ("/v1/health", "/v1/pipeline/actions/run-stage", "/v1/events/stream",
