@@ -95,7 +95,6 @@ SCENARIOS = (
         f"{INTEGRATION}/test_supervision.py::test_killing_the_parent_leaves_no_orphans_and_the_next_start_works",
         f"{INTEGRATION}/test_supervision.py::test_a_taken_port_is_reported_clearly",
         f"{INTEGRATION}/test_supervision.py::test_a_second_instance_on_the_same_app_dir_is_refused",
-        f"{INTEGRATION}/test_supervision.py::test_a_crashed_worker_is_restarted",
         "tests/unit/test_runtime_helpers.py::test_reap_leftovers_terminates_a_recorded_live_child",
     )),
     Scenario("R21", "Restarts in varied orders", (
