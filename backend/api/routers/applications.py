@@ -395,7 +395,9 @@ async def interviews_calendar(request: Request, job_key: str = JOB_KEY) -> Respo
 
 # -- the follow-up email -------------------------------------------------------------------
 
-EMAIL_PATTERN = r"^[^@\s<>,;]+@[^@\s<>,;]+\.[^@\s<>,;]+$"
+# Spelled with explicit ranges, not \s: JSON Schema's \s (ECMAScript) and Python's differ
+# (U+0085), and the document must refuse exactly what the route refuses.
+EMAIL_PATTERN = r"^[^@\x00-\x20<>,;]+@[^@\x00-\x20<>,;]+\.[^@\x00-\x20<>,;]+$"
 
 
 class FollowUpDraftOut(CamelModel):
