@@ -367,7 +367,7 @@ class SpendTray(QObject):
         self._update_actions()
 
     def show_follow_ups(self, count: int) -> None:
-        """"2 follow-ups due today" (opens Applications), or a greyed "No follow-ups due"."""
+        """"2 follow-ups due" (opens Applications), or a greyed "No follow-ups due"."""
         self.follow_ups_action.setText(follow_ups_due_text(count))
         self.follow_ups_action.setEnabled(count > 0)
 

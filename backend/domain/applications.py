@@ -61,16 +61,22 @@ def snoozed_until(today: date, *, days: int | None = None, until: date | None = 
     return until if until is not None else today + timedelta(days=days or 1)
 
 
+def check_snooze(due_on: date, today: date) -> None:
+    if due_on < today:
+        raise MoveRefused("snooze_in_past", "Choose today or a later day.", field="until")
+
+
 # --- moves -------------------------------------------------------------------------------
 
 
 class MoveRefused(ValueError):
     """A move the board does not take; ``code`` is the API's typed error code."""
 
-    def __init__(self, code: str, message: str):
+    def __init__(self, code: str, message: str, field: str = "date"):
         super().__init__(message)
         self.code = code
         self.message = message
+        self.field = field  # the request field a date refusal is about
 
 
 def check_move(current: str, target: str, *, on: date, applied_on: date, today: date) -> None:

@@ -210,9 +210,10 @@ async def undo_last_move(conn: aiosqlite.Connection, job_id: str) -> Application
         job_id=job_id, undone_event_id=move.event_id))
 
 
-async def snooze_follow_up(conn: aiosqlite.Connection, job_id: str, *,
-                           due_on: date) -> ApplicationState:
+async def snooze_follow_up(conn: aiosqlite.Connection, job_id: str, *, due_on: date,
+                           today: date) -> ApplicationState:
     state = await tracked_state(conn, job_id)
+    domain.check_snooze(due_on, today)
     previous = state.follow_up.due_on if state.follow_up else None
     return await record_application_event(conn, ev.FollowUpSnoozed(
         job_id=job_id, due_on=due_on.isoformat(), previous_due_on=previous))

@@ -40,6 +40,18 @@ def day_text(value: str | date | None, *, today: date | None = None) -> str:
     return text if day.year == this_year else f"{text} {day.year}"
 
 
+def instant_day_text(instant: str | None, zone: tzinfo | None = None, *,
+                     today: date | None = None) -> str:
+    """The user's calendar day of a UTC instant (``appliedAt``, an email's time)."""
+    if not instant:
+        return "—"
+    try:
+        moment = datetime.fromisoformat(instant.replace("Z", "+00:00")).astimezone(zone)
+    except ValueError:
+        return instant
+    return day_text(moment.date(), today=today)
+
+
 def interview_time_text(starts_at: str | None, zone: tzinfo | None = None) -> str:
     """``Tue 12 Mar, 16:00`` in the user's time zone."""
     if not starts_at:
@@ -111,7 +123,7 @@ def follow_ups_due_text(count: int) -> str:
     """The tray entry and the notification: one sentence for any count."""
     if count <= 0:
         return "No follow-ups due"
-    return f"{count} follow-up{'s' if count != 1 else ''} due today"
+    return f"{count} follow-up{'s' if count != 1 else ''} due"
 
 
 # -- Insights -------------------------------------------------------------------------------

@@ -82,11 +82,11 @@ def test_the_tray_entry_and_the_notification_say_it_plainly(qapp, tmp_path):
     opened: list[bool] = []
     tray.applications_requested.connect(lambda: opened.append(True))
     tray.show_follow_ups(2)
-    assert tray.follow_ups_action.text() == "2 follow-ups due today"
+    assert tray.follow_ups_action.text() == "2 follow-ups due"
     tray.follow_ups_action.trigger()
     assert opened == [True]
     notifier = Notifier(controller, tray.status)
     notifier.announce_follow_ups(1)
     assert notifier.history == [("Time to follow up",
-                                 "1 follow-up due today. Open Applications to see them.")]
-    assert follow_up_message(3)[1].startswith("3 follow-ups due today")
+                                 "1 follow-up due. Open Applications to see them.")]
+    assert follow_up_message(3)[1].startswith("3 follow-ups due.")

@@ -263,6 +263,10 @@ async def test_a_worker_killed_during_an_email_apply_never_sends_twice(apply_env
     await asyncio.sleep(1)
     assert smtp.count == 1
     assert (await api.apply_action(key, "mark-applied"))["status"] == "applied"
+    # Marked applied in Apply Review, the job is on the application board at once.
+    card = await api.application(key)
+    assert (card["stage"], card["via"]) == ("applied", "apply_review")
+    assert card["posting"]["title"] == item["title"]
 
 
 async def test_dry_run_never_sends(apply_env):

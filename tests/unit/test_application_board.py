@@ -163,7 +163,8 @@ async def test_a_follow_up_survives_a_restart_and_is_not_scheduled_twice(tmp_pat
     key = await add_job(db, 1)
     await apply_job(db, key, applied_at="2026-03-10T06:30:00.000Z")
     async with db.transaction() as conn:
-        await store.snooze_follow_up(conn, key, due_on=date(2026, 3, 20))
+        await store.snooze_follow_up(conn, key, due_on=date(2026, 3, 20),
+                                     today=date(2026, 3, 10))
     await db.close()
     # A restart: migrations run again (a no-op), the projection is rebuilt from the log.
     db = await Database.open(path)
@@ -187,7 +188,7 @@ async def test_the_default_follow_up_lapses_after_a_reply_but_a_chosen_one_holds
     state = await move(db, key, "heard_back", date(2026, 3, 4))
     assert not domain.follow_up_is_due(state.follow_up, state.moves, MARCH_9)
     async with db.transaction() as conn:
-        state = await store.snooze_follow_up(conn, key, due_on=MARCH_9)
+        state = await store.snooze_follow_up(conn, key, due_on=MARCH_9, today=MARCH_9)
     assert domain.follow_up_is_due(state.follow_up, state.moves, MARCH_9)
     state = await move(db, key, "rejected", MARCH_9, today=MARCH_9)
     assert not domain.follow_up_is_due(state.follow_up, state.moves, MARCH_9)

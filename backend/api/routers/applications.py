@@ -15,9 +15,9 @@ from typing import Literal
 
 from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import JSONResponse, Response
-from pydantic import AwareDatetime, Field, model_validator
+from pydantic import AwareDatetime, Field
 
-from backend.api.errors import ApiError, error_responses, rule_error
+from backend.api.errors import ApiError, error_responses
 from backend.api.partial import REQUEST_CONFIG
 from backend.api.security import require_token
 from backend.config import TASK_QUEUE
@@ -145,17 +145,22 @@ class MoveRequest(CamelModel):
     note: str | None = Field(default=None, max_length=1000)
 
 
-class SnoozeRequest(CamelModel):
-    model_config = REQUEST_CONFIG
-    days: int | None = Field(default=None, ge=1, le=90, description="Follow up in this many days")
-    until: dt.date | None = Field(default=None, description="Follow up on this day")
+class SnoozeForDays(CamelModel):
+    """Follow up in this many days."""
 
-    @model_validator(mode="after")
-    def _one_of(self) -> SnoozeRequest:
-        if (self.days is None) == (self.until is None):
-            raise rule_error("snooze_needs_one", "Send either days or until.",
-                             fields=["days", "until"])
-        return self
+    model_config = REQUEST_CONFIG
+    days: int = Field(ge=1, le=90)
+
+
+class SnoozeUntil(CamelModel):
+    """Follow up on this day (today or later)."""
+
+    model_config = REQUEST_CONFIG
+    until: dt.date
+
+
+# Exactly one of the two: each refuses the other's key, so the document says so too.
+SnoozeRequest = SnoozeForDays | SnoozeUntil
 
 
 class InterviewRequest(CamelModel):
@@ -249,7 +254,7 @@ def _detail(state: ApplicationState, snapshot: store.Snapshot | None, today: dt.
 # Refused moves: a state conflict is 409, a date that cannot be is bad input (422).
 REFUSAL_STATUS = {"application_same_stage": 409, "nothing_to_undo": 409,
                   "interview_not_found": 404, "outcome_before_applying": 422,
-                  "outcome_in_future": 422}
+                  "outcome_in_future": 422, "snooze_in_past": 422}
 
 
 async def _read_detail(request: Request, job_key: str) -> ApplicationDetail:
@@ -282,7 +287,7 @@ async def _command(request: Request, job_key: str,
         except domain.MoveRefused as refused:
             status = REFUSAL_STATUS.get(refused.code, 409)
             raise ApiError(status, refused.code, refused.message,
-                           fields=["date"] if status == 422 else None) from None
+                           fields=[refused.field] if status == 422 else None) from None
     return await _read_detail(request, job_key)
 
 
@@ -338,13 +343,13 @@ async def undo_move(request: Request, job_key: str = JOB_KEY) -> ApplicationDeta
 
 @router.post("/v1/applications/{job_key}/follow-up/snooze", response_model=ApplicationDetail,
              responses=COMMAND_ERRORS)
-async def snooze_follow_up(body: SnoozeRequest, request: Request,
+async def snooze_follow_up(body: SnoozeRequest, request: Request,  # type: ignore[valid-type]
                            job_key: str = JOB_KEY) -> ApplicationDetail:
-    due_on = domain.snoozed_until(_today(), days=body.days, until=body.until)
-    if due_on < _today():
-        raise ApiError(422, "snooze_in_past", "Choose today or a later day.", fields=["until"])
-    return await _command(request, job_key,
-                          lambda conn: store.snooze_follow_up(conn, job_key, due_on=due_on))
+    today = _today()
+    due_on = domain.snoozed_until(today, days=getattr(body, "days", None),
+                                  until=getattr(body, "until", None))
+    return await _command(request, job_key, lambda conn: store.snooze_follow_up(
+        conn, job_key, due_on=due_on, today=today))
 
 
 @router.post("/v1/applications/{job_key}/follow-up/done", response_model=ApplicationDetail,
@@ -390,7 +395,9 @@ async def interviews_calendar(request: Request, job_key: str = JOB_KEY) -> Respo
 
 # -- the follow-up email -------------------------------------------------------------------
 
-EMAIL_PATTERN = r"^[^@\s<>,;]+@[^@\s<>,;]+\.[^@\s<>,;]+$"
+# Spelled with explicit ranges, not \s: JSON Schema's \s (ECMAScript) and Python's differ
+# (U+0085), and the document must refuse exactly what the route refuses.
+EMAIL_PATTERN = r"^[^@\x00-\x20<>,;]+@[^@\x00-\x20<>,;]+\.[^@\x00-\x20<>,;]+$"
 
 
 class FollowUpDraftOut(CamelModel):

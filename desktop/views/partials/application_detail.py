@@ -30,6 +30,7 @@ from desktop.presenters.applications import (
     VIA_TEXT,
     day_text,
     follow_up_text,
+    instant_day_text,
     interview_time_text,
     stage_label,
 )
@@ -38,9 +39,9 @@ from desktop.views.partials.scroll_column import scroll_column
 
 
 def history_html(detail: dict[str, Any], today: date) -> str:
-    """Applied, then every move in order; an undone move stays, struck through."""
-    rows = [f"<li>{day_text(detail.get('appliedOn'), today=today)}: applied "
-            f"({html.escape(VIA_TEXT.get(detail.get('via') or '', 'applied'))})</li>"]
+    """Applied, then every move and follow-up email in order of their day; an undone move
+    stays, struck through."""
+    rows: list[tuple[str, str]] = []
     for move in detail.get("moves") or []:
         text = (f"{day_text(move.get('date'), today=today)}: "
                 f"{html.escape(stage_label(move.get('stage')))}")
@@ -48,8 +49,18 @@ def history_html(detail: dict[str, Any], today: date) -> str:
             text += f" — {html.escape(move['note'])}"
         if move.get("undone"):
             text = f"<s>{text}</s> <i>(undone)</i>"
-        rows.append(f"<li>{text}</li>")
-    return "<ul style='margin-left: -20px'>" + "".join(rows) + "</ul>"
+        rows.append((move.get("date") or "", text))
+    for email in detail.get("emails") or []:
+        outcome = {"sent": "sent", "failed": "not confirmed as sent",
+                   "requested": "being sent"}.get(email.get("status"), "")
+        rows.append(((email.get("at") or "")[:10],
+                     f"{instant_day_text(email.get('at'), today=today)}: follow-up email to "
+                     f"{html.escape(email.get('recipient') or '')} {outcome}"))
+    applied = (f"{day_text(detail.get('appliedOn'), today=today)}: applied "
+               f"({html.escape(VIA_TEXT.get(detail.get('via') or '', 'applied'))})")
+    ordered = [applied, *(text for _day, text in sorted(rows, key=lambda row: row[0]))]
+    return ("<ul style='margin-left: -20px'>" + "".join(f"<li>{t}</li>" for t in ordered)
+            + "</ul>")
 
 
 def interviews_html(interviews: list[dict[str, Any]]) -> str:
@@ -264,7 +275,7 @@ class ApplicationDetailPanel(QWidget):
         why = EMAIL_FAILURE_WORDS.get(last.get("errorCode") or "", "it could not be sent")
         words = {"requested": f"Sending to {last.get('recipient')}…",
                  "sent": f"Sent to {last.get('recipient')}"
-                         f" on {day_text(last.get('at'))}.",
+                         f" on {instant_day_text(last.get('at'))}.",
                  "failed": f"Not confirmed as sent: {why}."}
         self.email_state.setText(words.get(last.get("status"), ""))
         self.email_state.setStyleSheet(
