@@ -430,6 +430,11 @@ def run_scenario(scenario: Scenario, args, work: Path) -> dict:
                 rounds.append(score)
                 raw.append(_raw_round(number, samples, truth, score))
                 print_round(scenario, number, score, len(truth.members))
+                failures = sum(1 for sample in samples if sample.phase is None
+                               and (sample.overall or {}).get("reason", "").startswith("snapshot_http"))
+                if failures:
+                    print(f"{failures} snapshot reads failed; service logs:{serve.log_tails(40)}",
+                          file=sys.stderr)
     except BaseException:
         if serve.process is not None:
             print(serve.log_tails(20), file=sys.stderr)
