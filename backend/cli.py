@@ -11,8 +11,8 @@ import os
 import sys
 
 from backend.paths import AppPaths, resolve_app_dir
-from backend.runtime.display_probe import PROBE_COMMAND
-from backend.runtime.private_files import make_private, restrict_umask
+from backend.supervision.display_probe import PROBE_COMMAND
+from backend.supervision.private_files import make_private, restrict_umask
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -49,7 +49,7 @@ def _window_problem(probe, app_dir) -> str | None:
         return "No display found."
     if probe is None:
         return None
-    from backend.runtime.display_probe import advice, remember_passed
+    from backend.supervision.display_probe import advice, remember_passed
 
     problem = probe.result()
     if problem is None:
@@ -64,7 +64,7 @@ def _start_display_probe(app_dir):
     not at all when it passed before under the same conditions."""
     if not (sys.platform.startswith("linux") and _has_display()):
         return None
-    from backend.runtime.display_probe import DisplayProbe, passed_before
+    from backend.supervision.display_probe import DisplayProbe, passed_before
 
     return None if passed_before(app_dir) else DisplayProbe()
 
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> None:
     restrict_umask()
     args = _parser().parse_args(argv)
     if args.command == PROBE_COMMAND:  # before the app dir: the probe touches no files
-        from backend.runtime.display_probe import run_probe_child
+        from backend.supervision.display_probe import run_probe_child
 
         run_probe_child()
         return
@@ -110,15 +110,15 @@ def main(argv: list[str] | None = None) -> None:
     if command == "desktop":
         run_desktop(paths, args)
     elif command == "serve":
-        from backend.runtime.serve import run_serve
+        from backend.supervision.serve import run_serve
 
         run_serve(paths, args)
     elif command == "worker":
-        from backend.runtime.entrypoints import run_worker_process
+        from backend.supervision.entrypoints import run_worker_process
 
         run_worker_process(paths, verbose=args.verbose)
     elif command == "api":
-        from backend.runtime.entrypoints import run_api_process
+        from backend.supervision.entrypoints import run_api_process
 
         run_api_process(paths, port=args.port, verbose=args.verbose)
 

@@ -24,7 +24,7 @@ import httpx
 import psutil
 
 from backend.config import RuntimeInfo, read_runtime_info
-from backend.runtime.children import linux_parent_death_hook
+from backend.supervision.children import linux_parent_death_hook
 
 REPO = Path(__file__).resolve().parent.parent
 IS_WINDOWS = sys.platform == "win32"
@@ -276,7 +276,7 @@ def machine_info() -> dict:
     with contextlib.suppress(OSError, AttributeError):
         info["load_average_at_start"] = [round(x, 2) for x in os.getloadavg()]
     with contextlib.suppress(Exception):
-        from backend.runtime.embedded_temporal import temporal_binary
+        from backend.supervision.embedded_temporal import temporal_binary
 
         out = subprocess.run([str(temporal_binary()), "--version"], capture_output=True,
                              text=True, timeout=10)

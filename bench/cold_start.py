@@ -45,8 +45,8 @@ from _common import (
 )
 from temporalio.client import Client
 
-from backend.runtime.embedded_temporal import dev_server_argv, temporal_binary
-from backend.runtime.ports import LOOPBACK, free_port
+from backend.supervision.embedded_temporal import dev_server_argv, temporal_binary
+from backend.supervision.ports import LOOPBACK, free_port
 
 TEMPORAL_START_TIMEOUT_S = 60.0
 TEMPORAL_STOP_TIMEOUT_S = 15.0

@@ -41,8 +41,8 @@ from _common import (  # noqa: E402
 )
 from bare_workflows import ACTIVITIES_PER_JOB, BareFanout, BareJob, noop  # noqa: E402
 
-from backend.runtime.embedded_temporal import dev_server_argv, temporal_binary  # noqa: E402
-from backend.runtime.ports import free_port  # noqa: E402
+from backend.supervision.embedded_temporal import dev_server_argv, temporal_binary  # noqa: E402
+from backend.supervision.ports import free_port  # noqa: E402
 
 PROFILE = {
     "name": "Bench Candidate", "targetTitles": ["Backend Engineer", "Data Engineer"],

@@ -83,8 +83,8 @@ async def run_workflows(port: int, count: int) -> float:
 
 
 def one(name: str, workflows: int, idle_s: float, long_idle_s: float) -> dict:
-    from backend.runtime.embedded_temporal import dev_server_argv, temporal_binary
-    from backend.runtime.ports import free_port
+    from backend.supervision.embedded_temporal import dev_server_argv, temporal_binary
+    from backend.supervision.ports import free_port
 
     os.environ.update(VARIANTS[name])  # read by dynamic_config() and by the Go runtime
     folder = Path(tempfile.mkdtemp(prefix=f"jobctrl-temporal-memory-{name}-"))

@@ -26,9 +26,9 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
-from backend.runtime import startup_trace
-from backend.runtime.heap_trim import trim_after_bursts
-from backend.runtime.process import configure_logging, hard_exit
+from backend.supervision import startup_trace
+from backend.supervision.heap_trim import trim_after_bursts
+from backend.supervision.process import configure_logging, hard_exit
 from desktop import theme
 from desktop.qt_compat import QEventLoop
 from desktop.shell import ShellController

@@ -27,8 +27,8 @@ from desktop.qt_compat import emit
 
 if TYPE_CHECKING:
     from backend.config import RuntimeInfo
-    from backend.runtime.services import ServiceStatus
-    from backend.runtime.supervisor import Supervisor
+    from backend.supervision.services import ServiceStatus
+    from backend.supervision.supervisor import Supervisor
     from desktop.client import ApiClient, StreamedEvent
     from desktop.event_router import EventRouter
 
@@ -43,7 +43,7 @@ ClientFactory = Callable[["RuntimeInfo"], "ApiClient"]
 
 
 def default_supervisor(*args, **kwargs) -> Supervisor:
-    from backend.runtime.supervisor import Supervisor
+    from backend.supervision.supervisor import Supervisor
 
     return Supervisor(*args, **kwargs)
 

@@ -99,8 +99,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as a plain script from a checkout
 
 from backend.domain.ids import job_id_for_url  # noqa: E402
-from backend.runtime.supervisor import Supervisor  # noqa: E402
 from backend.sources.board_file import demo_board_text  # noqa: E402
+from backend.supervision.supervisor import Supervisor  # noqa: E402
 from backend.temporal.client import connect_temporal  # noqa: E402
 from backend.temporal.workflows.preparation import prep_workflow_id  # noqa: E402
 

@@ -53,7 +53,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as a plain script from a checkout
 
-from backend.runtime.supervisor import Supervisor  # noqa: E402
+from backend.supervision.supervisor import Supervisor  # noqa: E402
 from tests.fakes.job_boards import JobBoards  # noqa: E402
 from tests.fakes.llm_servers import FakeLlmServer  # noqa: E402
 from tests.integration.test_paid_pipeline import demo_subset, scripted_reply  # noqa: E402

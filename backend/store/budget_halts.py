@@ -1,6 +1,6 @@
 """Reads of the budget-resume pass: the selected batches and contact research the daily
 ceiling halted, and the resume intents it committed (halted preparations are read in
-``preparation_halts``; ``backend/runtime/budget_resume.py`` decides what to do)."""
+``preparation_halts``; ``backend/temporal/loops/budget_resume.py`` decides what to do)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Preparations that ended before their work did: the newest JobPreparationWorkflow run of a
 job failed (the daily ceiling halted it, or an infrastructure fault ended it), no newer or
 open preparation run exists, and the job's stage rows may still hold work. The resume passes
-(backend/runtime/budget_resume.py, interrupted_resume.py) and the operations snapshot read
+(backend/temporal/loops/budget_resume.py, interrupted_resume.py) and the operations snapshot read
 them here."""
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from backend.config import PREP_TASK_QUEUE, AppPaths
-from backend.runtime.faults import fault_point
+from backend.faults import fault_point
 from backend.store import profile_outbox
 from backend.store.db import Database
 from backend.temporal.activities.continuation import WORKFLOW_TYPE, ContinuationInput

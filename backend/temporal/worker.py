@@ -18,18 +18,10 @@ from backend.config import (
     AppPaths,
     load_settings,
 )
-from backend.runtime.auto_apply import auto_apply_loop
-from backend.runtime.budget_resume import resume_budget_halted_safely
-from backend.runtime.heap_trim import trim_after_bursts
-from backend.runtime.heartbeat import heartbeat_loop, worker_identity
-from backend.runtime.history_repair import repair_histories
-from backend.runtime.interrupted_resume import resume_interrupted_safely
-from backend.runtime.ready_signal import signal_ready
-from backend.runtime.reconciler import reconcile_runs
-from backend.runtime.task_queue import TaskQueueObserver
-from backend.runtime.threshold_backstop import dispatch_threshold_cleared_safely
 from backend.store.db import Database
 from backend.store.heartbeats import write_heartbeat
+from backend.supervision.heap_trim import trim_after_bursts
+from backend.supervision.ready_signal import signal_ready
 from backend.temporal.activities.apply import ApplyActivities
 from backend.temporal.activities.batch import BatchActivities
 from backend.temporal.activities.contacts import ContactActivities
@@ -40,6 +32,14 @@ from backend.temporal.activities.preparation import PreparationActivities
 from backend.temporal.activities.spend import SpendActivities
 from backend.temporal.client import connect_with_retry
 from backend.temporal.interceptors import ActivitySlotTracker
+from backend.temporal.loops.auto_apply import auto_apply_loop
+from backend.temporal.loops.budget_resume import resume_budget_halted_safely
+from backend.temporal.loops.heartbeat import heartbeat_loop, worker_identity
+from backend.temporal.loops.history_repair import repair_histories
+from backend.temporal.loops.interrupted_resume import resume_interrupted_safely
+from backend.temporal.loops.reconciler import reconcile_runs
+from backend.temporal.loops.task_queue import TaskQueueObserver
+from backend.temporal.loops.threshold_backstop import dispatch_threshold_cleared_safely
 from backend.temporal.schedule import reconcile_from_settings_file, schedule_reconcile_loop
 from backend.temporal.workflows.apply import ApplyWorkflow
 from backend.temporal.workflows.batch import BatchStageWorkflow

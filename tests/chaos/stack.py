@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 from temporalio.client import Client
 
-from backend.runtime.supervisor import Supervisor
+from backend.supervision.supervisor import Supervisor
 from backend.temporal.client import connect_temporal
 from tests.chaos.invariants import TERMINALS, rows, until, wait_quiet
 from tests.fakes.llm_servers import FakeLlmServer

@@ -181,7 +181,7 @@ async def test_r07_api_killed_between_a_settings_commit_and_its_dispatch(app):
     await wait_quiet(app.app_dir, client=app.client, after=after)
     assert {job: prep_starts(app, job, after) for job in cleared} == {job: 1 for job in cleared}
     assert count_events(app.app_dir, "ResumeApproved", after=after) == len(cleared)
-    from backend.runtime.threshold_backstop import dispatch_threshold_cleared
+    from backend.temporal.loops.threshold_backstop import dispatch_threshold_cleared
 
     db = await Database.open(AppPaths(app.app_dir).database, run_migrations=False)
     try:

@@ -21,6 +21,13 @@ from tests.desktop.discover_helpers import api
 pytestmark = [pytest.mark.desktop, pytest.mark.integration]
 
 _numbers = itertools.count(0xA0_0000)
+# A description long enough for Enrich to trust it without fetching the page: the worker
+# prepares this job like any other, and it must leave no stage failed behind it (the
+# desktop tests share one app, and a later Discover would finish "with issues").
+_DESCRIPTION = "".join(
+    f"<p>Paragraph {n}: we build reliable backend services in Python, review each other's"
+    " code, write tests first, deploy small changes often and look after what we run.</p>"
+    for n in range(1, 7))
 
 
 def add_applied_job(live_services, title: str) -> str:
@@ -33,9 +40,9 @@ def add_applied_job(live_services, title: str) -> str:
         conn.execute(
             "INSERT INTO jobs (job_id, tenant_id, canonical_url, url, title, company,"
             " description_html, first_source, first_seen_at, last_seen_at) VALUES (?, 'local',"
-            " ?, ?, ?, 'Board Test Co', '<p>What the posting said.</p>', 'demo_board',"
+            " ?, ?, ?, 'Board Test Co', ?, 'demo_board',"
             " '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')",
-            (key, f"https://board.example/{n}", f"https://board.example/{n}", title))
+            (key, f"https://board.example/{n}", f"https://board.example/{n}", title, _DESCRIPTION))
     with api(live_services) as http:
         http.post(f"/v1/jobs/{key}/actions/mark", json={"userStatus": "applied"}
                   ).raise_for_status()
@@ -115,7 +122,7 @@ def test_the_card_menu_moves_and_the_cards_speak_plainly(live_services, board_vi
     assert view.board.titles["offer"].text().startswith("Offer (")
     assert view.board.select(key)
     qtbot.waitUntil(lambda: "Menu Tester" in view.panel.title.text(), timeout=20_000)
-    assert "What the posting said." in view.panel.posting.toPlainText()
+    assert "Paragraph 1: we build reliable backend services" in view.panel.posting.toPlainText()
     assert "Offer" in view.panel.history.text()
 
 

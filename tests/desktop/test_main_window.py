@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QPushButton
 
 from backend.config import RuntimeInfo
-from backend.runtime.services import ServiceStatus
+from backend.supervision.services import ServiceStatus
 from desktop.app import DesktopShell
 from desktop.client import ApiRequestError, StreamedEvent
 from desktop.models.event_list_model import EventListModel

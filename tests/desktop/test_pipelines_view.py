@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QPoint, Qt
 
-from backend.runtime.services import ServiceStatus
+from backend.supervision.services import ServiceStatus
 from desktop.presenters import operations as ops
 from desktop.shell import ShellController
 from desktop.tray import SpendTray, TraySnapshot
@@ -21,6 +21,9 @@ from desktop.views.pipelines_view import PipelinesView
 from tests.desktop.discover_helpers import extra_source
 from tests.desktop.recorded_operations import STATES, recorded
 from tests.desktop.test_main_window import FakeClient, FakeSupervisor
+
+# The phases a Discover run ends in (the spec's terminal execution phases).
+FINISHED = {"completed", "completed_with_issues", "failed", "canceled"}
 
 pytestmark = pytest.mark.desktop
 
@@ -345,7 +348,9 @@ def test_discover_moves_the_progress_bar_until_the_run_completes(
         started_runs.append(run_id)
 
         # Generous: the machine may be busy; the wait ends as soon as the phase is reached.
-        qtbot.waitUntil(lambda: _state(view)[:2] == (run_id, "completed"), timeout=300_000)
+        qtbot.waitUntil(lambda: _state(view)[0] == run_id and _state(view)[1] in FINISHED,
+                        timeout=240_000)
+        assert _state(view)[1] == "completed", view.headline.headline.text()
         ours = [state for state in seen if state[0] == run_id]
         # Only states whose bar shows a number (busy while the sources answer).
         values = [fraction for _, _, fraction in ours if fraction is not None]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QSystemTrayIcon
 
-from backend.runtime.services import ServiceStatus
+from backend.supervision.services import ServiceStatus
 from desktop.app import DesktopShell
 from desktop.client import StreamedEvent
 from desktop.notifications import Notifier

@@ -13,7 +13,7 @@ from email.message import Message
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 
-from backend.runtime.ports import free_port
+from backend.supervision.ports import free_port
 
 
 @dataclass(frozen=True)

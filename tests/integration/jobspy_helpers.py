@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 
-from backend.runtime.supervisor import Supervisor
+from backend.supervision.supervisor import Supervisor
 from tests.fakes import jobspy_scraper as fake
 from tests.integration.env_helpers import override_environ
 

@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from backend.runtime.process import configure_logging, supervised
+from backend.supervision.process import configure_logging, supervised
 
 PADDING = "x" * 60  # records long enough for a tiny bound to rotate many times
 

@@ -11,8 +11,8 @@ import subprocess
 import httpx
 import pytest
 
-from backend.runtime.ports import free_port
-from backend.runtime.supervisor import child_command
+from backend.supervision.ports import free_port
+from backend.supervision.supervisor import child_command
 from tests.integration.conftest import write_settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
@@ -198,9 +198,9 @@ async def test_quiet_streams_get_keepalive_comments(tmp_path):
 
 async def fake_fresh_heartbeat(app_dir) -> None:
     from backend.config import AppPaths
-    from backend.runtime.heartbeat import worker_identity
     from backend.store.db import Database
     from backend.store.heartbeats import write_heartbeat
+    from backend.temporal.loops.heartbeat import worker_identity
 
     paths = AppPaths(app_dir)
     db = await Database.open(paths.database)

@@ -17,8 +17,8 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from backend.runtime.supervisor import Supervisor
 from backend.store.spend import utc_day
+from backend.supervision.supervisor import Supervisor
 from desktop.client import ApiClient
 from tests.fakes.smtp_server import FakeSmtpServer
 from tests.integration.conftest import write_settings

@@ -26,13 +26,13 @@ from backend.domain import events as ev
 from backend.domain.clock import utc_now
 from backend.llm.budget import budget_status
 from backend.pipeline.batch import batch_workflow_id
-from backend.runtime.budget_resume import budget_episode, resume_budget_halted
-from backend.runtime.halted_work import batch_lineage
 from backend.store import contacts as contact_store
 from backend.store.db import Database
 from backend.store.events import append_event
 from backend.store.spend import utc_day
 from backend.temporal.client import connect_temporal
+from backend.temporal.loops.budget_resume import budget_episode, resume_budget_halted
+from backend.temporal.loops.halted_work import batch_lineage
 from tests.integration.test_paid_pipeline import paid_app, prep_terminals, scripted_reply
 from tests.integration.test_preparation import wait_for
 

@@ -14,9 +14,9 @@ import pytest
 
 from backend.config import PREP_TASK_QUEUE, TASK_QUEUE
 from backend.operations.capacity import read_capacity
-from backend.runtime.supervisor import Supervisor
 from backend.store.db import Database
 from backend.store.heartbeats import ACTIVITY_STAGE
+from backend.supervision.supervisor import Supervisor
 from desktop.client import ApiClient
 from tests.integration.conftest import write_settings
 

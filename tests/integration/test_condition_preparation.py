@@ -15,8 +15,8 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from backend.domain.ids import job_id_for_url
 from backend.pipeline.access_grants import host_of
-from backend.runtime.supervisor import Supervisor
 from backend.sources.board_file import demo_board_text
+from backend.supervision.supervisor import Supervisor
 from backend.temporal.client import connect_temporal
 from tests.fakes.posting_pages import PostingPagesServer
 from tests.integration.conftest import write_settings

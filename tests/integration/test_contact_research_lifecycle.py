@@ -18,10 +18,10 @@ import pytest
 import pytest_asyncio
 
 from backend.config import AppPaths, TemporalSettings
-from backend.runtime.reconciler import reconcile_runs
-from backend.runtime.supervisor import Supervisor
 from backend.store.db import Database
+from backend.supervision.supervisor import Supervisor
 from backend.temporal.client import connect_temporal
+from backend.temporal.loops.reconciler import reconcile_runs
 from tests.integration.conftest import write_settings
 from tests.integration.test_contact_research import (
     FILLER,

@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from backend.runtime.display_probe import (
+from backend.supervision.display_probe import (
     DisplayProblem,
     advice,
     classify_failure,

@@ -13,7 +13,7 @@ import pytest
 import pytest_asyncio
 
 from backend.domain.ids import job_id_for_url
-from backend.runtime.supervisor import Supervisor
+from backend.supervision.supervisor import Supervisor
 from tests.fakes.posting_pages import PostingPagesServer
 from tests.integration.conftest import write_settings
 from tests.integration.test_preparation import PROFILE, wait_for

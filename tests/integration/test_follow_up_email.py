@@ -11,7 +11,7 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from backend.runtime.supervisor import Supervisor
+from backend.supervision.supervisor import Supervisor
 from tests.fakes.smtp_server import FakeSmtpServer
 from tests.integration.conftest import write_settings
 from tests.integration.env_helpers import override_environ

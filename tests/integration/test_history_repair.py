@@ -28,12 +28,12 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 
 from backend.config import TemporalSettings
 from backend.projections.pipeline_steps import STEP_EVENT_TYPES
-from backend.runtime import history_decoder, history_repair
-from backend.runtime.supervisor import Supervisor
 from backend.store import coverage, passes
 from backend.store.db import Database
+from backend.supervision.supervisor import Supervisor
 from backend.temporal.client import connect_temporal
 from backend.temporal.contracts import DiscoveryExecutionRef
+from backend.temporal.loops import history_decoder, history_repair
 from desktop.client import ApiClient
 from tests.integration.conftest import write_settings
 from tests.integration.test_lineage import discover, preparations_settled, wait_until

@@ -13,7 +13,7 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from backend.runtime.supervisor import Supervisor
+from backend.supervision.supervisor import Supervisor
 from tests.integration.conftest import write_settings
 from tests.integration.env_helpers import override_environ
 from tests.integration.test_paid_pipeline import count_events, demo_subset, prep_terminals

@@ -15,9 +15,9 @@ import pytest
 import pytest_asyncio
 
 from backend.projections.pipeline_steps import list_steps, refresh_pipeline_steps
-from backend.runtime.supervisor import Supervisor
 from backend.store import coverage, lineage
 from backend.store.db import Database
+from backend.supervision.supervisor import Supervisor
 from backend.temporal.contracts import DiscoveryExecutionRef
 from desktop.client import ApiClient
 from tests.integration.conftest import write_settings

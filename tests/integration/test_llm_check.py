@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 import pytest_asyncio
 
-from backend.runtime.supervisor import Supervisor
+from backend.supervision.supervisor import Supervisor
 from desktop.client import ApiClient, ApiRequestError
 from tests.fakes.llm_servers import FakeLlmServer
 from tests.integration.conftest import write_settings

@@ -10,7 +10,7 @@ import httpx
 import pdfplumber
 import pytest
 
-from backend.runtime.supervisor import Supervisor
+from backend.supervision.supervisor import Supervisor
 from tests.integration.conftest import write_settings
 from tests.integration.test_paid_pipeline import demo_subset
 from tests.integration.test_preparation import PROFILE, wait_for

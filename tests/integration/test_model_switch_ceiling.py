@@ -13,7 +13,7 @@ from decimal import Decimal
 import httpx
 import pytest
 
-from backend.runtime.supervisor import Supervisor
+from backend.supervision.supervisor import Supervisor
 from tests.fakes.llm_servers import FakeLlmServer
 from tests.integration.conftest import write_settings
 from tests.integration.env_helpers import override_environ

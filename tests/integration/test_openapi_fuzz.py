@@ -25,7 +25,7 @@ from __future__ import annotations
 import pytest
 import pytest_asyncio
 
-from backend.runtime.supervisor import Supervisor
+from backend.supervision.supervisor import Supervisor
 from tests.integration.conftest import write_settings
 
 schemathesis = pytest.importorskip("schemathesis")

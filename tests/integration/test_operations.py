@@ -11,7 +11,7 @@ import pytest_asyncio
 from pydantic.alias_generators import to_camel
 
 from backend.operations.stage_counts import COUNT_FIELDS
-from backend.runtime.supervisor import Supervisor
+from backend.supervision.supervisor import Supervisor
 from tests.integration.conftest import write_settings
 from tests.integration.test_preparation import PROFILE, wait_for
 

@@ -15,7 +15,7 @@ import pytest
 import pytest_asyncio
 
 from backend.config import TemporalSettings
-from backend.runtime.supervisor import Supervisor
+from backend.supervision.supervisor import Supervisor
 from backend.temporal.client import connect_temporal
 from tests.fakes.llm_servers import FakeLlmServer
 from tests.integration.conftest import write_settings

@@ -16,7 +16,7 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowExecutionStatus
 
 from backend.pipeline.policy_rerun import policy_rerun_workflow_id
-from backend.runtime.supervisor import Supervisor
+from backend.supervision.supervisor import Supervisor
 from backend.temporal.client import connect_temporal
 from backend.temporal.policy_contracts import PolicyRerunResult
 from tests.integration.conftest import write_settings

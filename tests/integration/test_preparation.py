@@ -12,7 +12,7 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from backend.runtime.supervisor import Supervisor
+from backend.supervision.supervisor import Supervisor
 from desktop.client import ApiClient
 from tests.integration.conftest import write_settings
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from backend.runtime.supervisor import Supervisor
+from backend.supervision.supervisor import Supervisor
 from tests.integration.conftest import write_settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session"),

@@ -13,7 +13,7 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from backend.runtime.supervisor import Supervisor
+from backend.supervision.supervisor import Supervisor
 from tests.fakes.llm_servers import FakeLlmServer
 from tests.integration.conftest import write_settings
 from tests.integration.test_paid_pipeline import demo_subset, scripted_reply, wait_terminals

@@ -14,11 +14,11 @@ import pytest_asyncio
 
 from backend.config import AppPaths, TemporalSettings
 from backend.projections.workflow_runs import get_run
-from backend.runtime.embedded_temporal import temporal_binary
-from backend.runtime.reconciler import reconcile_runs
-from backend.runtime.supervisor import Supervisor
 from backend.store.db import Database
+from backend.supervision.embedded_temporal import temporal_binary
+from backend.supervision.supervisor import Supervisor
 from backend.temporal.client import connect_temporal
+from backend.temporal.loops.reconciler import reconcile_runs
 from tests.fakes.llm_servers import FakeLlmServer
 from tests.integration.conftest import write_settings
 from tests.integration.test_paid_pipeline import demo_subset

@@ -14,7 +14,7 @@ import pytest_asyncio
 from temporalio.client import Client
 from temporalio.service import RPCError, RPCStatusCode
 
-from backend.runtime.supervisor import Supervisor
+from backend.supervision.supervisor import Supervisor
 from backend.temporal.client import connect_temporal
 from backend.temporal.schedule import SCHEDULE_ID, cron_of_note
 from tests.fakes.job_boards import JobBoards

@@ -17,15 +17,15 @@ from pathlib import Path
 
 import pytest
 
-from backend.runtime.children import ChildRegistry
-from backend.runtime.process import (
+from backend.supervision.children import ChildRegistry
+from backend.supervision.process import (
     LOG_BACKUPS,
     LOG_MAX_BYTES_ENV,
     PARENT_PID_ENV,
     console_log_file,
     log_file,
 )
-from backend.runtime.services import ManagedService, ServiceFailed, ServiceSpec
+from backend.supervision.services import ManagedService, ServiceFailed, ServiceSpec
 from tests.integration.log_probe import chunk_text, done_marker, ready_marker, record_text
 from tests.integration.serve_process import ServeProcess
 

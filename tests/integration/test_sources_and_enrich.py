@@ -11,7 +11,7 @@ import pytest
 import pytest_asyncio
 
 from backend.domain.ids import job_id_for_url
-from backend.runtime.supervisor import Supervisor
+from backend.supervision.supervisor import Supervisor
 from tests.fakes.job_boards import SHARED_POSTING_URL, JobBoards
 from tests.fakes.posting_pages import PostingPagesServer
 from tests.integration.conftest import write_settings

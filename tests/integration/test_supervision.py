@@ -142,8 +142,8 @@ async def test_a_crashed_worker_is_restarted(tmp_path):
 async def test_an_external_temporal_is_used_and_nothing_is_embedded(tmp_path):
     """With ``temporal.address`` set, serve starts only the worker and the API, runs work on
     that cluster, and leaves it running when it stops."""
-    from backend.runtime.embedded_temporal import dev_server_argv, temporal_binary
-    from backend.runtime.ports import free_port
+    from backend.supervision.embedded_temporal import dev_server_argv, temporal_binary
+    from backend.supervision.ports import free_port
     from tests.integration.conftest import write_settings
 
     port = free_port()

@@ -18,7 +18,7 @@ import pytest_asyncio
 
 from backend.domain import events as ev
 from backend.domain.clock import parse_iso, to_iso
-from backend.runtime.supervisor import Supervisor
+from backend.supervision.supervisor import Supervisor
 from tests.fakes.llm_servers import FakeLlmServer
 from tests.integration.conftest import write_settings
 from tests.integration.test_paid_pipeline import scripted_reply

@@ -7,7 +7,7 @@ import pytest
 
 from backend.apply.email_sender import Application, SmtpSendError, send_application
 from backend.config import SmtpSettings
-from backend.runtime.ports import free_port
+from backend.supervision.ports import free_port
 from tests.fakes.smtp_server import FakeSmtpServer
 
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 from backend.llm.budget import budget_status
-from backend.runtime.budget_resume import budget_episode, paid_calls, resume_verdict
+from backend.temporal.loops.budget_resume import budget_episode, paid_calls, resume_verdict
 
 DAY_ONE = datetime(2026, 11, 29, 23, 59, 30, tzinfo=UTC)
 DAY_TWO = DAY_ONE + timedelta(minutes=1)  # just past UTC midnight
@@ -74,7 +74,7 @@ def test_paid_calls_match_the_preparation_preflight():
 
 
 def test_a_resumed_batch_keeps_its_lineage_and_gets_one_id_per_episode():
-    from backend.runtime.halted_work import batch_lineage, resumed_batch_id
+    from backend.temporal.loops.halted_work import batch_lineage, resumed_batch_id
 
     first = resumed_batch_id("batch-tailor-0123456789abcdef", "2026-11-30:150000")
     assert first.startswith("batch-tailor-0123456789abcdef-resume-")
@@ -86,8 +86,8 @@ def test_a_resumed_batch_keeps_its_lineage_and_gets_one_id_per_episode():
 
 def test_items_refused_mid_run_resume_per_run_and_stage_from_that_stage():
     from backend.pipeline.batch import batch_workflow_id
-    from backend.runtime.halted_work import _refused_mid_run
     from backend.store.budget_halts import RefusedItem, RunRow
+    from backend.temporal.loops.halted_work import _refused_mid_run
 
     def run(run_id: str, status: str) -> RunRow:
         return RunRow("batch-tailor-x", run_id, status, None, "t0", "t1",

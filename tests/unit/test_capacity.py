@@ -22,8 +22,6 @@ from temporalio.testing import ActivityEnvironment
 from backend.config import PREP_TASK_QUEUE, TASK_QUEUE
 from backend.domain.clock import to_iso, utc_now, utc_now_iso
 from backend.operations.capacity import merge_duration_summaries, read_capacity
-from backend.runtime.heartbeat import heartbeat_loop
-from backend.runtime.task_queue import TaskQueueObserver
 from backend.store.heartbeats import (
     ActiveItem,
     DurationSummary,
@@ -34,6 +32,8 @@ from backend.store.heartbeats import (
     write_heartbeat,
 )
 from backend.temporal.interceptors import ActivitySlotTracker, opaque_ref, safe_workflow_ref
+from backend.temporal.loops.heartbeat import heartbeat_loop
+from backend.temporal.loops.task_queue import TaskQueueObserver
 
 PREP_ID = "prep-job_0123456789abcdef01234567"
 RUN_ID = "0195f3a2-7c1e-7b4d-9a55-3f1d2e4c5b6a"

@@ -19,8 +19,6 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 
 from backend.domain import events as ev
 from backend.projections import pipeline_steps as steps
-from backend.runtime import history_decoder as decoder
-from backend.runtime import history_repair
 from backend.sources.config import DemoBoardSource, SourceConfig
 from backend.store import coverage, lineage
 from backend.store.events import StoredEvent
@@ -36,6 +34,8 @@ from backend.temporal.contracts import (
     PlanInput,
     PrepInput,
 )
+from backend.temporal.loops import history_decoder as decoder
+from backend.temporal.loops import history_repair
 
 DATA = Path(__file__).parent / "data"
 CONVERTER = pydantic_data_converter.payload_converter

@@ -9,11 +9,11 @@ nothing."""
 
 from __future__ import annotations
 
-from backend.runtime import history_decoder as decoder
-from backend.runtime import history_repair
 from backend.store import lineage, passes
 from backend.store.db import Database
 from backend.temporal.contracts import DiscoveryExecutionRef
+from backend.temporal.loops import history_decoder as decoder
+from backend.temporal.loops import history_repair
 from tests.unit.test_history_decoder import prep_finished
 
 REF = DiscoveryExecutionRef(tenant_id="local", discover_workflow_id="discover-local",

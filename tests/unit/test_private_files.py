@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from backend.runtime.private_files import make_private
+from backend.supervision.private_files import make_private
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX modes only")
 

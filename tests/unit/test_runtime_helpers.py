@@ -22,9 +22,9 @@ from backend.config import (
     write_private_json,
     write_runtime_info,
 )
-from backend.runtime.children import ChildRegistry
-from backend.runtime.ports import LOOPBACK, PortInUseError, ensure_port_free, port_or_free
 from backend.sources.config import DemoBoardSource, JsonFileSource
+from backend.supervision.children import ChildRegistry
+from backend.supervision.ports import LOOPBACK, PortInUseError, ensure_port_free, port_or_free
 
 # --- ports ------------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ import pytest
 
 from backend.config import load_settings
 from backend.paths import AppPaths, UnreadableSettings, configured_temporal_address
-from backend.runtime import display_probe, heap_trim, startup_trace
+from backend.supervision import display_probe, heap_trim, startup_trace
 
 
 @pytest.fixture

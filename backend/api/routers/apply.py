@@ -23,10 +23,10 @@ from backend.config import TASK_QUEUE
 from backend.domain import events as ev
 from backend.domain.model import CamelModel
 from backend.projections.apply_runs import STATUSES, TERMINAL_STATUSES, read_state
-from backend.runtime.auto_apply import LoopStatus, describe_loop, observe, reconcile_auto_apply
 from backend.store import apply as store
 from backend.store.profile import read_profile
 from backend.temporal.activities.apply import mark_user_applied
+from backend.temporal.loops.auto_apply import LoopStatus, describe_loop, observe, reconcile_auto_apply
 from backend.temporal.workflows.apply import ApplyWorkflowInput, apply_workflow_id
 
 router = APIRouter(tags=["apply"], dependencies=[Depends(require_token)])

@@ -18,10 +18,10 @@ from backend.api.errors import ApiError, error_responses
 from backend.api.security import require_token
 from backend.domain.model import CamelModel
 from backend.domain.profile import CandidateProfile
+from backend.faults import fault_point
 from backend.profile_import import MAX_BYTES, import_resume
 from backend.profile_import.draft import draft_profile, sample_resume_file
 from backend.profile_import.errors import ResumeImportError
-from backend.runtime.faults import fault_point
 from backend.store.profile import read_profile, save_profile
 
 router = APIRouter(tags=["profile"], dependencies=[Depends(require_token)])

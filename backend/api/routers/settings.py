@@ -21,7 +21,7 @@ from backend.config import (
     TemporalSettings,
     save_settings,
 )
-from backend.runtime.faults import fault_point
+from backend.faults import fault_point
 from backend.sources.config import SourceConfig
 from backend.sources.link import MAX_LINK_LENGTH, SourceLinkError, resolve_source_link
 from backend.store.staleness import threshold_cleared_jobs
@@ -141,7 +141,7 @@ async def patch_settings(request: Request, body: SettingsPatch) -> AppSettings: 
         await nudge_auto_apply(context)  # the standing apply loop follows at once
     if before.daily_budget_usd != updated.daily_budget_usd:
         # Imported here: it brings the discovery activities, which the API's start needs not.
-        from backend.runtime.budget_resume import nudge_budget_resume
+        from backend.temporal.loops.budget_resume import nudge_budget_resume
 
         await nudge_budget_resume(context)  # budget-halted preparation, too
     if updated.min_fit_score < before.min_fit_score:
@@ -155,7 +155,7 @@ async def prepare_threshold_cleared(context) -> None:
     materials stay, so lowering it again is enough to undo it). One batch workflow starts
     their preparations, so the save answers at once whatever their number. Without a ready
     worker (or if this process dies first) the worker's next pass starts them instead
-    (backend/runtime/threshold_backstop.py); the save itself never fails for it."""
+    (backend/temporal/loops/threshold_backstop.py); the save itself never fails for it."""
     job_ids = await threshold_cleared_jobs(context.db, min_fit_score=context.settings.min_fit_score)
     if not job_ids:
         return

@@ -36,16 +36,16 @@ from backend.projections.workflow_runs import (
     refresh_workflow_runs,
     row_from_record,
 )
-from backend.runtime.recovered_history import (
+from backend.store.db import Database
+from backend.store.events import append_event
+from backend.store.provider_failures import provider_failures_for_run
+from backend.temporal.loops.recovered_history import (
     HISTORY_TIMEOUT_S,
     cancellation_fact,
     find_cancel_request,
     history_dedupe_key,
     recovered_dedupe_key,
 )
-from backend.store.db import Database
-from backend.store.events import append_event
-from backend.store.provider_failures import provider_failures_for_run
 
 log = logging.getLogger(__name__)
 

@@ -32,9 +32,9 @@ from backend.config import AppPaths, AppSettings, load_settings
 from backend.domain import events as ev
 from backend.domain.model import CamelModel
 from backend.domain.profile import CandidateProfile
+from backend.faults import fault_point
 from backend.pipeline.enrich import USER_AGENT
 from backend.projections.apply_runs import read_state
-from backend.runtime.faults import fault_point
 from backend.secrets.store import SecretStore
 from backend.store import applications
 from backend.store import apply as store

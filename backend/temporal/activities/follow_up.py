@@ -15,7 +15,7 @@ from temporalio.exceptions import ApplicationError
 from backend.apply.email_sender import Application, SmtpSendError, send_shielded
 from backend.config import AppPaths, load_settings
 from backend.domain.model import CamelModel
-from backend.runtime.faults import fault_point
+from backend.faults import fault_point
 from backend.secrets.store import SecretStore
 from backend.store import applications as store
 from backend.store.db import Database

@@ -23,6 +23,7 @@ from backend.domain import events as ev
 from backend.domain.errors import TypedFailure
 from backend.domain.fit import FitLedger
 from backend.domain.profile import CandidateProfile
+from backend.faults import fault_point
 from backend.llm.admission import Basis, readmit_call
 from backend.llm.base import ChatProvider
 from backend.llm.budget import BudgetExceededError
@@ -40,7 +41,6 @@ from backend.pipeline.eligibility import (
     StageFacts,
     decide_pickup,
 )
-from backend.runtime.faults import fault_point
 from backend.store import materials, stages
 from backend.store.condition_jobs import granted_hosts
 from backend.store.db import Database

@@ -11,11 +11,11 @@ from temporalio.exceptions import ApplicationError
 
 from backend.config import AppPaths, load_settings
 from backend.domain.model import CamelModel
+from backend.faults import fault_point, stall_point
 from backend.llm.admission import Basis, admit, per_call_estimate
 from backend.llm.budget import BudgetStatus
 from backend.llm.factory import provider_from_settings
 from backend.llm.rates import load_rates
-from backend.runtime.faults import fault_point, stall_point
 from backend.secrets.store import SecretStore
 from backend.store.db import Database
 

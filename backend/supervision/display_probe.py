@@ -93,7 +93,7 @@ class DisplayProbe:
     display), so the probe costs the launch almost nothing."""
 
     def __init__(self, env: dict[str, str] | None = None, timeout_s: float = PROBE_TIMEOUT_S):
-        from backend.runtime.process import child_command
+        from backend.supervision.process import child_command
 
         self._env = {**os.environ, **(env or {})}
         self._timeout_s = timeout_s

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from backend.runtime.children import ChildRegistry
-from backend.runtime.process import log_max_bytes, open_console_log, trim_console_log
+from backend.supervision.children import ChildRegistry
+from backend.supervision.process import log_max_bytes, open_console_log, trim_console_log
 
 log = logging.getLogger(__name__)
 
@@ -49,14 +49,14 @@ class ServiceSpec:
     env: dict[str, str]
     ready: Callable[[int], Awaitable[bool]]  # given the child's pid
     ready_timeout: float
-    # The child's raw stdout/stderr (see backend/runtime/process.py), rotated at each
+    # The child's raw stdout/stderr (see backend/supervision/process.py), rotated at each
     # (re)start once over console_max_bytes (None: the JOBCTRL_LOG_MAX_BYTES bound).
     console_log: Path
     log_file: Path | None = None  # the child's own rotating log, if it keeps one
     restart_on_crash: bool = True
     console_max_bytes: int | None = None
     console_check_every_s: float = CONSOLE_CHECK_EVERY_S  # while it runs: trim_console_log
-    # Returns once the child with that pid says it is ready (backend/runtime/ready_signal);
+    # Returns once the child with that pid says it is ready (backend/supervision/ready_signal);
     # ``ready`` then confirms it once. None: ``ready`` is polled every ``poll_s``.
     ready_signal: Callable[[int], Awaitable[None]] | None = None
     poll_s: float = READY_POLL_S

@@ -2,7 +2,7 @@
 preparation, a selected batch (or the items of one refused mid-run), one job's contact
 research. Each kind says what it would cost to resume (in paid calls, the arithmetic of
 its own spend preflight), the dedupe key of its once-per-episode dispatch intent, and
-how it starts again. ``backend/runtime/budget_resume.py`` decides *whether* it does.
+how it starts again. ``backend/temporal/loops/budget_resume.py`` decides *whether* it does.
 
 Exactly once: the intent is committed before Temporal is asked, with a dedupe key of the
 work and the budget episode. A resumed batch or contact research starts under an id that

@@ -7,9 +7,9 @@ import logging
 import sys
 
 from backend.paths import AppPaths
-from backend.runtime.process import configure_logging, hard_exit, stop_on_signals
-from backend.runtime.services import ServiceStatus
-from backend.runtime.supervisor import Supervisor
+from backend.supervision.process import configure_logging, hard_exit, stop_on_signals
+from backend.supervision.services import ServiceStatus
+from backend.supervision.supervisor import Supervisor
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ revalidates them and downgrades a stale one, which selects it here), nor ``incom
 ones (a terminal audit state).
 
 For each execution :func:`repair_execution` reads the exact workflow/run history (outside
-the write lock), decodes it (``backend/runtime/history_decoder.py``) and, in one
+the write lock), decodes it (``backend/temporal/loops/history_decoder.py``) and, in one
 transaction:
 
 1. refolds the execution's projection rows from its events (rows lost while the log kept
@@ -73,10 +73,10 @@ from temporalio.service import RPCError, RPCStatusCode
 from backend.domain import events as ev
 from backend.domain.clock import utc_now
 from backend.projections import pipeline_steps as steps
-from backend.runtime import history_decoder as decoder
 from backend.store import coverage, lineage, passes
 from backend.store.db import Database
 from backend.temporal.contracts import DiscoveryExecutionRef
+from backend.temporal.loops import history_decoder as decoder
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """The budget-resume pass: work halted by the daily ceiling starts again by itself once
 the budget has room (the UTC spend day rolled over, or the ceiling was raised or
 cleared), as the desktop's budget notification promises. Three kinds of work are halted
-that way (``backend/runtime/halted_work.py``): a job's preparation, a selected batch (or
+that way (``backend/temporal/loops/halted_work.py``): a job's preparation, a selected batch (or
 the items of one refused mid-run) and a job's contact research.
 
 The pass runs in the worker's reconciler (at start and every pass) and right after a
@@ -37,7 +37,12 @@ from backend.llm.budget import BudgetStatus, read_spend_budget_status
 from backend.llm.factory import provider_from_settings
 from backend.llm.rates import load_rates
 from backend.projections.workflow_runs import refresh_workflow_runs
-from backend.runtime.halted_work import (
+from backend.secrets.store import SecretStore
+from backend.store.budget_halts import event_id_by_dedupe_key
+from backend.store.db import Database
+from backend.store.spend import to_micro_usd
+from backend.store.spend_reservations import open_reserved
+from backend.temporal.loops.halted_work import (
     RESUMED_EVENT,
     BatchHalt,
     ContactHalt,
@@ -49,11 +54,6 @@ from backend.runtime.halted_work import (
     newer_execution_exists,
     paid_calls,
 )
-from backend.secrets.store import SecretStore
-from backend.store.budget_halts import event_id_by_dedupe_key
-from backend.store.db import Database
-from backend.store.spend import to_micro_usd
-from backend.store.spend_reservations import open_reserved
 
 __all__ = [  # the halted work, named here for the callers of the pass
     "RESUMED_EVENT", "BatchHalt", "ContactHalt", "Halt", "halted_jobs", "intent_dedupe_key",

@@ -18,10 +18,10 @@ from collections.abc import Callable
 
 from backend.config import AppPaths
 from backend.domain.clock import utc_now_iso
-from backend.runtime.task_queue import TaskQueueObserver
 from backend.store.db import Database
 from backend.store.heartbeats import HeartbeatTelemetry, WorkerIdentity, write_heartbeat
 from backend.temporal.interceptors import ActivitySlotTracker
+from backend.temporal.loops.task_queue import TaskQueueObserver
 
 HEARTBEAT_INTERVAL_S = 2.0
 log = logging.getLogger(__name__)

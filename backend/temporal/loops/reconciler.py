@@ -33,13 +33,13 @@ from backend.projections.workflow_runs import (
     refresh_workflow_runs,
     row_from_record,
 )
-from backend.runtime.recovered_history import restore_cancel_requester
 from backend.store import applications, passes, stages
 from backend.store import contacts as contact_tasks
 from backend.store import discovery as runs
 from backend.store.db import Database
 from backend.store.events import append_event
 from backend.store.lifecycle import record_workflow_terminal
+from backend.temporal.loops.recovered_history import restore_cancel_requester
 
 log = logging.getLogger(__name__)
 

@@ -29,13 +29,13 @@ from temporalio.client import Client
 
 from backend.config import AppPaths, load_settings
 from backend.domain import events as ev
+from backend.faults import stall_point
 from backend.projections.workflow_runs import refresh_workflow_runs
-from backend.runtime.budget_resume import Halt, halted_jobs, newer_execution_exists
-from backend.runtime.faults import stall_point
 from backend.store.db import Database
 from backend.store.events import append_event
 from backend.store.preparation_halts import INFRASTRUCTURE_CODES, count_job_events, has_event
 from backend.temporal.dispatch import start_preparation
+from backend.temporal.loops.budget_resume import Halt, halted_jobs, newer_execution_exists
 from backend.temporal.workflows.preparation import prep_workflow_id
 
 log = logging.getLogger(__name__)

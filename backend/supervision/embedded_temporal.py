@@ -7,7 +7,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from backend.runtime.ports import LOOPBACK
+from backend.supervision.ports import LOOPBACK
 
 
 class TemporalBinaryMissing(RuntimeError):

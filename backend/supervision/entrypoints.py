@@ -8,15 +8,15 @@ import os
 import sys
 
 from backend.paths import AppPaths
-from backend.runtime.ports import LOOPBACK
-from backend.runtime.process import (
+from backend.supervision.ports import LOOPBACK
+from backend.supervision.process import (
     configure_logging,
     hard_exit,
     stop_on_signals,
     stop_when_parent_dies,
     supervised,
 )
-from backend.runtime.ready_signal import signal_ready
+from backend.supervision.ready_signal import signal_ready
 
 log = logging.getLogger(__name__)
 
