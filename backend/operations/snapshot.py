@@ -39,7 +39,10 @@ from backend.projections.pipeline_steps import list_steps, refresh_pipeline_step
 from backend.projections.workflow_runs import refresh_workflow_runs
 from backend.store.coverage import read_coverage
 from backend.store.db import Database
-from backend.store.preparation_halts import count_interrupted_with_pending_work
+from backend.store.preparation_halts import (
+    count_budget_halted_with_pending_work,
+    count_interrupted_with_pending_work,
+)
 from backend.store.provider_progress import read_provider_progress, select_provider_progress
 from backend.temporal.contracts import DiscoveryExecutionRef
 
@@ -248,6 +251,9 @@ async def read_operations_snapshot(db: Database, paths: AppPaths, settings: AppS
     outside = subtract(everything, current, sweep) if execution else everything
     scopes["global_outside_execution"] = _blocks(outside)
     budget = await read_spend_budget_status(db, settings, now)
+    # The ceiling refuses a job whose estimate the budget left cannot cover, so work is
+    # budget-blocked before today's spend literally meets the ceiling.
+    budget_halted = await count_budget_halted_with_pending_work(db)
     fresh_idle = capacity.freshness.state == "fresh" and capacity.active_slots == 0
 
     summary = coverage = families = reconciliation = None
@@ -292,7 +298,7 @@ async def read_operations_snapshot(db: Database, paths: AppPaths, settings: AppS
             capacity=eta_capacity(capacity),
             membership_open=membership_open,
             coverage_ready=coverage_row.ready,
-            budget_blocked=budget.exhausted,
+            budget_blocked=budget.exhausted or budget_halted > 0,
             inventory_truncated=bool(capacity.active_items_truncated),
             last_dispatch_at=await _last_dispatch(db),
             active_in_scope=sum(b.processing for b in (*current.values(), *sweep.values())),
@@ -323,6 +329,8 @@ async def read_operations_snapshot(db: Database, paths: AppPaths, settings: AppS
         # Jobs whose preparation an infrastructure fault ended with work left: the worker
         # starts them again (never shown as done while they wait).
         "interruptedPreparations": await count_interrupted_with_pending_work(db),
+        # Jobs the daily ceiling refused with work left: they resume once it allows them.
+        "budgetHaltedPreparations": budget_halted,
         "overallEta": overall.model_dump(by_alias=True) if overall else None,
         "stageEtas": stage_etas,
     }

@@ -50,15 +50,26 @@ async def newest_failed_preparations(db: Database, error_codes: tuple[str, ...],
             for job_id, run_id, started, code, closed in rows]
 
 
-async def count_interrupted_with_pending_work(db: Database) -> int:
-    """Jobs whose preparation an infrastructure fault ended while stages still wait with no
-    owner: work the interrupted-preparation pass will start again (the snapshot says so)."""
+async def count_halted_with_pending_work(db: Database, error_codes: tuple[str, ...]) -> int:
+    """Jobs whose newest preparation ended with one of ``error_codes`` while stages still
+    wait with no owner: work a resume pass will start again (the snapshot says so)."""
     row = await db.fetchone(
-        "SELECT COUNT(*)" + _newest_failed_sql(INFRASTRUCTURE_CODES)
+        "SELECT COUNT(*)" + _newest_failed_sql(error_codes)
         + " AND EXISTS (SELECT 1 FROM job_stage_states s WHERE s.tenant_id = w.tenant_id"
         "   AND s.job_id = w.job_id AND s.status = 'pending' AND s.owner_run_id IS NULL)",
-        (TENANT_ID, PREPARATION_WORKFLOW, *INFRASTRUCTURE_CODES))
+        (TENANT_ID, PREPARATION_WORKFLOW, *error_codes))
     return int(row[0]) if row else 0
+
+
+async def count_interrupted_with_pending_work(db: Database) -> int:
+    """Jobs an infrastructure fault stopped: the interrupted-preparation pass restarts them."""
+    return await count_halted_with_pending_work(db, INFRASTRUCTURE_CODES)
+
+
+async def count_budget_halted_with_pending_work(db: Database) -> int:
+    """Jobs the daily ceiling refused (the budget left could not cover them, used up or not):
+    the budget-resume pass starts them once the day resets or the ceiling is raised."""
+    return await count_halted_with_pending_work(db, ("budget_exceeded",))
 
 
 async def has_event(db: Database, dedupe_key: str) -> bool:

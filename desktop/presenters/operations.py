@@ -225,11 +225,20 @@ def recovery_gate(snapshot: Snapshot) -> RecoveryGate:
                             "Can't confirm that no work is still running (the worker's "
                             "inventory is unavailable). Wait for the worker to report in.")
     if active == 0:
-        return RecoveryGate("ready", "No work is running: you can start a new Discover run.")
-    noun = "item is" if active == 1 else "items are"
+        return RecoveryGate("ready", _new_run_offer(snapshot))
+    noun = "step is" if active == 1 else "steps are"
     return RecoveryGate("remaining_work",
-                        f"{active} work {noun} still running. Wait for them to finish "
+                        f"{active} {noun} still running. Wait for them to finish "
                         "before starting a new Discover run.")
+
+
+def _new_run_offer(snapshot: Snapshot) -> str:
+    """The offer of a new run once nothing runs, unless it would mislead: while the closed
+    run's jobs are still being prepared (between two steps nothing is in flight, but the
+    work is not over) or while the budget holds them (a new run would not help)."""
+    if execution(snapshot).get("phase") == "draining" or budget_paused(snapshot):
+        return ""
+    return "Nothing is running now: you can start a new Discover run."
 
 
 RUN_IN_PROGRESS = "A Discover run is already in progress"
@@ -801,6 +810,8 @@ def no_eta_words(snapshot: Snapshot) -> str:
     if eta.get("reason") == "no_dispatch" and _run_age_s(snapshot) < DISPATCH_RECENCY_S:
         # A run minutes old has no "last few minutes" without dispatch to speak of.
         return "No time estimate yet: waiting for the first steps to start"
+    if eta.get("reason") == "budget_exceeded" and not budget_used_up(snapshot):
+        return "No time estimate yet: today's budget can't cover the next job"
     return f"No time estimate yet: {eta_reason_text(eta, phase(snapshot))}"
 
 
@@ -830,10 +841,22 @@ def _clock_text(value: str | None) -> str:
     return moment.astimezone().strftime("%H:%M") if moment else "the daily reset"
 
 
+def budget_used_up(snapshot: Snapshot) -> bool:
+    return bool((snapshot.get("budget") or {}).get("exhausted"))
+
+
+def budget_holds_jobs(snapshot: Snapshot) -> bool:
+    """The ceiling refused jobs that still wait: the budget left could not cover them,
+    whether or not today's spend has literally reached the ceiling."""
+    return (snapshot.get("budgetHaltedPreparations") or 0) > 0
+
+
 def budget_paused(snapshot: Snapshot) -> bool:
-    """Today's budget is used up while the selected run still has work waiting."""
-    budget = snapshot.get("budget") or {}
-    if not budget.get("exhausted"):
+    """Today's budget is used up (or too low for the next job) while the selected run
+    still has work waiting."""
+    if budget_holds_jobs(snapshot):
+        return True
+    if not budget_used_up(snapshot):
         return False
     reason = (snapshot.get("overallEta") or {}).get("reason")
     return reason == "budget_exceeded" or any(
@@ -842,7 +865,8 @@ def budget_paused(snapshot: Snapshot) -> bool:
 
 def budget_headline(snapshot: Snapshot) -> str:
     resets = _clock_text((snapshot.get("budget") or {}).get("resetsAt"))
-    return f"Paused: today's budget is used up — resumes at {resets}"
+    state = "is used up" if budget_used_up(snapshot) else "can't cover the next job"
+    return f"Paused: today's budget {state} — resumes at {resets}"
 
 
 def _found_text(snapshot: Snapshot) -> str:
@@ -1063,7 +1087,7 @@ def run_end_notice(snapshot: Snapshot) -> Notice | None:
 def budget_notice(snapshot: Snapshot) -> Notice | None:
     """Today's budget used up: once per spend day, in the headline's words."""
     budget = snapshot.get("budget") or {}
-    if not budget.get("exhausted"):
+    if not budget_used_up(snapshot) and not budget_holds_jobs(snapshot):
         return None
     resets = _clock_text(budget.get("resetsAt"))
     text = (f"Spent {money_text(budget.get('spentUsd'))} of "

@@ -1,4 +1,4 @@
-"""The reliability scenarios R01-R26 and the tests that prove them: the machine-readable
+"""The reliability scenarios R01-R27 and the tests that prove them: the machine-readable
 side of docs/reliability.md (tests/chaos/test_ledger.py keeps the two in step, and
 scripts/chaos runs every file named here).
 
@@ -118,6 +118,9 @@ SCENARIOS = (
     Scenario("R26", "A score below the materials threshold", (
         f"{INTEGRATION}/test_preparation.py::test_only_jobs_at_or_above_the_threshold_get_materials",
         f"{INTEGRATION}/test_preparation.py::test_lowering_the_threshold_prepares_exactly_the_jobs_it_clears",
+    )),
+    Scenario("R27", "Every service killed during the demo board's fan-out, ten times", (
+        f"{CHAOS}/test_demo_board_kills.py::test_r27_every_service_killed_during_the_demo_fan_out_loses_no_job",
     )),
 )
 

@@ -1,4 +1,4 @@
-"""docs/reliability.md and tests/chaos/scenarios.py tell the same story: R01-R26 once
+"""docs/reliability.md and tests/chaos/scenarios.py tell the same story: R01-R27 once
 each, every test the ledger names exists, and the document names exactly those tests."""
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ def defined_tests(path: Path) -> set[str]:
             and node.name.startswith("test_")}
 
 
-def test_the_scenarios_are_r01_to_r26_once_each():
-    assert [scenario.id for scenario in SCENARIOS] == [f"R{n:02d}" for n in range(1, 27)]
+def test_the_scenarios_are_r01_to_r27_once_each():
+    assert [scenario.id for scenario in SCENARIOS] == [f"R{n:02d}" for n in range(1, 28)]
     assert all(scenario.tests for scenario in SCENARIOS)
 
 

@@ -133,9 +133,9 @@ def test_after_a_failure_a_new_run_is_offered_only_when_no_work_is_running(
     qtbot.waitUntil(lambda: view.snapshot is not None, timeout=30_000)
     assert view.headline.headline.text() == "Discover failed"
     assert not view.discover_button.isEnabled() and not view.cancel_button.isVisible()
-    assert "3 work items are still running" in view.discover_note.text()
+    assert "3 steps are still running" in view.discover_note.text()
     for active, words in ((None, "inventory is unavailable"),
-                          (0, "No work is running: you can start a new Discover run.")):
+                          (0, "Nothing is running now: you can start a new Discover run.")):
         client.operations = failed(active)
         with qtbot.waitSignal(view.refreshed, timeout=10_000):
             view.invalidate()
@@ -147,7 +147,7 @@ def test_after_a_failure_a_new_run_is_offered_only_when_no_work_is_running(
     with qtbot.waitSignal(view.discover_started, timeout=10_000):
         qtbot.mouseClick(view.discover_button, Qt.MouseButton.LeftButton)
     assert client.run_stage_calls == [("discover", {})]
-    assert "No work is running" not in view.discover_note.text()
+    assert "Nothing is running now" not in view.discover_note.text()
     with qtbot.waitSignal(controller.stopped, timeout=10_000):
         controller.shutdown()
 
@@ -179,7 +179,7 @@ def test_the_window_discover_button_honours_the_recovery_gate(qtbot, qloop, tmp_
     with qtbot.waitSignal(pipelines.refreshed, timeout=10_000):
         pipelines.invalidate()
     assert window.discover_button.isEnabled()
-    assert pipelines.discover_note.text().startswith("No work is running")
+    assert pipelines.discover_note.text().startswith("Nothing is running now")
 
     controller.service_status.emit(ServiceStatus("api", "restarting", "exited with code 1"))
     assert not window.discover_button.isEnabled()

@@ -115,6 +115,10 @@ async def test_halted_jobs_stay_pending_while_the_budget_has_no_room(halted):
     # $0.066 of $0.10 spent: not exhausted, but no halted job's $0.066 fits what is left.
     report = await run_pass(halted)
     assert report.resumed == [] and report.waiting == {job: "no_room" for job in jobs}
+    # The window is told: the jobs wait on the budget although it is not used up.
+    operations = (await http.get("/v1/pipeline/operations")).json()
+    assert operations["budget"]["exhausted"] is False
+    assert operations["budgetHaltedPreparations"] == JOBS - 1
     # Lowering the ceiling below today's spend exhausts the budget: the pass stops.
     assert (await http.patch("/v1/settings", json={"dailyBudgetUsd": 0.05})).status_code == 200
     assert (await http.get("/v1/spend")).json()["today"]["exhausted"] is True

@@ -100,7 +100,7 @@ def test_after_a_failure_a_new_run_needs_exactly_zero_active_items(active, kind,
     assert gate.allows_new_run is allowed
     assert (ops.discover_block_reason(snap) is None) is allowed
     if active == 4:
-        assert "4 work items are still running" in gate.text
+        assert "4 steps are still running" in gate.text
 
 
 @pytest.mark.parametrize("execution", [
@@ -371,3 +371,17 @@ def test_run_technical_rows_hold_ids_and_raw_codes():
     rows = dict(runs.technical_rows(copy.deepcopy(run)))
     assert rows["Raw error code"] == "budget_exceeded"
     assert rows["Timeline reason codes"] == "profile_missing"
+
+
+def test_the_new_run_offer_never_claims_the_work_is_over():
+    """Between two steps of a closed run's preparations nothing is in flight, yet the
+    jobs are still being prepared; with the budget holding jobs a new run would not help:
+    the gate opens, but says nothing. After a failure it offers the new run."""
+    draining = snapshot(execution={"workflowStatus": "completed", "phase": "draining"},
+                        activeItemsTotal=0)
+    assert ops.recovery_gate(draining).allows_new_run
+    assert ops.recovery_gate(draining).text == ""
+    failed = snapshot(execution={"workflowStatus": "failed", "phase": "failed"},
+                      activeItemsTotal=0)
+    assert ops.recovery_gate(failed).text == (
+        "Nothing is running now: you can start a new Discover run.")

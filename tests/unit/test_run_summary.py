@@ -79,6 +79,26 @@ def test_budget_pause_says_when_it_resumes_in_local_time(berlin_time):
     assert "wait until 01:00" in notice.text and notice.key == "budget:2026-12-01"
 
 
+def test_a_budget_too_low_for_the_next_job_pauses_the_run_too(berlin_time):
+    """The ceiling refuses a job whose estimate the budget left cannot cover: today's spend
+    is below the ceiling, but jobs wait for it all the same. That is a pause, said as it
+    is, never "Preparing 2 of 8" with nothing moving."""
+    recorded_pause = recorded("paused-budget")
+    short = {**recorded_pause, "budgetHaltedPreparations": 6,
+             "budget": {**recorded_pause["budget"], "exhausted": False}}
+    summary = ops.summarize(short)
+    assert summary.state == "paused_budget"
+    assert summary.headline == "Paused: today's budget can't cover the next job — resumes at 01:00"
+    assert summary.tray_text == summary.headline
+    assert ops.budget_notice(short).title == "Paused: today's budget can't cover the next job"
+    assert ops.no_eta_words(short) == (
+        "No time estimate yet: today's budget can't cover the next job")
+    # Nothing refused and nothing used up: no pause.
+    running = {**short, "budgetHaltedPreparations": 0}
+    assert ops.summarize(running).state != "paused_budget"
+    assert ops.budget_notice(running) is None
+
+
 def test_the_bar_never_stands_still_while_work_moves_and_never_goes_back():
     """Over a whole recorded demo-board run: once the bar shows a number it moves with
     every step a job finishes, and it ends full."""
