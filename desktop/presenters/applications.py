@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date, datetime, tzinfo
 from typing import Any
 
-from backend.domain.applications import STAGE_LABELS
+from backend.domain.applications import CLOSED_STAGES, STAGE_LABELS
 
 Card = dict[str, Any]
 
@@ -78,10 +78,30 @@ def follow_up_text(follow_up: dict[str, Any] | None, today: date) -> str | None:
     return f"Follow up on {day_text(due_on, today=today)}"
 
 
+def follow_up_lapsed(application: Card) -> bool:
+    """The board's due rule (``backend.domain.applications.follow_up_is_due``) for a card
+    or its detail: nothing to follow up on a closed application, and the default follow-up
+    ("if nothing was heard") lapses once there is a reply or it was called ghosted — so a
+    card moved to Heard back no longer says "Follow up on 8 Dec"."""
+    stage = application.get("stage")
+    if stage in CLOSED_STAGES:
+        return True
+    follow_up = application.get("followUp") or {}
+    replied = "daysWithoutReply" in application and application["daysWithoutReply"] is None
+    return follow_up.get("reason") == "after_applying" and (replied or stage == "ghosted")
+
+
+def next_step_text(application: Card, today: date) -> str | None:
+    """The follow-up line of a card or its detail; None when there is nothing to do."""
+    if follow_up_lapsed(application):
+        return None
+    return follow_up_text(application.get("followUp"), today)
+
+
 def card_lines(card: Card, today: date, zone: tzinfo | None = None) -> list[str]:
     """The lines under a card's title: when applied, the next step, silence, interviews."""
     lines = [f"{card.get('company') or '—'} · applied {day_text(card.get('appliedOn'), today=today)}"]
-    follow_up = follow_up_text(card.get("followUp"), today)
+    follow_up = next_step_text(card, today)
     if follow_up:
         lines.append(follow_up)
     if card.get("noReplyText"):
@@ -91,6 +111,16 @@ def card_lines(card: Card, today: date, zone: tzinfo | None = None) -> list[str]
     if interview:
         lines.append(f"Interview {interview_time_text(interview.get('startsAt'), zone)}")
     return lines
+
+
+def calendar_file_name(application: Card | None) -> str:
+    """``Interviews - Backend Engineer at Pixel Orchard Games.ics``: the file name the save
+    dialog offers, in words (never the job key), with no character a file system refuses."""
+    title = (application or {}).get("title")
+    company = (application or {}).get("company")
+    words = "Interviews" + (f" - {title}" if title else "") + (f" at {company}" if company else "")
+    safe = "".join(" " if ch in '<>:"/\\|?*' or ord(ch) < 32 else ch for ch in words)
+    return " ".join(safe.split())[:120] + ".ics"
 
 
 def card_tooltip(card: Card, today: date) -> str:
@@ -138,8 +168,21 @@ def days_value_text(value: float | None) -> str:
     if value is None:
         return "no replies yet"
     days = round(value, 1)
+    if days == 0:
+        return "same day"
     shown = int(days) if days == int(days) else days
     return f"{shown} day{'s' if shown != 1 else ''}"
+
+
+def first_reply_clause(median_days: float | None) -> str:
+    """The Insights headline's words on reply time, a sentence for every value (never
+    "came after no replies yet")."""
+    if median_days is None:
+        return "no reply yet"
+    shown = days_value_text(median_days)
+    if shown == "same day":
+        return "the first reply came the same day (median)"
+    return f"the first reply came after {shown} (median)"
 
 
 def figure_cells(figure: dict[str, Any]) -> list[str]:

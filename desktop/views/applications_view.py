@@ -31,7 +31,7 @@ from backend.domain.applications import STAGE_LABELS
 from desktop.client import ApiClient
 from desktop.event_router import APPLICATIONS, JOBS
 from desktop.formatting import describe_api_error
-from desktop.presenters.applications import board_headline
+from desktop.presenters.applications import board_headline, calendar_file_name
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
 from desktop.views.live_view import LiveView
@@ -211,12 +211,16 @@ class ApplicationsView(LiveView):
         dialog.finished.connect(lambda _result: dialog.deleteLater())
         dialog.open()
 
+    def _detail_of(self, key: str) -> dict[str, Any] | None:
+        """The shown detail when it is this card's (it lags a click on another card)."""
+        return self.detail if (self.detail or {}).get("jobKey") == key else None
+
     def save_calendar(self) -> None:
         key = self.board.selected_key()
         if key is None:
             return
         path, _ = QFileDialog.getSaveFileName(self, "Save interviews to a calendar file",
-                                              str(Path.home() / f"interviews-{key}.ics"),
+                                              str(Path.home() / calendar_file_name(self._detail_of(key))),
                                               "Calendar files (*.ics)")
         if not path:
             return

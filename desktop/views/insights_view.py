@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 from desktop.client import ApiClient
 from desktop.event_router import INSIGHTS
 from desktop.formatting import describe_api_error
-from desktop.presenters.applications import days_value_text, figure_cells, percent_text
+from desktop.presenters.applications import figure_cells, first_reply_clause, percent_text
 from desktop.shell import ShellController
 from desktop.views.live_view import LiveView
 from desktop.views.partials.rate_chart import RateChart
@@ -51,9 +51,9 @@ def overall_text(overall: dict[str, Any]) -> str:
         return (f"{n} application{'s' if n != 1 else ''} so far: "
                 f"{overall['withheld']} (figures appear at 5).")
     return (f"{n} applications: {percent_text(overall.get('replyRate'))} got a reply, "
-            f"{percent_text(overall.get('interviewRate'))} led to an interview; the first "
-            f"reply came after {days_value_text(overall.get('medianDaysToFirstReply'))} "
-            f"(median); {percent_text(overall.get('ghostedRate'))} ghosted.")
+            f"{percent_text(overall.get('interviewRate'))} led to an interview; "
+            f"{first_reply_clause(overall.get('medianDaysToFirstReply'))}; "
+            f"{percent_text(overall.get('ghostedRate'))} ghosted.")
 
 
 class InsightsView(LiveView):

@@ -378,7 +378,7 @@ class SettingsView(LiveView):
             self.base_url.setText(llm.get("baseUrl") or "")
             self.model.setText(llm.get("model") or "")
             self.api_key.clear()
-            self.budget.setText(_money_text(settings.get("dailyBudgetUsd")))
+            self.budget.setText(budget_field_text(settings.get("dailyBudgetUsd")))
             schedule = settings.get("discoverySchedule") or {}
             self.schedule_enabled.setChecked(bool(schedule.get("enabled")))
             self.schedule.set_cron(schedule.get("cron"))
@@ -551,11 +551,13 @@ class SettingsView(LiveView):
         self.status.setTextFormat(Qt.TextFormat.PlainText)
 
 
-def _money_text(value: Any) -> str:
+def budget_field_text(value: Any) -> str:
+    """The ceiling as saved, every digit kept: rounding it to cents here would make the
+    next save of any other setting change the budget (0.132 -> 0.13) unasked."""
     if value is None:
         return ""
     amount = Decimal(str(value))
-    return f"{amount:.2f}".rstrip("0").rstrip(".") if amount % 1 else f"{amount:.0f}"
+    return f"{amount.normalize():f}" if amount % 1 else f"{amount:.0f}"
 
 
 def _budget_value(text: str) -> Any:

@@ -42,7 +42,8 @@ def test_the_chart_and_table_show_figures_only_for_groups_of_five(qapp, qtbot, t
     qtbot.addWidget(view)
     view.resize(1100, 700)
     view.apply(insights)
-    assert "7 applications: 43 % got a reply, 14 % led to an interview" in view.headline.text()
+    assert ("7 applications: 43 % got a reply, 14 % led to an interview; the first reply "
+            "came the same day (median)") in view.headline.text()
     assert "no reply after 30 days" in view.caption.text()
     view.dimension.setCurrentIndex(view.dimension.findData("roleFamily"))
     bars = {label: (rate, words) for label, rate, words in view.chart.bars}
@@ -51,7 +52,7 @@ def test_the_chart_and_table_show_figures_only_for_groups_of_five(qapp, qtbot, t
     rows = {view.table.item(r, 0).text(): [view.table.item(r, c).text()
                                            for c in range(1, 6) if view.table.item(r, c)]
             for r in range(view.table.rowCount())}
-    assert rows["Engineering"] == ["5", "60 %", "20 %", "0 days", "0 %"]
+    assert rows["Engineering"] == ["5", "60 %", "20 %", "same day", "0 %"]
     assert rows["Design"][:2] == ["2", "not enough applications yet"]
     view.dimension.setCurrentIndex(view.dimension.findData("source"))
     assert [b[0] for b in view.chart.bars] == ["Demo board"]

@@ -18,7 +18,7 @@ from desktop.presenters.schedule import EVERY_DAY, SchedulePick, cron_from_pick,
 from desktop.tray import SpendTray
 from desktop.views.partials import profile_import
 from desktop.views.partials.settings_form import field_messages
-from desktop.views.settings_view import SettingsView, schedule_text
+from desktop.views.settings_view import SettingsView, budget_field_text, schedule_text
 
 pytestmark = pytest.mark.desktop
 
@@ -51,6 +51,12 @@ def test_schedule_text_never_makes_up_a_time():
     shown = schedule_text({"enabled": True, "state": "active",
                            "nextRunTimes": ["2030-01-07T08:00:00Z"]}, None)
     assert shown.startswith("Next run: ") and shown.endswith("(your time)")
+
+
+def test_the_budget_field_shows_the_saved_ceiling_to_the_last_digit():
+    """Rounded to cents, a 0.132 ceiling would be saved back as 0.13 with any other edit."""
+    assert [budget_field_text(value) for value in (25, 25.0, "12.50", 0.132, None)] == \
+        ["25", "25", "12.5", "0.132", ""]
 
 
 # -- live ------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import html
 from datetime import date, datetime
 from typing import Any
 
-from PySide6.QtCore import QDateTime, Signal
+from PySide6.QtCore import QDate, QDateTime, QTime, Signal
 from PySide6.QtWidgets import (
     QDateTimeEdit,
     QDialog,
@@ -29,9 +29,9 @@ from desktop.presenters.applications import (
     EMAIL_FAILURE_WORDS,
     VIA_TEXT,
     day_text,
-    follow_up_text,
     instant_day_text,
     interview_time_text,
+    next_step_text,
     stage_label,
 )
 from desktop.theme import COLORS
@@ -88,7 +88,9 @@ class InterviewDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Add an interview")
         form = QFormLayout(self)
-        self.starts = QDateTimeEdit(QDateTime.currentDateTime().addDays(1), self)
+        # Tomorrow at 10:00, a time a person would pick; not now + 24 h to the second.
+        self.starts = QDateTimeEdit(QDateTime(QDate.currentDate().addDays(1), QTime(10, 0)),
+                                    self)
         self.starts.setCalendarPopup(True)
         self.starts.setDisplayFormat("ddd d MMM yyyy, HH:mm")
         self.duration = QSpinBox(self)
@@ -111,7 +113,8 @@ class InterviewDialog(QDialog):
         form.addRow(buttons)
 
     def body(self) -> dict[str, Any]:
-        moment: datetime = self.starts.dateTime().toPython()
+        # Whole minutes: the field shows no seconds, so none may reach the calendar file.
+        moment: datetime = self.starts.dateTime().toPython().replace(second=0, microsecond=0)
         return {"startsAt": moment.astimezone().isoformat(),
                 "durationMinutes": self.duration.value(),
                 "location": self.location.text().strip() or None,
@@ -243,7 +246,7 @@ class ApplicationDetailPanel(QWidget):
                            f"{html.escape(stage_label(detail.get('stage')))}")
         self.history.setText(history_html(detail, today))
         follow_up = detail.get("followUp") or {}
-        step = follow_up_text(follow_up, today) or (
+        step = next_step_text(detail, today) or (
             "Follow-up done." if follow_up.get("status") == "done" else
             "No follow-up planned; plan one below.")
         silence = detail.get("noReplyText")
