@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date, datetime, tzinfo
 from typing import Any
 
-from backend.domain.applications import STAGE_LABELS
+from backend.desktop_contract import APPLICATION_STAGE_LABELS
 
 Card = dict[str, Any]
 
@@ -24,7 +24,7 @@ EMAIL_FAILURE_WORDS = {
 
 
 def stage_label(stage: str | None) -> str:
-    return STAGE_LABELS.get(stage or "", stage or "—")
+    return APPLICATION_STAGE_LABELS.get(stage or "", stage or "—")
 
 
 def day_text(value: str | date | None, *, today: date | None = None) -> str:
