@@ -26,9 +26,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
-from backend.supervision import startup_trace
-from backend.supervision.heap_trim import trim_after_bursts
-from backend.supervision.process import configure_logging, hard_exit
+from backend.desktop_contract import configure_logging, hard_exit, startup_milestone, trim_after_bursts
 from desktop import theme
 from desktop.qt_compat import QEventLoop
 from desktop.shell import ShellController
@@ -124,7 +122,7 @@ class DesktopShell:
         self.window.show()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(painted.wait(), FIRST_FRAME_WAIT_S)
-        startup_trace.milestone("first_paint")
+        startup_milestone("first_paint")
 
     async def _finish_start(self) -> None:
         """Once the children are spawned: the current view, then the tray."""
@@ -138,13 +136,13 @@ class DesktopShell:
                 self.tray  # noqa: B018 - built for its notifications (no tray host to show it)
         except Exception:  # noqa: BLE001 - the window stays usable; the log says why
             log.exception("building the first view or the tray failed")
-        startup_trace.milestone("views_built")
+        startup_milestone("views_built")
 
     async def run(self) -> int:
         # Closing the window keeps the app in the tray only where a tray exists.
         self.window.hide_to_tray = QSystemTrayIcon.isSystemTrayAvailable()
         self.controller.runtime_ready.connect(
-            lambda _info: startup_trace.milestone("services_ready"))
+            lambda _info: startup_milestone("services_ready"))
         await self._first_frame()
         self.controller.start()
         loop = asyncio.get_running_loop()

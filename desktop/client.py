@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 from httpx_sse import aconnect_sse
 
-from backend.config import RuntimeInfo
+from backend.desktop_contract import RuntimeInfo
 
 RECONNECT_MIN_S = 0.25
 RECONNECT_MAX_S = 10.0

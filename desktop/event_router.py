@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Mapping
 
-from backend.domain.events import EVENT_TYPES, DomainEvent
+from backend.desktop_contract import EVENT_TYPES, DomainEvent
 from desktop.client import StreamedEvent
 
 log = logging.getLogger(__name__)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from backend.domain.clock import local_today, local_zone, utc_now
+from backend.desktop_contract import local_today, local_zone, utc_now
 from desktop.event_router import APPLICATIONS
 from desktop.qt_compat import emit
 from desktop.shell import ShellController

@@ -23,12 +23,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from PySide6.QtCore import QObject, Signal
 
+from backend.desktop_contract import new_supervisor
 from desktop.qt_compat import emit
 
 if TYPE_CHECKING:
-    from backend.config import RuntimeInfo
-    from backend.supervision.services import ServiceStatus
-    from backend.supervision.supervisor import Supervisor
+    from backend.desktop_contract import RuntimeInfo, ServiceStatus, Supervisor
     from desktop.client import ApiClient, StreamedEvent
     from desktop.event_router import EventRouter
 
@@ -40,12 +39,6 @@ STREAM_ERROR_RETRY_S = 2.0
 T = TypeVar("T")
 SupervisorFactory = Callable[..., "Supervisor"]
 ClientFactory = Callable[["RuntimeInfo"], "ApiClient"]
-
-
-def default_supervisor(*args, **kwargs) -> Supervisor:
-    from backend.supervision.supervisor import Supervisor
-
-    return Supervisor(*args, **kwargs)
 
 
 def default_client(info: RuntimeInfo) -> ApiClient:
@@ -81,7 +74,7 @@ class ShellController(QObject):
         api_port: int | None = None,
         temporal_port: int | None = None,
         temporal_ui: bool = True,
-        supervisor_factory: SupervisorFactory = default_supervisor,
+        supervisor_factory: SupervisorFactory = new_supervisor,
         client_factory: ClientFactory = default_client,
         router: EventRouter | None = None,
         parent: QObject | None = None,

@@ -17,7 +17,7 @@ import logging
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from backend.paths import write_private_json
+from backend.desktop_contract import write_private_json
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date, datetime, tzinfo
 from typing import Any
 
-from backend.domain.applications import CLOSED_STAGES, STAGE_LABELS
+from backend.desktop_contract import APPLICATION_CLOSED_STAGES, APPLICATION_STAGE_LABELS
 
 Card = dict[str, Any]
 
@@ -24,7 +24,7 @@ EMAIL_FAILURE_WORDS = {
 
 
 def stage_label(stage: str | None) -> str:
-    return STAGE_LABELS.get(stage or "", stage or "—")
+    return APPLICATION_STAGE_LABELS.get(stage or "", stage or "—")
 
 
 def day_text(value: str | date | None, *, today: date | None = None) -> str:
@@ -84,7 +84,7 @@ def follow_up_lapsed(application: Card) -> bool:
     ("if nothing was heard") lapses once there is a reply or it was called ghosted — so a
     card moved to Heard back no longer says "Follow up on 8 Dec"."""
     stage = application.get("stage")
-    if stage in CLOSED_STAGES:
+    if stage in APPLICATION_CLOSED_STAGES:
         return True
     follow_up = application.get("followUp") or {}
     replied = "daysWithoutReply" in application and application["daysWithoutReply"] is None

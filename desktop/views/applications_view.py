@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from backend.domain.applications import STAGE_LABELS
+from backend.desktop_contract import APPLICATION_STAGE_LABELS
 from desktop.client import ApiClient
 from desktop.event_router import APPLICATIONS, JOBS
 from desktop.formatting import describe_api_error
@@ -139,7 +139,7 @@ class ApplicationsView(LiveView):
 
     def move_card(self, job_key: str, stage: str) -> None:
         self.last_moved = job_key
-        self._command("moves", {"stage": stage}, f"Moved to {STAGE_LABELS[stage]}.",
+        self._command("moves", {"stage": stage}, f"Moved to {APPLICATION_STAGE_LABELS[stage]}.",
                       job_key=job_key)
 
     def undo_last(self) -> None:

@@ -58,8 +58,7 @@ from desktop.window_state import (
 )
 
 if TYPE_CHECKING:
-    from backend.config import RuntimeInfo
-    from backend.supervision.services import ServiceStatus
+    from backend.desktop_contract import RuntimeInfo, ServiceStatus
     from desktop.client import StreamedEvent
     from desktop.views.activity_view import ActivityView
     from desktop.views.live_view import LiveView

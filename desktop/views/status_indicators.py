@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QWidget
 from desktop.theme import COLORS  # the views import the tone colours from here too
 
 if TYPE_CHECKING:
-    from backend.supervision.services import ServiceStatus
+    from backend.desktop_contract import ServiceStatus
 
 # state -> (tone, label)
 SERVICE_STATES = {

@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from backend.domain.applications import STAGE_LABELS, STAGES
+from backend.desktop_contract import APPLICATION_STAGE_LABELS, APPLICATION_STAGES
 from desktop.presenters.applications import card_lines, card_tooltip
 from desktop.theme import COLORS
 
@@ -217,7 +217,7 @@ class ApplicationBoard(QWidget):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(6)
-        for stage in STAGES:
+        for stage in APPLICATION_STAGES:
             layout.addWidget(self._column(stage), 1)
 
     def _column(self, stage: str) -> QFrame:
@@ -227,7 +227,7 @@ class ApplicationBoard(QWidget):
         frame.setStyleSheet(f"#columnFrame-{stage} {{ border-top: 3px solid {tone}; }}")
         box = QVBoxLayout(frame)
         box.setContentsMargins(0, 6, 0, 0)
-        title = QLabel(STAGE_LABELS[stage], frame)
+        title = QLabel(APPLICATION_STAGE_LABELS[stage], frame)
         title.setObjectName(f"columnTitle-{stage}")
         title.setStyleSheet("font-weight: 600;")
         column = BoardColumn(stage, frame)
@@ -255,7 +255,7 @@ class ApplicationBoard(QWidget):
                 item.setData(CARD_ROLE, card_look(card, today))
                 column.addItem(item)
             column.blockSignals(False)
-            self.titles[stage].setText(f"{STAGE_LABELS[stage]} ({len(mine)})")
+            self.titles[stage].setText(f"{APPLICATION_STAGE_LABELS[stage]} ({len(mine)})")
         if selected and not self.select(selected):
             self.card_selected.emit("")
 
@@ -303,8 +303,8 @@ def card_menu(parent: QWidget, card: dict[str, Any]) -> tuple[QMenu, dict[str, Q
     menu = QMenu(parent)
     actions: dict[str, QAction] = {}
     move_to = menu.addMenu("Move to")
-    for stage in STAGES:
-        action = move_to.addAction(STAGE_LABELS[stage])
+    for stage in APPLICATION_STAGES:
+        action = move_to.addAction(APPLICATION_STAGE_LABELS[stage])
         action.setEnabled(stage != card.get("stage"))
         actions[f"move:{stage}"] = action
     last = card.get("lastMove")

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from backend.pipeline.batch import MAX_BATCH_JOBS, MAX_WORKERS
+from backend.desktop_contract import MAX_BATCH_JOBS, MAX_WORKERS
 from desktop.formatting import describe_api_error
 from desktop.qt_compat import emit
 from desktop.shell import ShellController

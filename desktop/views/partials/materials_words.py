@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from backend.pipeline.documents import CoverLetterDoc, ResumeDoc
+from backend.desktop_contract import CoverLetterDoc, ResumeDoc
 
 KIND_WORDS = {"bullet": ("bullet", "bullets"), "skill": ("skill", "skills"),
               "entry": ("role", "roles")}

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from backend.sources.link import SourceLinkError, new_source_id, resolve_source_link
+from backend.desktop_contract import SourceLinkError, new_source_id, resolve_source_link
 from desktop.presenters.sources import KIND_LABELS, describe_source, source_name
 from desktop.theme import COLORS
 from desktop.views.partials.settings_form import HINT_STYLE
