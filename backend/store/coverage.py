@@ -393,19 +393,17 @@ def _still_proven(stored: Coverage, members: set[str], steps: set[str],
     return logged_steps <= steps and _matches(stored, members, steps)
 
 
-async def read_coverage(db: Database, ref, *, refresh: bool = True) -> Coverage:
-    """The execution's checkpoint, revalidated against the current durable rows.
+async def read_coverage(db: Database, ref) -> Coverage:
+    """The execution's checkpoint, revalidated against the current durable rows (the step
+    projection is current: appends fold themselves).
 
-    With ``refresh`` (default) the step projection is first brought up to date
-    (:func:`backend.projections.pipeline_steps.refresh_pipeline_steps`). A ready row whose
-    counts or digest no longer match is downgraded to ``recovering`` (persisted, error code
-    ``proof_mismatch``) under the write lock, after refolding any step rows the projection
-    lost. Without a row the result is ``recovering`` with ``checkpoint_missing`` and mode
-    None: nothing is persisted, the reconciler has not reached that execution yet."""
+    A ready row whose counts or digest no longer match is downgraded to ``recovering``
+    (persisted, error code ``proof_mismatch``) under the write lock, after refolding any
+    step rows the projection lost. Without a row the result is ``recovering`` with
+    ``checkpoint_missing`` and mode None: nothing is persisted, the reconciler has not
+    reached that execution yet."""
     from backend.projections import pipeline_steps  # the projection imports this module
 
-    if refresh:
-        await pipeline_steps.refresh_pipeline_steps(db, tenant_id=ref.tenant_id)
     stored = await read_checkpoint(db, ref)
     if stored is None:
         return Coverage(
