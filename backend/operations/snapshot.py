@@ -35,8 +35,8 @@ from backend.operations.stage_counts import (
     subtract,
     unresolved_work,
 )
+from backend.projections.coverage import read_coverage
 from backend.projections.pipeline_steps import list_steps
-from backend.store.coverage import read_coverage
 from backend.store.db import Database
 from backend.store.preparation_halts import count_interrupted_with_pending_work
 from backend.store.provider_progress import read_provider_progress, select_provider_progress

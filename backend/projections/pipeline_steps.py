@@ -35,23 +35,31 @@ from backend.domain import events as ev
 from backend.projections import paging, watermarks
 from backend.store import coverage, projection_builder
 from backend.store.db import Database
-from backend.store.events import StoredEvent, append_event
+from backend.store.events import StoredEvent
+
+# The writer of step events lives in the store; it is named here too because every step
+# writer (activities, history repair) reaches the projection through this module.
+from backend.store.step_events import (  # noqa: F401 - re-exported for the step writers
+    COMPLETED,
+    FAILED,
+    QUEUED,
+    STARTED,
+    STEP_EVENT_TYPES,
+    append_step_event,
+    dedupe_key,
+)
 
 log = logging.getLogger(__name__)
 
 WATERMARK_PREFIX = "operations"
 PAGE_SIZE = 500
 
-QUEUED, STARTED = "PipelineStepQueued", "PipelineStepStarted"
-COMPLETED, FAILED = "PipelineStepCompleted", "PipelineStepFailed"
-STEP_EVENT_TYPES = (QUEUED, STARTED, COMPLETED, FAILED)
 STEP_KINDS = (
     "source_planning", "source_family", "enrichment_pass", "preparation_fanout",
     "existing_backlog_sweep", "pdf_render",
 )
 STATUSES = ("queued", "running", "succeeded", "failed")
 TERMINAL_STATUSES = frozenset({"succeeded", "failed"})
-PHASES = {QUEUED: "queued", STARTED: "started", COMPLETED: "terminal", FAILED: "terminal"}
 
 COLUMNS = (
     "tenant_id", "discover_workflow_id", "discover_run_id", "step_kind", "item_key", "attempt",
@@ -103,13 +111,6 @@ class StepRow:
 
 def watermark_name(tenant_id: str = TENANT_ID) -> str:
     return f"{WATERMARK_PREFIX}:{tenant_id}"
-
-
-def dedupe_key(event: ev.DomainEvent) -> str:
-    """One event per (run, stepKind, itemKey, attempt, phase); Completed and Failed share
-    the ``terminal`` phase, so an attempt has at most one terminal fact in the log."""
-    return (f"PipelineStep:{event.discover_run_id}:{event.step_kind}:{event.item_key}:"
-            f"{event.attempt}:{PHASES[event.event_type]}")
 
 
 # --- the pure fold -----------------------------------------------------------------------
@@ -226,27 +227,11 @@ async def list_steps(db_or_conn, ref) -> list[StepRow]:
     return [row_from_record(record) for record in records]
 
 
-# --- native writes -----------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class _Ref:
     tenant_id: str
     discover_workflow_id: str
     discover_run_id: str
-
-
-async def append_step_event(conn: aiosqlite.Connection, event: ev.DomainEvent, *,
-                            tenant_id: str = TENANT_ID) -> int | None:
-    """Append one PipelineStep* event (deduplicated per run / kind / item / attempt /
-    phase) inside the caller's transaction; the projection builder folds it into its row
-    there too (:func:`catch_up`). Returns the event id, or None for a repeat."""
-    if event.event_type not in STEP_EVENT_TYPES:
-        raise ValueError(f"not a pipeline-step event: {event.event_type}")
-    return await append_event(
-        conn, event, workflow_id=event.discover_workflow_id, run_id=event.discover_run_id,
-        dedupe_key=dedupe_key(event), tenant_id=tenant_id,
-    )
 
 
 # --- the builder -------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from temporalio.testing import ActivityEnvironment
 from backend.config import AppPaths
 from backend.domain import events as ev
 from backend.projections import pipeline_steps as steps
+from backend.projections.coverage import read_coverage
 from backend.projections.pipeline_steps import StepRow, fold_step
 from backend.store import coverage, lineage
 from backend.store.events import EVENT_INSERT_SQL, StoredEvent, append_event, event_params
@@ -228,7 +229,7 @@ async def test_the_builder_advances_a_native_checkpoint_for_new_keys(db):
     before = await coverage.read_checkpoint(db, REF)
     assert before.expected_steps == 1
     await steps.refresh_pipeline_steps(db)  # the start-up catch-up
-    read = await coverage.read_coverage(db, REF)
+    read = await read_coverage(db, REF)
     assert read.ready and read.expected_steps == read.persisted_steps == 2
     assert read.digest == coverage.canonical_digest(
         [], ["source_planning|planning", "source_family|family:late"])
@@ -300,7 +301,7 @@ async def test_the_activities_emit_steps_and_lineage(app):
         "notEligibleCount": 0}
     assert rows[("existing_backlog_sweep", "sweep")].counts == {
         "eligibleCount": 0, "sweptCount": 0, "deferredCount": 0}
-    read = await coverage.read_coverage(db, REF)
+    read = await read_coverage(db, REF)
     assert read.ready and read.expected_members == DEMO_DISTINCT_JOBS
     assert read.expected_steps == 7
 
@@ -340,7 +341,7 @@ async def test_a_second_execution_sweeps_backlog_and_plans_it(app):
     promoted = await lineage.read_members(db, second)
     assert len(promoted) == 3 and promoted[failed_jobs[0]].cohort == "observed_this_run"
     assert promoted[failed_jobs[0]].required_steps == ("score",)
-    assert (await coverage.read_coverage(db, second)).ready
+    assert (await read_coverage(db, second)).ready
 
 
 async def test_a_failing_family_records_its_attempt_failure(app, tmp_path):
@@ -360,7 +361,7 @@ async def test_a_failing_family_records_its_attempt_failure(app, tmp_path):
     assert [(r.step_kind, r.status, r.error_code, r.retryable) for r in planning] == [
         ("source_planning", "failed", "configuration", False)]
     assert planning[0].started_at and planning[0].queued_at
-    assert (await coverage.read_coverage(db, broken_ref)).ready  # the execution is proven
+    assert (await read_coverage(db, broken_ref)).ready  # the execution is proven
     canceled_ref = DiscoveryExecutionRef(tenant_id="local", discover_workflow_id="discover-local",
                                          discover_run_id="run-3")
     await env.run(activities.plan_discovery, PlanInput(ref=canceled_ref))
