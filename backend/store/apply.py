@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 import aiosqlite
 
-from backend.apply.targets import classify_target
 from backend.config import TENANT_ID
 from backend.domain import events as ev
+from backend.domain.apply_targets import classify_target
 from backend.domain.clock import parse_iso, utc_now_iso
 from backend.store.events import append_event
 

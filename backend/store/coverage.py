@@ -37,8 +37,9 @@ publishes a verdict with :func:`prove_checkpoint`.
 
 Reads (:func:`backend.projections.coverage.read_coverage`) revalidate a ready row's counts
 and digest against the current durable rows every time and persist a downgrade to
-``recovering`` (bounded code ``proof_mismatch``), so the worker's repair selects it. Row counts alone, terminal workflow
-state and runtime telemetry never promote anything to ready.
+``recovering`` (bounded code ``proof_mismatch``), so the worker's repair selects it. Row
+counts alone, terminal workflow state and runtime telemetry never promote anything to
+ready.
 """
 
 from __future__ import annotations
