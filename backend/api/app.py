@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import Depends, FastAPI
 
+from backend import projections
 from backend.api.context import ApiContext
 from backend.api.document import require_discriminator_tags
 from backend.api.errors import install_error_handlers
@@ -46,6 +47,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         db = await Database.open(paths.database)
+        await projections.catch_up(db)  # appends fold themselves; this takes any backlog
         tail = EventTail(paths.database)
         await tail.start()
         context = ApiContext(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from backend.apply.targets import ApplyTarget
+from backend.domain.apply_targets import ApplyTarget
 from backend.domain.profile import CandidateProfile
 
 

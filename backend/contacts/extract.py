@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field, ValidationError
 
-from backend.contacts.model import MAX_EVIDENCE_CHARS, Candidate, SourceDocument, name_key
+from backend.domain.contacts import MAX_EVIDENCE_CHARS, Candidate, SourceDocument, name_key
 from backend.domain.errors import TypedFailure
 
 MAX_CANDIDATES = 20

@@ -13,8 +13,8 @@ from typing import ClassVar, Literal
 from pydantic import ConfigDict, Field, model_serializer
 from pydantic.alias_generators import to_camel
 
-from backend.contacts.model import SourceAttempt as ContactSourceAttempt
 from backend.domain.clock import utc_now_iso
+from backend.domain.contacts import SourceAttempt as ContactSourceAttempt
 from backend.domain.model import CamelModel
 
 

@@ -42,3 +42,10 @@ def canonical_url(url: str) -> str:
 def job_id_for_url(url: str) -> str:
     digest = hashlib.sha256(canonical_url(url).encode("utf-8")).hexdigest()
     return f"job_{digest[:24]}"
+
+
+def host_of(url: str) -> str:
+    """``host[:port]`` of a URL, lowercase, without user info: an access grant's key."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    return f"{host}:{parts.port}" if parts.port else host

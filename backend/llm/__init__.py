@@ -9,7 +9,6 @@ from backend.llm.base import (
     LlmError,
     LlmResponseInvalidError,
     LlmUnavailableError,
-    llm_application_error,
 )
 
 __all__ = [
@@ -20,5 +19,4 @@ __all__ = [
     "LlmError",
     "LlmResponseInvalidError",
     "LlmUnavailableError",
-    "llm_application_error",
 ]

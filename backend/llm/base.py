@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import timedelta
 from decimal import Decimal
 from typing import Protocol, runtime_checkable
 
 import httpx
-from temporalio.exceptions import ApplicationError
 
 from backend.domain.errors import TypedFailure
 
@@ -118,15 +116,6 @@ def estimate_tokens(*texts: str) -> int:
     """Rough token count, ceil(chars / 4): only for replies that carry no usage."""
     chars = sum(len(text) for text in texts)
     return -(-chars // 4)
-
-
-def llm_application_error(error: LlmError) -> ApplicationError:
-    """The Temporal failure for an LLM error: type = code, retry per the error's class."""
-    delay = timedelta(seconds=error.retry_after_s) if error.retry_after_s else None
-    return ApplicationError(
-        error.message, type=error.code, non_retryable=not error.retryable,
-        next_retry_delay=delay,
-    )
 
 
 # --- HTTP plumbing shared by the HTTP providers -------------------------------------------

@@ -35,9 +35,8 @@ from backend.operations.stage_counts import (
     subtract,
     unresolved_work,
 )
-from backend.projections.pipeline_steps import list_steps, refresh_pipeline_steps
-from backend.projections.workflow_runs import refresh_workflow_runs
-from backend.store.coverage import read_coverage
+from backend.projections.coverage import read_coverage
+from backend.projections.pipeline_steps import list_steps
 from backend.store.db import Database
 from backend.store.preparation_halts import (
     count_budget_halted_with_pending_work,
@@ -231,8 +230,6 @@ def eta_capacity(capacity) -> eta_v1.RuntimeCapacity:
 async def read_operations_snapshot(db: Database, paths: AppPaths, settings: AppSettings,
                                    now: datetime | None = None) -> dict[str, Any]:
     now = now or utc_now()
-    await refresh_workflow_runs(db)
-    await refresh_pipeline_steps(db)
     capacity = await read_capacity(db, database_path=str(paths.database), now=now)
     execution = await select_execution(db)
     run_id = execution["discover_run_id"] if execution else None

@@ -9,19 +9,13 @@ crawler refusal no longer applies to that host; every other host keeps the norma
 from __future__ import annotations
 
 import re
-from urllib.parse import urlsplit
 
 import httpx
 
+from backend.domain.ids import host_of  # the grant's key; named here for its callers
+
 HOST_PATTERN = r"^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?(:[0-9]{1,5})?$"
 _HOST = re.compile(HOST_PATTERN)
-
-
-def host_of(url: str) -> str:
-    """``host[:port]`` of a URL, lowercase, without user info: the grant's key."""
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
-    return f"{host}:{parts.port}" if parts.port else host
 
 
 def normalize_host(value: str) -> str:

@@ -1,154 +1,50 @@
-"""``application_projections``: one row per tracked application, folded from the
-Application* / FollowUp* / Interview* events.
+"""``application_projections``: one row per tracked application (the board), folded from
+the Application* / FollowUp* / Interview* events with the pure fold of
+:mod:`backend.domain.application_state`.
 
-The fold is pure; ``backend.store.applications`` runs it in the same transaction as each
-append (so a command reads its own write) and can rebuild every row from event 0 with the
-same function, which is what makes the board reproducible from the log.
-
-Fold rules:
-
-* ``ApplicationTracked`` opens the card at ``applied`` (or shows a card that was
-  untracked again, with its history); ``ApplicationUntracked`` hides it.
-* ``ApplicationOutcomeRecorded`` appends a move; the stage is the last move not undone.
-  ``ApplicationOutcomeUndone`` marks the named move undone (never removes it).
-* ``FollowUpScheduled`` / ``FollowUpSnoozed`` set the next step's day; ``FollowUpDone``
-  closes it.
-* ``FollowUpEmailRequested`` / ``Sent`` / ``Failed`` keep each round's outcome.
-* ``InterviewScheduled`` adds or replaces an interview by id; ``InterviewCanceled``
-  marks it canceled.
+The projection builder runs :func:`catch_up` in the same transaction as every such append
+(everything after the ``applications`` watermark), so a board command reads its own write;
+re-folding an already folded event changes nothing (``last_event_id``).
+``backend.store.applications.rebuild_applications`` rebuilds every row from event 0.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass, replace
-from typing import Any
+import aiosqlite
 
-from backend.domain.applications import FollowUp, Interview, Move, current_stage
+from backend.domain.application_state import APPLICATION_EVENT_TYPES, ApplicationState, fold
+from backend.projections import paging, watermarks
+from backend.store import applications as rows
+from backend.store import projection_builder
 
-APPLICATION_EVENT_TYPES = (
-    "ApplicationTracked", "ApplicationUntracked", "ApplicationOutcomeRecorded",
-    "ApplicationOutcomeUndone", "FollowUpScheduled", "FollowUpSnoozed", "FollowUpDone",
-    "FollowUpEmailRequested", "FollowUpEmailSent", "FollowUpEmailFailed",
-    "InterviewScheduled", "InterviewCanceled",
-)
+WATERMARK_PREFIX = "applications"
+PAGE_SIZE = 500
 
 
-@dataclass(frozen=True)
-class EmailRound:
-    round: int
-    recipient: str
-    status: str  # requested | sent | failed
-    message_id: str | None = None
-    error_code: str | None = None
-    at: str | None = None
+async def _fold_one_page(conn: aiosqlite.Connection, tenant_id: str, page_size: int) -> bool:
+    name = f"{WATERMARK_PREFIX}:{tenant_id}"
+    after = await watermarks.read_watermark(conn, name)
+    page = await paging.next_page(conn, tenant_id, after, APPLICATION_EVENT_TYPES, page_size)
+    states: dict[str, ApplicationState | None] = {}
+    for event in page.events:
+        if event.job_id is None:
+            continue
+        if event.job_id not in states:
+            states[event.job_id] = await rows.read_state(conn, event.job_id)
+        states[event.job_id] = fold(states[event.job_id], event.job_id, event.type,
+                                    paging.payload_dict(event), event_id=event.id)
+    for state in states.values():
+        if state is not None:
+            await rows.write_state(conn, state)
+    if page.newest > after:
+        await watermarks.write_watermark(conn, name, page.newest)
+    return page.more
 
 
-@dataclass(frozen=True)
-class ApplicationState:
-    job_id: str
-    title: str = ""
-    company: str = ""
-    via: str = ""
-    applied_at: str = ""
-    applied_on: str = ""
-    tracked: bool = False
-    moves: tuple[Move, ...] = ()
-    follow_up: FollowUp | None = None
-    interviews: tuple[Interview, ...] = ()
-    emails: tuple[EmailRound, ...] = ()
-    updated_at: str | None = None
-    last_event_id: int = 0
-
-    @property
-    def stage(self) -> str:
-        return current_stage(self.moves)
+async def catch_up(conn: aiosqlite.Connection, tenant_id: str) -> None:
+    """The registered fold: every board event after the watermark, in ``conn``'s
+    transaction."""
+    await paging.fold_to_end(conn, lambda c: _fold_one_page(c, tenant_id, PAGE_SIZE))
 
 
-def fold(state: ApplicationState | None, job_id: str, event_type: str,
-         payload: dict[str, Any], *, event_id: int) -> ApplicationState:
-    current = state or ApplicationState(job_id=job_id)
-    if event_id and event_id <= current.last_event_id:
-        return current  # already folded
-    stamped = replace(current, updated_at=payload.get("occurredAt") or current.updated_at,
-                      last_event_id=max(event_id, current.last_event_id))
-    return _apply(stamped, event_type, payload, event_id)
-
-
-def _apply(state: ApplicationState, event_type: str, p: dict[str, Any],
-           event_id: int) -> ApplicationState:
-    if event_type == "ApplicationTracked":
-        # A re-tracked card keeps the day it was first applied to.
-        return replace(state, tracked=True, via=state.via or p["via"],
-                       applied_at=state.applied_at or p["appliedAt"],
-                       applied_on=state.applied_on or p["appliedOn"],
-                       title=p.get("title") or state.title,
-                       company=p.get("company") or state.company)
-    if event_type == "ApplicationUntracked":
-        return replace(state, tracked=False)
-    if event_type == "ApplicationOutcomeRecorded":
-        move = Move(event_id=event_id, stage=p["stage"], on=p["date"], note=p.get("note"))
-        return replace(state, moves=(*state.moves, move))
-    if event_type == "ApplicationOutcomeUndone":
-        undone = p["undoneEventId"]
-        return replace(state, moves=tuple(replace(m, undone=True) if m.event_id == undone
-                                          else m for m in state.moves))
-    if event_type == "FollowUpScheduled":
-        return replace(state, follow_up=FollowUp(p["dueOn"], "after_applying", "scheduled"))
-    if event_type == "FollowUpSnoozed":
-        return replace(state, follow_up=FollowUp(p["dueOn"], "snoozed", "scheduled"))
-    if event_type == "FollowUpDone":
-        reason = state.follow_up.reason if state.follow_up else "after_applying"
-        return replace(state, follow_up=FollowUp(None, reason, "done"))
-    if event_type.startswith("FollowUpEmail"):
-        return replace(state, emails=_email_rounds(state.emails, event_type, p))
-    if event_type == "InterviewScheduled":
-        return replace(state, interviews=_with_interview(state.interviews, p))
-    if event_type == "InterviewCanceled":
-        return replace(state, interviews=tuple(
-            replace(i, canceled=True) if i.interview_id == p["interviewId"] else i
-            for i in state.interviews))
-    return state
-
-
-def _email_rounds(rounds: tuple[EmailRound, ...], event_type: str,
-                  p: dict[str, Any]) -> tuple[EmailRound, ...]:
-    number = p["round"]
-    existing = next((r for r in rounds if r.round == number), None)
-    at = p.get("occurredAt")
-    if event_type == "FollowUpEmailRequested":
-        updated = existing or EmailRound(number, p["recipient"], "requested", at=at)
-    elif event_type == "FollowUpEmailSent":
-        updated = EmailRound(number, p["recipient"], "sent", message_id=p["messageId"], at=at)
-    else:
-        recipient = existing.recipient if existing else ""
-        updated = EmailRound(number, recipient, "failed", error_code=p["errorCode"], at=at)
-    others = tuple(r for r in rounds if r.round != number)
-    return tuple(sorted((*others, updated), key=lambda r: r.round))
-
-
-def _with_interview(interviews: tuple[Interview, ...], p: dict[str, Any]) -> tuple[Interview, ...]:
-    interview = Interview(interview_id=p["interviewId"], round=p["round"],
-                          starts_at=p["startsAt"], duration_minutes=p["durationMinutes"],
-                          location=p.get("location"), notes=p.get("notes"))
-    others = tuple(i for i in interviews if i.interview_id != interview.interview_id)
-    return tuple(sorted((*others, interview), key=lambda i: (i.starts_at, i.interview_id)))
-
-
-# --- (de)serialization of the row ---------------------------------------------------------
-
-
-def state_to_json(state: ApplicationState) -> str:
-    return json.dumps(asdict(state), sort_keys=True)
-
-
-def state_from_json(text: str) -> ApplicationState:
-    raw = json.loads(text)
-    follow_up = raw.get("follow_up")
-    return ApplicationState(
-        **{key: raw[key] for key in ("job_id", "title", "company", "via", "applied_at",
-                                     "applied_on", "tracked", "updated_at", "last_event_id")},
-        moves=tuple(Move(**m) for m in raw.get("moves") or []),
-        follow_up=FollowUp(**follow_up) if follow_up else None,
-        interviews=tuple(Interview(**i) for i in raw.get("interviews") or []),
-        emails=tuple(EmailRound(**e) for e in raw.get("emails") or []))
+projection_builder.register(WATERMARK_PREFIX, APPLICATION_EVENT_TYPES, catch_up)

@@ -1,8 +1,9 @@
 """``apply_run_projections``: one row per job's apply lifecycle, folded from Apply* events.
 
-The fold is pure and runs in the same transaction as the event append (see
-``backend.store.apply.record_apply_event``), so the claim rules can read it safely; it can
-also be rebuilt from ``job_events`` at any time with :func:`rebuild_apply_runs`.
+The fold is pure; the projection builder runs it in the same transaction as every Apply*
+append (:func:`catch_up`, registered for those events: everything after the
+``apply_runs`` watermark), so the claim rules can read it safely; it can also be rebuilt
+from ``job_events`` at any time with :func:`rebuild_apply_runs`.
 
 Fold rules:
 
@@ -22,7 +23,11 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any
 
+import aiosqlite
+
 from backend.config import TENANT_ID
+from backend.projections import paging, watermarks
+from backend.store import projection_builder
 from backend.store.db import Database
 
 APPLY_EVENT_TYPES = (
@@ -138,6 +143,40 @@ async def write_state(conn, state: ApplyRunState) -> None:
     await conn.execute(
         f"INSERT OR REPLACE INTO apply_run_projections (tenant_id, {', '.join(COLUMNS)})"
         f" VALUES ({', '.join('?' * (len(COLUMNS) + 1))})", row_values(state))
+
+
+WATERMARK_PREFIX = "apply_runs"
+PAGE_SIZE = 500
+
+
+async def _fold_one_page(conn: aiosqlite.Connection, tenant_id: str, page_size: int) -> bool:
+    name = f"{WATERMARK_PREFIX}:{tenant_id}"
+    after = await watermarks.read_watermark(conn, name)
+    page = await paging.next_page(conn, tenant_id, after, APPLY_EVENT_TYPES, page_size)
+    states: dict[str, ApplyRunState | None] = {}
+    for event in page.events:
+        if event.job_id is None:
+            continue
+        if event.job_id not in states:
+            states[event.job_id] = await read_state(conn, event.job_id)
+        states[event.job_id] = fold(
+            states[event.job_id], event.job_id, event.type, paging.payload_dict(event),
+            event_id=event.id, workflow_id=event.workflow_id, run_id=event.run_id)
+    for state in states.values():
+        if state is not None:
+            await write_state(conn, state)
+    if page.newest > after:
+        await watermarks.write_watermark(conn, name, page.newest)
+    return page.more
+
+
+async def catch_up(conn: aiosqlite.Connection, tenant_id: str) -> None:
+    """The registered fold: every Apply* event after the watermark, in ``conn``'s
+    transaction (re-folding an already folded event changes nothing: ``last_event_id``)."""
+    await paging.fold_to_end(conn, lambda c: _fold_one_page(c, tenant_id, PAGE_SIZE))
+
+
+projection_builder.register(WATERMARK_PREFIX, APPLY_EVENT_TYPES, catch_up)
 
 
 async def rebuild_apply_runs(db: Database) -> int:

@@ -9,9 +9,9 @@ Fold rules (pure, idempotent under replay):
 * ``ContactCandidateFound`` writes the (job, contact) row; a newer event's facts replace
   an older one's, an older event never replaces a newer one.
 
-The builder folds everything after its watermark in one write transaction per page and
-re-reads the watermark inside it, so two builders (worker and API) never fold twice;
-:func:`rebuild_contacts` drops both tables and folds the whole log again.
+Kept by the projection builder (fold-at-write): :func:`catch_up` is registered for the
+Contact* events and folds everything after the watermark inside the appending
+transaction; :func:`rebuild_contacts` drops both tables and folds the whole log again.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import aiosqlite
 
 from backend.config import TENANT_ID
 from backend.projections import paging, watermarks
+from backend.store import projection_builder
 from backend.store.db import Database
 from backend.store.events import StoredEvent
 
@@ -150,9 +151,19 @@ async def _fold_one_page(conn: aiosqlite.Connection, tenant_id: str, page_size: 
     return page.more
 
 
+async def catch_up(conn: aiosqlite.Connection, tenant_id: str) -> None:
+    """The registered fold: every Contact* event after the watermark, in ``conn``'s
+    transaction."""
+    await paging.fold_to_end(conn, lambda c: _fold_one_page(c, tenant_id, PAGE_SIZE))
+
+
+projection_builder.register("contacts", CONTACT_EVENT_TYPES, catch_up)
+
+
 async def refresh_contacts(db: Database, *, tenant_id: str = TENANT_ID,
                            page_size: int = PAGE_SIZE) -> int:
-    """Fold every contact event after the watermark; cheap when nothing is new."""
+    """Fold every contact event after the watermark in transactions of its own (tests,
+    the start-up catch-up); cheap when nothing is new."""
     return await paging.refresh(db, tenant_id, watermark_name(tenant_id),
                                 lambda conn: _fold_one_page(conn, tenant_id, page_size))
 

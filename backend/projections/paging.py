@@ -1,6 +1,10 @@
-"""The shared builder loop of the watermark-driven projections (workflow runs, pipeline
-steps, contacts): read the next page of one projection's event types after its watermark,
-fold it in one write transaction, and repeat until the log's end.
+"""The shared builder loop of the event-folded projections: read the next page of one
+projection's event types after its watermark, fold it, and repeat until the log's end.
+
+:func:`fold_to_end` is what each projection registers with the projection builder
+(:mod:`backend.store.projection_builder`), which runs it inside the writer's transaction
+of every matching append; :func:`refresh` and :func:`rebuild` run the same page fold in
+transactions of their own (the start-up catch-up, the repair, the tests).
 
 Each projection keeps its own fold; this module only owns the paging, so every builder
 moves its watermark by the same rule (see :func:`next_page`).
@@ -82,6 +86,12 @@ async def next_page(conn: aiosqlite.Connection, tenant_id: str, after: int,
                                         " WHERE tenant_id = ?", (tenant_id,)))[0][0]
         return Page(events, newest, more=False)
     return Page(events, events[-1].id, more=True)
+
+
+async def fold_to_end(conn: aiosqlite.Connection, fold_page: FoldPage) -> None:
+    """Fold page after page inside the caller's write transaction until the log's end."""
+    while await fold_page(conn):
+        pass
 
 
 async def refresh(db: Database, tenant_id: str, watermark_name: str,

@@ -10,14 +10,14 @@ Fold rules (:func:`fold_step`, pure, idempotent under replay):
 * Started after a terminal of the same attempt is ignored, and a repeated Started keeps
   the first start; Queued only fills a missing ``queued_at``.
 
-Writers. Native Discover activities append step events with :func:`append_step_event`,
-which folds the event into its row in the same transaction and advances the execution's
-native coverage checkpoint when it creates a new step key (see backend/store/coverage.py).
-The watermark-driven builder (:func:`refresh_pipeline_steps`, shared ``operations``
-watermark in ``projection_watermarks``) folds every step event after the watermark —
-re-folding a natively folded event changes nothing — so events appended by any other
-writer (e.g. history reconciliation) reach the projection too, and
-:func:`rebuild_pipeline_steps` rebuilds the whole table from the log.
+Writers. Native Discover activities and history reconciliation append step events with
+:func:`append_step_event` (deduplicated per run / kind / item / attempt / phase). The
+projection builder folds each one in the same transaction (fold-at-write: :func:`catch_up`,
+registered for the step events, folds every step event after the shared ``operations``
+watermark in ``projection_watermarks``) and advances the execution's native coverage
+checkpoint when the fold creates a new step key (see backend/store/coverage.py).
+Re-folding an event changes nothing; :func:`rebuild_pipeline_steps` rebuilds the whole
+table from the log.
 """
 
 from __future__ import annotations
@@ -33,25 +33,33 @@ from pydantic import ValidationError
 from backend.config import TENANT_ID
 from backend.domain import events as ev
 from backend.projections import paging, watermarks
-from backend.store import coverage
+from backend.store import coverage, projection_builder
 from backend.store.db import Database
-from backend.store.events import StoredEvent, append_event
+from backend.store.events import StoredEvent
+
+# The writer of step events lives in the store; it is named here too because every step
+# writer (activities, history repair) reaches the projection through this module.
+from backend.store.step_events import (  # noqa: F401 - re-exported for the step writers
+    COMPLETED,
+    FAILED,
+    QUEUED,
+    STARTED,
+    STEP_EVENT_TYPES,
+    append_step_event,
+    dedupe_key,
+)
 
 log = logging.getLogger(__name__)
 
 WATERMARK_PREFIX = "operations"
 PAGE_SIZE = 500
 
-QUEUED, STARTED = "PipelineStepQueued", "PipelineStepStarted"
-COMPLETED, FAILED = "PipelineStepCompleted", "PipelineStepFailed"
-STEP_EVENT_TYPES = (QUEUED, STARTED, COMPLETED, FAILED)
 STEP_KINDS = (
     "source_planning", "source_family", "enrichment_pass", "preparation_fanout",
     "existing_backlog_sweep", "pdf_render",
 )
 STATUSES = ("queued", "running", "succeeded", "failed")
 TERMINAL_STATUSES = frozenset({"succeeded", "failed"})
-PHASES = {QUEUED: "queued", STARTED: "started", COMPLETED: "terminal", FAILED: "terminal"}
 
 COLUMNS = (
     "tenant_id", "discover_workflow_id", "discover_run_id", "step_kind", "item_key", "attempt",
@@ -103,13 +111,6 @@ class StepRow:
 
 def watermark_name(tenant_id: str = TENANT_ID) -> str:
     return f"{WATERMARK_PREFIX}:{tenant_id}"
-
-
-def dedupe_key(event: ev.DomainEvent) -> str:
-    """One event per (run, stepKind, itemKey, attempt, phase); Completed and Failed share
-    the ``terminal`` phase, so an attempt has at most one terminal fact in the log."""
-    return (f"PipelineStep:{event.discover_run_id}:{event.step_kind}:{event.item_key}:"
-            f"{event.attempt}:{PHASES[event.event_type]}")
 
 
 # --- the pure fold -----------------------------------------------------------------------
@@ -226,42 +227,11 @@ async def list_steps(db_or_conn, ref) -> list[StepRow]:
     return [row_from_record(record) for record in records]
 
 
-# --- native writes -----------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class _Ref:
     tenant_id: str
     discover_workflow_id: str
     discover_run_id: str
-
-
-async def append_step_event(conn: aiosqlite.Connection, event: ev.DomainEvent, *,
-                            tenant_id: str = TENANT_ID) -> int | None:
-    """Append one PipelineStep* event (deduplicated per run / kind / item / attempt /
-    phase) inside the caller's transaction, fold it into its projection row, and advance
-    the execution's native coverage checkpoint when this creates the step's first row.
-    Returns the event id, or None for a repeat."""
-    if event.event_type not in STEP_EVENT_TYPES:
-        raise ValueError(f"not a pipeline-step event: {event.event_type}")
-    event_id = await append_event(
-        conn, event, workflow_id=event.discover_workflow_id, run_id=event.discover_run_id,
-        dedupe_key=dedupe_key(event), tenant_id=tenant_id,
-    )
-    if event_id is None:
-        return None
-    stored = StoredEvent(id=event_id, type=event.event_type, job_id=None,
-                         workflow_id=event.discover_workflow_id, run_id=event.discover_run_id,
-                         payload_json=event.payload_json(), created_at=event.occurred_at)
-    before = await load_row(conn, tenant_id, event.discover_run_id, event.step_kind,
-                            event.item_key)
-    after = fold_step(before, stored, tenant_id=tenant_id)
-    if after is not None and after != before:
-        await _upsert(conn, [after])
-    if before is None and after is not None:
-        ref = _Ref(tenant_id, event.discover_workflow_id, event.discover_run_id)
-        await coverage.update_native_checkpoint(conn, ref, added_steps=[after.key])
-    return event_id
 
 
 # --- the builder -------------------------------------------------------------------------
@@ -317,6 +287,16 @@ async def _fold_one_page(conn: aiosqlite.Connection, tenant_id: str, page_size: 
     if page.newest > after:
         await _write_watermark(conn, tenant_id, page.newest)
     return page.more
+
+
+async def catch_up(conn: aiosqlite.Connection, tenant_id: str) -> None:
+    """The registered fold: every step event after the watermark, in ``conn``'s
+    transaction, advancing native checkpoints for the step keys it creates."""
+    await paging.fold_to_end(
+        conn, lambda c: _fold_one_page(c, tenant_id, PAGE_SIZE, prove=True))
+
+
+projection_builder.register("pipeline_steps", STEP_EVENT_TYPES, catch_up)
 
 
 async def refresh_pipeline_steps(db: Database, *, tenant_id: str = TENANT_ID,

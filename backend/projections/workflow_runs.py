@@ -11,11 +11,12 @@ Fold rules (pure, attempt-safe, idempotent under replay):
   request time seen); it never changes the status. Accepting a cancellation is not the
   same thing as observing terminal ``canceled``.
 
-The builder folds events after its watermark in bounded pages, one transaction per page,
-re-reading the watermark inside the transaction so concurrent builders (worker and API,
-or two API requests) never fold an event twice. When the table holds fewer started rows
-than there are distinct ``WorkflowStarted`` runs at or below the watermark (rows were
-lost behind the builder's back), it rebuilds from event 0.
+Kept by the projection builder (fold-at-write): :func:`catch_up` is registered for the
+Workflow* events and folds, inside the appending transaction, every such event after the
+watermark in bounded pages. :func:`refresh_workflow_runs` is the repair pass (start-up and
+the worker's reconcile loop): when the table holds fewer started rows than there are
+distinct ``WorkflowStarted`` runs at or below the watermark (rows were lost behind the
+builder's back), it rebuilds from event 0; otherwise it only catches up.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import aiosqlite
 from backend.config import TENANT_ID
 from backend.domain.clock import parse_iso
 from backend.projections import paging, watermarks
+from backend.store import projection_builder
 from backend.store.db import Database
 from backend.store.events import StoredEvent
 
@@ -255,6 +257,15 @@ async def _fold_one_page(conn: aiosqlite.Connection, tenant_id: str, page_size: 
     return page.more
 
 
+async def catch_up(conn: aiosqlite.Connection, tenant_id: str) -> None:
+    """The registered fold: every Workflow* event after the watermark, in ``conn``'s
+    transaction."""
+    await paging.fold_to_end(conn, lambda c: _fold_one_page(c, tenant_id, PAGE_SIZE))
+
+
+projection_builder.register(WATERMARK_PREFIX, WORKFLOW_EVENT_TYPES, catch_up)
+
+
 # (database path, tenant) -> the watermark at which a rebuild could not restore every row.
 _UNFIXABLE: dict[tuple[str, str], int] = {}
 
@@ -305,7 +316,8 @@ async def _rows_lost(db: Database, tenant_id: str, watermark: int) -> bool:
 async def refresh_workflow_runs(
     db: Database, *, tenant_id: str = TENANT_ID, page_size: int = PAGE_SIZE
 ) -> int:
-    """Fold everything new since the watermark; returns the watermark afterwards.
+    """The repair pass: rebuild when rows were lost, else fold anything new since the
+    watermark (normally nothing: appends fold themselves); returns the watermark.
 
     Cheap when nothing is new (indexed reads, no write lock; the started-run count is
     kept per watermark, see ``_started_runs``). Rebuilds from event 0

@@ -18,14 +18,14 @@ import aiosqlite
 from backend.config import TENANT_ID, AppSettings
 from backend.domain import applications as domain
 from backend.domain import events as ev
-from backend.domain.clock import local_zone, utc_now_iso
-from backend.projections.applications import (
+from backend.domain.application_state import (
     APPLICATION_EVENT_TYPES,
     ApplicationState,
     fold,
     state_from_json,
     state_to_json,
 )
+from backend.domain.clock import local_zone, utc_now_iso
 from backend.store import materials
 from backend.store.db import Database
 from backend.store.events import EVENT_INSERT_SQL, append_event, event_params
@@ -73,9 +73,14 @@ async def read_state(conn: aiosqlite.Connection, job_id: str) -> ApplicationStat
     return state_from_json(row[0]) if row else None
 
 
+async def write_state(conn: aiosqlite.Connection, state: ApplicationState) -> None:
+    await conn.execute(UPSERT_STATE_SQL, _state_row(state))
+
+
 async def record_application_event(conn: aiosqlite.Connection, event: ev.DomainEvent, *,
                                    dedupe_key: str | None = None) -> ApplicationState | None:
-    """Append a board event and fold it; None when the dedupe key was already used."""
+    """Append a board event (the projection builder folds it in this transaction) and
+    return the card's state after it; None when the dedupe key was already used."""
     job_id = event.job_id  # type: ignore[attr-defined]
     workflow_id = getattr(event, "workflow_id", None)
     run_id = getattr(event, "run_id", None)
@@ -83,10 +88,7 @@ async def record_application_event(conn: aiosqlite.Connection, event: ev.DomainE
                                   run_id=run_id, dedupe_key=dedupe_key)
     if event_id is None:
         return None
-    state = fold(await read_state(conn, job_id), job_id, event.event_type,
-                 json.loads(event.payload_json()), event_id=event_id)
-    await conn.execute(UPSERT_STATE_SQL, _state_row(state))
-    return state
+    return await read_state(conn, job_id)
 
 
 async def rebuild_applications(db: Database) -> int:

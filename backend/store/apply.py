@@ -1,6 +1,6 @@
 """Apply persistence: the lifecycle events (folded into ``apply_run_projections`` in the
-same transaction), approvals, submit intents, and the prepared-job queries the queue and
-the claim share."""
+same transaction by the projection builder), approvals, submit intents, and the
+prepared-job queries the queue and the claim share."""
 
 from __future__ import annotations
 
@@ -9,31 +9,23 @@ from dataclasses import dataclass
 
 import aiosqlite
 
-from backend.apply.targets import classify_target
 from backend.config import TENANT_ID
 from backend.domain import events as ev
+from backend.domain.apply_targets import classify_target
 from backend.domain.clock import parse_iso, utc_now_iso
-from backend.projections.apply_runs import ApplyRunState, fold, read_state, write_state
 from backend.store.events import append_event
 
 # --- lifecycle ----------------------------------------------------------------------------
 
 
 async def record_apply_event(conn: aiosqlite.Connection, event: ev.DomainEvent, *,
-                             dedupe_key: str | None = None) -> ApplyRunState | None:
-    """Append an Apply* event and fold it; None when the dedupe key was already used."""
-    job_id = event.job_id  # type: ignore[attr-defined]
-    workflow_id = getattr(event, "workflow_id", None)
-    run_id = getattr(event, "run_id", None)
-    event_id = await append_event(conn, event, job_id=job_id, workflow_id=workflow_id,
-                                  run_id=run_id, dedupe_key=dedupe_key)
-    if event_id is None:
-        return None
-    payload = json.loads(event.payload_json())
-    state = fold(await read_state(conn, job_id), job_id, event.event_type, payload,
-                 event_id=event_id, workflow_id=workflow_id, run_id=run_id)
-    await write_state(conn, state)
-    return state
+                             dedupe_key: str | None = None) -> int | None:
+    """Append an Apply* event (the projection builder folds it into
+    ``apply_run_projections`` in this transaction); returns the event id, or None when the
+    dedupe key was already used."""
+    return await append_event(conn, event, job_id=event.job_id,  # type: ignore[attr-defined]
+                              workflow_id=getattr(event, "workflow_id", None),
+                              run_id=getattr(event, "run_id", None), dedupe_key=dedupe_key)
 
 
 # --- approvals ----------------------------------------------------------------------------

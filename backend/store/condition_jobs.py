@@ -9,8 +9,8 @@ import aiosqlite
 
 from backend.config import TENANT_ID
 from backend.domain.clock import utc_now_iso
+from backend.domain.ids import host_of
 from backend.domain.stages import PROFILE_MISSING, UPSTREAM_NOT_SUCCEEDED
-from backend.pipeline.access_grants import host_of
 from backend.store.db import Database
 
 _NOT_BUSY = (" AND NOT EXISTS (SELECT 1 FROM job_stage_states a WHERE a.job_id = j.job_id"

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 import aiosqlite
 
 from backend.config import TENANT_ID
-from backend.contacts.model import Candidate, SourceAttempt, candidate_id, contact_id
 from backend.domain import events as ev
 from backend.domain.clock import utc_now_iso
-from backend.llm.admission import release as release_reservation
+from backend.domain.contacts import Candidate, SourceAttempt, candidate_id, contact_id
 from backend.store.events import append_event
+from backend.store.spend_reservations import release_run as release_reservation
 
 ACTIVE = ("queued", "running")
 TERMINAL = ("completed", "failed", "canceled")

@@ -8,8 +8,8 @@ sets are complete:
 
 Where the step keys come from (native mode). The PipelineStep* events are the canonical
 step writes, and every native writer appends them through
-:func:`backend.projections.pipeline_steps.append_step_event`, which folds the event into
-``pipeline_step_projections`` in the same transaction. So the projection's key set and the
+:func:`backend.store.step_events.append_step_event`; the projection builder folds the event
+into ``pipeline_step_projections`` in the same transaction. So the projection's key set and the
 event log's key set are equal at every native commit; the digest is taken over the
 projection rows (the durable rows a reader serves), and every read additionally checks
 that they still cover the distinct (stepKind, itemKey) pairs of the execution's events.
@@ -35,10 +35,11 @@ A failure of the proof update raises, rolling back the canonical write with it.
 touched by native writes: their expected sets belong to history reconciliation, which
 publishes a verdict with :func:`prove_checkpoint`.
 
-Reads (:func:`read_coverage`) revalidate a ready row's counts and digest against the
-current durable rows every time and persist a downgrade to ``recovering`` (bounded code
-``proof_mismatch``), so the worker's repair selects it. Row counts alone, terminal workflow
-state and runtime telemetry never promote anything to ready.
+Reads (:func:`backend.projections.coverage.read_coverage`) revalidate a ready row's counts
+and digest against the current durable rows every time and persist a downgrade to
+``recovering`` (bounded code ``proof_mismatch``), so the worker's repair selects it. Row
+counts alone, terminal workflow state and runtime telemetry never promote anything to
+ready.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ import aiosqlite
 
 from backend.domain.clock import utc_now_iso
 from backend.store.db import Database
+from backend.store.step_events import STEP_EVENT_TYPES
 
 DIGEST_ALGORITHM = "coverage-digest-v1"
 NATIVE_DECODER_VERSION = 3
@@ -59,11 +61,8 @@ MODES = ("native", "reconstructed")
 STATUSES = ("ready", "recovering", "retrying", "incomplete")
 PROOF_MISMATCH = "proof_mismatch"
 CHECKPOINT_MISSING = "checkpoint_missing"
-STEP_EVENT_TYPES = (
-    "PipelineStepQueued", "PipelineStepStarted", "PipelineStepCompleted", "PipelineStepFailed",
-)
 
-_COLUMNS = (
+COLUMNS = (
     "tenant_id", "discover_workflow_id", "discover_run_id", "decoder_version", "mode", "status",
     "history_event_watermark", "expected_members", "persisted_members", "expected_steps",
     "persisted_steps", "digest", "error_code", "checked_at",
@@ -175,7 +174,7 @@ async def projected_step_keys(conn, ref) -> set[str]:
     return {step_key(row[0], row[1]) for row in rows}
 
 
-async def _member_count(db: Database, ref) -> int:
+async def member_count(db: Database, ref) -> int:
     """``len(member_keys(...))`` without reading the keys: one member row per JobId (the
     primary key), so the row count is the key-set size."""
     row = await db.fetchone(
@@ -185,7 +184,7 @@ async def _member_count(db: Database, ref) -> int:
     return int(row[0])
 
 
-async def _step_count(db: Database, ref) -> int:
+async def step_count(db: Database, ref) -> int:
     """``len(projected_step_keys(...))``: one projection row per (stepKind, itemKey) of a
     run (the primary key)."""
     row = await db.fetchone(
@@ -220,8 +219,8 @@ async def event_step_keys(conn, ref) -> set[str]:
 # --- checkpoint rows ---------------------------------------------------------------------
 
 
-def _coverage(record: Any, *, downgraded: bool = False) -> Coverage:
-    values = {column: record[index] for index, column in enumerate(_COLUMNS)}
+def coverage_from_record(record: Any, *, downgraded: bool = False) -> Coverage:
+    values = {column: record[index] for index, column in enumerate(COLUMNS)}
     return Coverage(**values, downgraded=downgraded)
 
 
@@ -229,11 +228,11 @@ async def read_checkpoint(conn, ref) -> Coverage | None:
     """The stored row as it is (no revalidation)."""
     rows = await _fetchall(
         conn,
-        f"SELECT {', '.join(_COLUMNS)} FROM discovery_execution_recoveries"
+        f"SELECT {', '.join(COLUMNS)} FROM discovery_execution_recoveries"
         " WHERE tenant_id = ? AND discover_workflow_id = ? AND discover_run_id = ?",
         (ref.tenant_id, ref.discover_workflow_id, ref.discover_run_id),
     )
-    return _coverage(rows[0]) if rows else None
+    return coverage_from_record(rows[0]) if rows else None
 
 
 async def open_native_checkpoint(conn: aiosqlite.Connection, ref) -> Coverage:
@@ -243,8 +242,8 @@ async def open_native_checkpoint(conn: aiosqlite.Connection, ref) -> Coverage:
     members = await member_keys(conn, ref)
     steps = await projected_step_keys(conn, ref)
     await conn.execute(
-        f"INSERT INTO discovery_execution_recoveries ({', '.join(_COLUMNS)})"
-        f" VALUES ({','.join('?' * len(_COLUMNS))}) ON CONFLICT DO NOTHING",
+        f"INSERT INTO discovery_execution_recoveries ({', '.join(COLUMNS)})"
+        f" VALUES ({','.join('?' * len(COLUMNS))}) ON CONFLICT DO NOTHING",
         (ref.tenant_id, ref.discover_workflow_id, ref.discover_run_id, NATIVE_DECODER_VERSION,
          "native", "ready", 0, len(members), len(members), len(steps), len(steps),
          canonical_digest(members, steps), None, utc_now_iso()),
@@ -252,7 +251,7 @@ async def open_native_checkpoint(conn: aiosqlite.Connection, ref) -> Coverage:
     return await read_checkpoint(conn, ref)
 
 
-async def _downgrade(conn: aiosqlite.Connection, ref, stored: Coverage, *, members: int,
+async def downgrade(conn: aiosqlite.Connection, ref, stored: Coverage, *, members: int,
                      steps: int, code: str = PROOF_MISMATCH) -> bool:
     """ready → recovering, compare-and-set on the digest this caller judged."""
     cursor = await conn.execute(
@@ -266,7 +265,13 @@ async def _downgrade(conn: aiosqlite.Connection, ref, stored: Coverage, *, membe
     return cursor.rowcount == 1
 
 
-def _matches(stored: Coverage, members: set[str], steps: set[str]) -> bool:
+def still_proven(stored: Coverage, members: set[str], steps: set[str],
+                 logged_steps: set[str]) -> bool:
+    """A ready proof still holds: the rows cover the logged step keys and hash to it."""
+    return logged_steps <= steps and matches(stored, members, steps)
+
+
+def matches(stored: Coverage, members: set[str], steps: set[str]) -> bool:
     return (len(members) == stored.expected_members == stored.persisted_members
             and len(steps) == stored.expected_steps == stored.persisted_steps
             and canonical_digest(members, steps) == stored.digest)
@@ -305,11 +310,11 @@ async def update_native_checkpoint(
               and len(before_steps) == stored.expected_steps == stored.persisted_steps
               and canonical_digest(before_members, before_steps) == stored.digest)
     if not proven:
-        if _matches(stored, members, steps):
+        if matches(stored, members, steps):
             # The rows already are the proven sets (a row restored from the log, or a
             # repeated write): the proof stands as it is.
             return "ready"
-        await _downgrade(conn, ref, stored, members=len(members), steps=len(steps))
+        await downgrade(conn, ref, stored, members=len(members), steps=len(steps))
         return "recovering"
     if not (added_members or added_steps or promoted):
         return "ready"
@@ -369,8 +374,8 @@ async def write_verdict(conn: aiosqlite.Connection, ref, *, decoder_version: int
     caller judged ``status``; this only writes it."""
     members, steps = set(members), set(steps)
     await conn.execute(
-        f"INSERT INTO discovery_execution_recoveries ({', '.join(_COLUMNS)})"
-        f" VALUES ({','.join('?' * len(_COLUMNS))})"
+        f"INSERT INTO discovery_execution_recoveries ({', '.join(COLUMNS)})"
+        f" VALUES ({','.join('?' * len(COLUMNS))})"
         " ON CONFLICT (tenant_id, discover_workflow_id, discover_run_id) DO UPDATE SET"
         " decoder_version = excluded.decoder_version, mode = excluded.mode,"
         " status = excluded.status, history_event_watermark = excluded.history_event_watermark,"
@@ -383,57 +388,3 @@ async def write_verdict(conn: aiosqlite.Connection, ref, *, decoder_version: int
          status, history_event_watermark, expected_members, len(members), expected_steps,
          len(steps), canonical_digest(members, steps), error_code, utc_now_iso()),
     )
-
-
-# --- the revalidating read ---------------------------------------------------------------
-
-
-def _still_proven(stored: Coverage, members: set[str], steps: set[str],
-                  logged_steps: set[str]) -> bool:
-    return logged_steps <= steps and _matches(stored, members, steps)
-
-
-async def read_coverage(db: Database, ref, *, refresh: bool = True) -> Coverage:
-    """The execution's checkpoint, revalidated against the current durable rows.
-
-    With ``refresh`` (default) the step projection is first brought up to date
-    (:func:`backend.projections.pipeline_steps.refresh_pipeline_steps`). A ready row whose
-    counts or digest no longer match is downgraded to ``recovering`` (persisted, error code
-    ``proof_mismatch``) under the write lock, after refolding any step rows the projection
-    lost. Without a row the result is ``recovering`` with ``checkpoint_missing`` and mode
-    None: nothing is persisted, the reconciler has not reached that execution yet."""
-    from backend.projections import pipeline_steps  # the projection imports this module
-
-    if refresh:
-        await pipeline_steps.refresh_pipeline_steps(db, tenant_id=ref.tenant_id)
-    stored = await read_checkpoint(db, ref)
-    if stored is None:
-        return Coverage(
-            tenant_id=ref.tenant_id, discover_workflow_id=ref.discover_workflow_id,
-            discover_run_id=ref.discover_run_id, status="recovering", mode=None,
-            decoder_version=None, history_event_watermark=0, expected_members=0,
-            persisted_members=await _member_count(db, ref), expected_steps=0,
-            persisted_steps=await _step_count(db, ref), digest=None,
-            error_code=CHECKPOINT_MISSING, checked_at=None,
-        )
-    if stored.status != "ready":
-        return stored
-    # Optimistic check without the write lock; a mismatch is judged again under it.
-    if _still_proven(stored, await member_keys(db, ref), await projected_step_keys(db, ref),
-                     await event_step_keys(db, ref)):
-        return stored
-    async with db.transaction() as conn:
-        stored = await read_checkpoint(conn, ref)
-        if stored is None or stored.status != "ready":
-            return stored
-        logged = await event_step_keys(conn, ref)
-        steps = await projected_step_keys(conn, ref)
-        if not logged <= steps:  # projection rows lost behind the builder's back
-            await pipeline_steps.refold_execution(conn, ref)
-            steps = await projected_step_keys(conn, ref)
-        members = await member_keys(conn, ref)
-        if _still_proven(stored, members, steps, logged):
-            return stored
-        await _downgrade(conn, ref, stored, members=len(members), steps=len(steps))
-        downgraded = await read_checkpoint(conn, ref)
-    return _coverage(tuple(getattr(downgraded, c) for c in _COLUMNS), downgraded=True)

@@ -1,4 +1,8 @@
-"""The append-only ``job_events`` log: the source of truth for projections and SSE."""
+"""The append-only ``job_events`` log: the source of truth for projections and SSE.
+
+:func:`append_event` is the one writer of the log; every append also folds the event into
+the read models registered for its type, in the same transaction
+(:mod:`backend.store.projection_builder`)."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ import aiosqlite
 from backend.config import TENANT_ID
 from backend.domain.clock import utc_now_iso
 from backend.domain.events import DomainEvent
+from backend.store import projection_builder
 from backend.store.db import Database
 
 
@@ -49,14 +54,19 @@ async def append_event(
     dedupe_key: str | None = None,
     tenant_id: str = TENANT_ID,
 ) -> int | None:
-    """Append inside the caller's transaction. With a dedupe key, a repeat is a no-op
-    (returns None), which is what makes a retried activity safe."""
+    """Append inside the caller's transaction and fold the event into its projections
+    there too. With a dedupe key, a repeat is a no-op (returns None, folds nothing),
+    which is what makes a retried activity safe."""
     cursor = await conn.execute(
         EVENT_INSERT_SQL,
         event_params(event, job_id=job_id, workflow_id=workflow_id, run_id=run_id,
                      dedupe_key=dedupe_key, tenant_id=tenant_id),
     )
-    return cursor.lastrowid if cursor.rowcount == 1 else None
+    if cursor.rowcount != 1:
+        return None
+    event_id = cursor.lastrowid
+    await projection_builder.fold_appended(conn, event.event_type, tenant_id)
+    return event_id
 
 
 async def read_events_after(

@@ -21,7 +21,7 @@ import aiosqlite
 
 from backend.domain import events as ev
 from backend.domain.clock import utc_now_iso
-from backend.projections import pipeline_steps as steps
+from backend.store import step_events
 
 PASS_STAGES = {"enrichment_pass": "enrich", "pdf_render": "pdf"}
 _TERMINALS = "'WorkflowCompleted', 'WorkflowFailed', 'WorkflowCanceled'"
@@ -41,10 +41,10 @@ async def open_passes(conn: aiosqlite.Connection, ref) -> None:
     """Membership is closed: queue and start both passes, then settle what already can."""
     now = utc_now_iso()
     for kind in PASS_STAGES:
-        await steps.append_step_event(conn, ev.PipelineStepQueued(**_ids(ref, kind),
+        await step_events.append_step_event(conn, ev.PipelineStepQueued(**_ids(ref, kind),
                                                                   queued_at=now),
                                       tenant_id=ref.tenant_id)
-        await steps.append_step_event(conn, ev.PipelineStepStarted(**_ids(ref, kind),
+        await step_events.append_step_event(conn, ev.PipelineStepStarted(**_ids(ref, kind),
                                                                    started_at=now),
                                       tenant_id=ref.tenant_id)
     await settle_passes(conn, ref)
@@ -87,16 +87,14 @@ async def settle_passes(conn: aiosqlite.Connection, ref) -> list[str]:
     """Complete each running pass of ``ref`` whose members have all settled. Returns the
     kinds completed now."""
     completed = []
-    for row in await steps.list_steps(conn, ref):
-        if row.step_kind not in PASS_STAGES or row.status != "running":
-            continue
-        counts = await member_settlement(conn, ref, PASS_STAGES[row.step_kind])
+    for kind in await step_events.running_step_kinds(conn, ref, tuple(PASS_STAGES)):
+        counts = await member_settlement(conn, ref, PASS_STAGES[kind])
         if counts is None:
             continue
-        await steps.append_step_event(conn, ev.PipelineStepCompleted(
-            **_ids(ref, row.step_kind), counts=ev.PipelineStepCounts(**counts)),
+        await step_events.append_step_event(conn, ev.PipelineStepCompleted(
+            **_ids(ref, kind), counts=ev.PipelineStepCounts(**counts)),
             tenant_id=ref.tenant_id)
-        completed.append(row.step_kind)
+        completed.append(kind)
     return completed
 
 

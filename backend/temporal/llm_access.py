@@ -9,7 +9,7 @@ from temporalio.exceptions import ApplicationError
 
 from backend.config import AppPaths, AppSettings
 from backend.domain.errors import TypedFailure
-from backend.llm.base import ChatProvider
+from backend.llm.base import ChatProvider, LlmError
 from backend.llm.factory import provider_from_settings
 from backend.llm.metered import MeteredProvider
 from backend.llm.rates import load_rates
@@ -23,6 +23,16 @@ def build_provider(paths: AppPaths, db: Database, settings: AppSettings) -> Chat
     if provider.is_offline:
         return provider
     return MeteredProvider(provider, db, load_rates(paths))
+
+
+def llm_application_error(error: LlmError) -> ApplicationError:
+    """The Temporal failure for an LLM error: type = code, retry per the error's class
+    (here, not in ``backend/llm/``, so the providers and the budget never load temporalio)."""
+    delay = timedelta(seconds=error.retry_after_s) if error.retry_after_s else None
+    return ApplicationError(
+        error.message, type=error.code, non_retryable=not error.retryable,
+        next_retry_delay=delay,
+    )
 
 
 def typed_failure(error: BaseException) -> ApplicationError | None:

@@ -11,6 +11,7 @@ from datetime import timedelta
 
 from temporalio.worker import Worker
 
+from backend import projections
 from backend.config import (
     ORCHESTRATION_ACTIVITY_SLOTS,
     PREP_TASK_QUEUE,
@@ -158,6 +159,7 @@ def contact_activities(db: Database, paths: AppPaths) -> list:
 async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event) -> None:
     settings = load_settings(paths)
     db = await Database.open(paths.database)
+    await projections.catch_up(db)  # appends fold themselves; this takes any backlog
     client = await connect_with_retry(settings.temporal, temporal_address, timeout=30)
     tracker = ActivitySlotTracker()
     slots = settings.worker_activity_slots

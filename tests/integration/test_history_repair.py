@@ -27,6 +27,7 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from backend.config import TemporalSettings
+from backend.projections.coverage import read_coverage
 from backend.projections.pipeline_steps import STEP_EVENT_TYPES
 from backend.store import coverage, passes
 from backend.store.db import Database
@@ -220,7 +221,7 @@ async def test_real_history_decodes_to_the_native_key_sets(stack):
                 if key.endswith("|observed_this_run")}
     assert decoded.observed_job_ids == observed and len(observed) == 5
     # The native checkpoint is untouched by decoding.
-    assert (await coverage.read_coverage(db, ref)).mode == "native"
+    assert (await read_coverage(db, ref)).mode == "native"
     assert step_rows(app_dir, ref)[("source_family", "family:beta")][1] == "succeeded"
 
 
@@ -228,9 +229,9 @@ async def test_deleted_family_steps_are_restored_once_and_proven_ready(stack):
     app_dir, ref, db, client = stack["app_dir"], stack["ref"], stack["db"], stack["client"]
     before_rows = step_rows(app_dir, ref)
     before_counts = step_event_counts(app_dir, ref)
-    assert (await coverage.read_coverage(db, ref)).ready
+    assert (await read_coverage(db, ref)).ready
     delete_family(app_dir, ref, "beta")
-    downgraded = await coverage.read_coverage(db, ref)
+    downgraded = await read_coverage(db, ref)
     assert downgraded.status == "recovering" and downgraded.downgraded
 
     first = await history_repair.repair_execution(db, client, ref)
@@ -257,7 +258,7 @@ async def test_deleted_family_steps_are_restored_once_and_proven_ready(stack):
     assert (second.expected_members, second.persisted_members) == (len(members),) * 2
     assert (second.expected_steps, second.persisted_steps) == (len(step_keys),) * 2
     # A read revalidates the reconstructed proof and keeps it.
-    assert (await coverage.read_coverage(db, ref)).ready
+    assert (await read_coverage(db, ref)).ready
 
     snapshot = await stack["api"]._json("GET", "/v1/pipeline/operations")
     assert snapshot["execution"]["discoverRunId"] == ref.discover_run_id
@@ -270,7 +271,7 @@ async def test_worker_pass_rebuilds_a_deleted_checkpoint(stack):
     delete_family(app_dir, ref, "alpha")
     assert db_write(app_dir, "DELETE FROM discovery_execution_recoveries"
                              " WHERE discover_run_id = ?", (ref.discover_run_id,)) == 1
-    missing = await coverage.read_coverage(db, ref)
+    missing = await read_coverage(db, ref)
     assert (missing.status, missing.error_code) == ("recovering", "checkpoint_missing")
 
     def repaired() -> bool:
@@ -280,7 +281,7 @@ async def test_worker_pass_rebuilds_a_deleted_checkpoint(stack):
 
     # The worker's reconcile pass (every 15 s, runs at least 30 s old) does the repair.
     await wait_until(repaired, timeout=120, what="the worker's history repair")
-    read = await coverage.read_coverage(db, ref)
+    read = await read_coverage(db, ref)
     assert (read.status, read.mode) == ("ready", "reconstructed")
     rows = step_rows(app_dir, ref)
     assert rows[("source_family", "family:alpha")][1] == "succeeded"
@@ -295,7 +296,7 @@ async def test_a_closed_run_with_rows_history_does_not_name_is_not_ready(stack):
                       " discover_run_id, step_kind, item_key, attempt, status, counts_json,"
                       " last_event_id) VALUES ('local', ?, ?, 'source_family', 'family:ghost',"
                       " 1, 'queued', '{}', 0)", (ref.discover_workflow_id, ref.discover_run_id))
-    assert (await coverage.read_coverage(db, ref)).status == "recovering"
+    assert (await read_coverage(db, ref)).status == "recovering"
     # The repair rebuilds the rows from the log, so the stray row is gone and it is ready.
     result = await history_repair.repair_execution(db, client, ref)
     assert result.status == "ready"
@@ -327,7 +328,7 @@ async def test_unreachable_history_is_retried_never_ready(stack):
                                  discover_run_id=str(uuid.uuid4()))
     not_found = await history_repair.repair_execution(db, client, gone)
     assert (not_found.status, not_found.error_code) == ("retrying", "history_not_found")
-    assert (await coverage.read_coverage(db, gone)).status == "retrying"
+    assert (await read_coverage(db, gone)).status == "retrying"
 
     # A Temporal that does not answer at all (nothing listens on that port).
     with socket.socket() as probe:
@@ -363,7 +364,7 @@ async def test_a_lost_membership_row_is_restored_once_and_proven_ready(stack):
                              " WHERE discover_run_id = ? AND job_id = ?",
                     (ref.discover_run_id, job_id)) == 1
     assert cohort_counts(app_dir, ref) != counts_before
-    assert (await coverage.read_coverage(db, ref)).status == "recovering"
+    assert (await read_coverage(db, ref)).status == "recovering"
 
     first = await history_repair.repair_execution(db, client, ref)
     assert (first.status, first.mode, first.error_code) == ("ready", "reconstructed", None)
@@ -396,7 +397,7 @@ async def test_a_lost_membership_row_is_restored_once_and_proven_ready(stack):
                             " ORDER BY job_id", (ref.discover_run_id,)) == rows_after_first
     assert cohort_counts(app_dir, ref) == counts_before
     assert run_event_count(app_dir, ref) == events_before   # no event added, none repeated
-    assert (await coverage.read_coverage(db, ref)).ready
+    assert (await read_coverage(db, ref)).ready
 
 
 async def test_a_member_whose_job_row_is_gone_is_not_invented(stack):
@@ -420,7 +421,7 @@ async def test_a_member_whose_job_row_is_gone_is_not_invented(stack):
             assert member_row(app_dir, ref, job_id) is None
             assert refused.expected_members == len(members_before)
             assert refused.persisted_members == len(members_before) - 1
-        assert (await coverage.read_coverage(db, ref)).status == "retrying"
+        assert (await read_coverage(db, ref)).status == "retrying"
     finally:
         db_write(app_dir, f"INSERT INTO jobs VALUES ({','.join('?' * len(job_row[0]))})",
                  job_row[0])
@@ -475,7 +476,7 @@ async def test_the_worker_pass_restores_a_lost_member(stack):
     assert db_write(app_dir, "DELETE FROM discovery_execution_jobs"
                              " WHERE discover_run_id = ? AND job_id = ?",
                     (ref.discover_run_id, job_id)) == 1
-    assert (await coverage.read_coverage(db, ref)).status == "recovering"   # selects it
+    assert (await read_coverage(db, ref)).status == "recovering"   # selects it
 
     def restored() -> bool:
         rows = db_rows(app_dir, "SELECT status FROM discovery_execution_recoveries"
@@ -486,7 +487,7 @@ async def test_the_worker_pass_restores_a_lost_member(stack):
     await wait_until(restored, timeout=120, what="the worker's membership repair")
     assert member_row(app_dir, ref, job_id) == ("observed_this_run", "planned")
     assert plan_row(app_dir, ref, job_id)[2] == f"prep-{job_id}"
-    assert (await coverage.read_coverage(db, ref)).ready
+    assert (await read_coverage(db, ref)).ready
 
 
 async def test_a_member_planned_not_eligible_is_not_guessed(stack):

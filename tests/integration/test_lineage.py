@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
+from backend.projections.coverage import read_coverage
 from backend.projections.pipeline_steps import list_steps, refresh_pipeline_steps
 from backend.store import coverage, lineage
 from backend.store.db import Database
@@ -171,7 +172,7 @@ async def test_first_discover_step_rows_succeeded_with_counts(stack):
 
 async def test_first_discover_coverage_is_ready_by_digest(stack):
     db, ref = stack["db"], stack["first"]
-    read = await coverage.read_coverage(db, ref)
+    read = await read_coverage(db, ref)
     assert (read.status, read.mode, read.decoder_version) == ("ready", "native", 3)
     assert read.expected_members == read.persisted_members == JOBS
     assert read.expected_steps == read.persisted_steps == 7
@@ -227,7 +228,7 @@ async def test_second_discover_sweeps_failed_backlog(stack):
         app_dir, "SELECT COUNT(DISTINCT run_id) FROM job_events WHERE type = 'WorkflowStarted'"
                  " AND workflow_id = ?", (f"prep-{job_id}",))[0][0] == 2 for job_id in failed),
         timeout=120, what="the swept preparations")
-    assert (await coverage.read_coverage(db, second)).ready
+    assert (await read_coverage(db, second)).ready
     stack["second"] = second
 
 
@@ -237,7 +238,7 @@ async def test_coverage_is_downgraded_when_a_member_is_deleted_behind_its_back(s
         tenant_id="local", discover_workflow_id="discover-local",
         discover_run_id=db_rows(app_dir, "SELECT discover_run_id FROM discovery_runs"
                                          " ORDER BY started_at DESC LIMIT 1")[0][0])
-    before = await coverage.read_coverage(db, second)
+    before = await read_coverage(db, second)
     assert before.ready
     with sqlite3.connect(app_dir / "jobctrl.db") as conn:
         conn.execute("DELETE FROM discovery_execution_jobs WHERE discover_run_id = ?"
@@ -245,7 +246,7 @@ async def test_coverage_is_downgraded_when_a_member_is_deleted_behind_its_back(s
                      " FROM discovery_execution_jobs WHERE discover_run_id = ?"
                      " AND cohort = 'existing_backlog')",
                      (second.discover_run_id, second.discover_run_id))
-    after = await coverage.read_coverage(db, second)
+    after = await read_coverage(db, second)
     assert after.status == "recovering" and after.downgraded
     assert (after.expected_members, after.persisted_members) == (
         before.expected_members, before.expected_members - 1)
@@ -253,7 +254,7 @@ async def test_coverage_is_downgraded_when_a_member_is_deleted_behind_its_back(s
                             " WHERE discover_run_id = ?", (second.discover_run_id,)) == [
         ("recovering", "proof_mismatch")]
     # The other execution's proof is untouched.
-    assert (await coverage.read_coverage(db, stack["first"])).ready
+    assert (await read_coverage(db, stack["first"])).ready
 
 
 async def test_rediscovering_jobs_that_need_nothing_plans_them_not_eligible(stack):
@@ -269,4 +270,4 @@ async def test_rediscovering_jobs_that_need_nothing_plans_them_not_eligible(stac
     assert reasons and reasons <= lineage.NOT_ELIGIBLE_REASONS
     assert "profile_missing" in reasons  # no profile: Score waits for one
     assert {m.plan_state for m in members.values()} <= {"planned", "not_eligible"}
-    assert (await coverage.read_coverage(db, third)).ready
+    assert (await read_coverage(db, third)).ready

@@ -16,8 +16,11 @@ import httpx
 import pytest
 import pytest_asyncio
 
+import backend.projections  # noqa: F401 - registers the folds the writer runs
 from backend.domain import events as ev
 from backend.domain.clock import parse_iso, to_iso
+from backend.store.db import Database
+from backend.store.events import append_event
 from backend.supervision.supervisor import Supervisor
 from tests.fakes.llm_servers import FakeLlmServer
 from tests.integration.conftest import write_settings
@@ -294,11 +297,12 @@ async def test_a_run_temporal_does_not_know_is_not_found(stack):
     http, app_dir = stack["http"], stack["app_dir"]
     ghost = str(uuid.uuid4())
     event = ev.WorkflowStarted(workflow_id="prep-ghost", run_id=ghost, workflow_type=PREP)
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
-        conn.execute("INSERT INTO job_events (tenant_id, type, workflow_id, run_id, payload_json,"
-                     " created_at) VALUES ('local', ?, ?, ?, ?, ?)",
-                     (event.event_type, "prep-ghost", ghost, event.payload_json(),
-                      event.occurred_at))
+    db = await Database.open(app_dir / "jobctrl.db", run_migrations=False)
+    try:  # through the one writer, which folds the run list in the same transaction
+        async with db.transaction() as conn:
+            await append_event(conn, event, workflow_id="prep-ghost", run_id=ghost)
+    finally:
+        await db.close()
     assert (await http.get(f"/v1/workflow-runs/{ghost}")).json()["status"] == "running"
     missing = await http.post(f"/v1/workflow-runs/{ghost}/actions/cancel")
     assert missing.status_code == 404, missing.text

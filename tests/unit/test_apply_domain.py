@@ -7,7 +7,7 @@ import pytest
 
 from backend.apply.challenge import detect_challenge
 from backend.apply.packet import ApplyPacket, approval_matches, build_packet, profile_answers
-from backend.apply.targets import ApplyTarget, classify_target, mailto_address
+from backend.domain.apply_targets import ApplyTarget, classify_target, mailto_address
 from backend.domain.profile import CandidateProfile
 
 

@@ -16,8 +16,8 @@ from backend.contacts.extract import (
     page_text,
     parse_model_candidates,
 )
-from backend.contacts.model import SourceDocument, candidate_id, contact_id
 from backend.contacts.policy import ContactSourceConfig, source_url
+from backend.domain.contacts import SourceDocument, candidate_id, contact_id
 
 POSTING = SourceDocument("posting_text", "https://jobs.example/backend", """
 We are hiring a Backend Engineer in Rotterdam. Our Platform Team ships daily.

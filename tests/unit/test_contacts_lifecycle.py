@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from backend.config import TENANT_ID
-from backend.contacts.model import SourceAttempt
+from backend.domain.contacts import SourceAttempt
 from backend.projections.contacts import job_contacts, refresh_contacts
 from backend.store import contacts as store
 from tests.unit.test_contacts_store import ATTEMPTS, JOB, MARIA, add_job

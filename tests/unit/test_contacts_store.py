@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from backend.config import TENANT_ID
-from backend.contacts.model import Candidate, SourceAttempt
+from backend.domain.contacts import Candidate, SourceAttempt
 from backend.projections.contacts import job_contacts, rebuild_contacts, refresh_contacts
 from backend.store import contacts as store
 

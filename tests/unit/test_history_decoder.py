@@ -19,6 +19,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 
 from backend.domain import events as ev
 from backend.projections import pipeline_steps as steps
+from backend.projections.coverage import read_coverage
 from backend.sources.config import DemoBoardSource, SourceConfig
 from backend.store import coverage, lineage
 from backend.store.events import StoredEvent
@@ -509,7 +510,7 @@ async def test_merge_resumes_after_a_partial_repair_without_duplicates_and_prove
     rows = {row.step_kind: row for row in await steps.list_steps(db, REAL_REF)}
     assert rows["enrichment_pass"].status == rows["pdf_render"].status == "succeeded"
     assert rows["enrichment_pass"].counts == {"targetCount": 5, "notReachedCount": 5}
-    assert (await coverage.read_coverage(db, REAL_REF)).ready
+    assert (await read_coverage(db, REAL_REF)).ready
 
 
 async def add_jobs(db, job_ids) -> None:

@@ -11,6 +11,7 @@ import pytest
 
 from backend.domain import events as ev
 from backend.projections import pipeline_steps as steps
+from backend.projections.coverage import read_coverage
 from backend.store import coverage, lineage
 from backend.temporal.activities.discovery import decide_preparation
 from backend.temporal.contracts import DiscoveryExecutionRef
@@ -296,12 +297,12 @@ async def test_native_writes_advance_a_ready_checkpoint(db):
     assert (stored.expected_members, stored.persisted_members) == (3, 3)
     assert (stored.expected_steps, stored.persisted_steps) == (2, 2)
     assert stored.digest == expected_digest()
-    read = await coverage.read_coverage(db, REF)
+    read = await read_coverage(db, REF)
     assert read.ready and not read.downgraded and read.digest == expected_digest()
     # A promotion changes the key set; the proof follows in the same transaction.
     async with db.transaction() as conn:
         await lineage.link_job(conn, REF, JOB_C, "observed_this_run")
-    promoted = await coverage.read_coverage(db, REF)
+    promoted = await read_coverage(db, REF)
     assert promoted.ready and promoted.digest != expected_digest()
     assert promoted.digest == coverage.canonical_digest(
         [f"{j}|observed_this_run" for j in (JOB_A, JOB_B, JOB_C)],
@@ -310,22 +311,22 @@ async def test_native_writes_advance_a_ready_checkpoint(db):
     async with db.transaction() as conn:
         await steps.append_step_event(conn, step_event(
             ev.PipelineStepStarted, attempt=2, started_at="2026-01-01T00:00:01.000Z"))
-    assert (await coverage.read_coverage(db, REF)).digest == promoted.digest
+    assert (await read_coverage(db, REF)).digest == promoted.digest
 
 
 async def test_a_membership_row_deleted_behind_its_back_downgrades_ready(db):
     await open_execution(db)
-    assert (await coverage.read_coverage(db, REF)).ready
+    assert (await read_coverage(db, REF)).ready
     with sqlite3.connect(db.path) as raw:
         raw.execute("DELETE FROM discovery_execution_jobs WHERE job_id = ?", (JOB_B,))
-    read = await coverage.read_coverage(db, REF)
+    read = await read_coverage(db, REF)
     assert read.status == "recovering" and read.downgraded
     assert read.error_code == "proof_mismatch"
     assert (read.expected_members, read.persisted_members) == (3, 2)
     # Persisted, so the worker's repair selects it; the next read does not flip back.
     stored = await coverage.read_checkpoint(db, REF)
     assert stored.status == "recovering"
-    again = await coverage.read_coverage(db, REF)
+    again = await read_coverage(db, REF)
     assert again.status == "recovering" and not again.downgraded
 
 
@@ -348,7 +349,7 @@ async def test_a_swap_with_equal_counts_is_caught_by_the_digest(db):
     with sqlite3.connect(db.path) as raw:
         raw.execute("UPDATE discovery_execution_jobs SET job_id = 'job_z' WHERE job_id = ?",
                     (JOB_B,))
-    read = await coverage.read_coverage(db, REF)
+    read = await read_coverage(db, REF)
     assert read.status == "recovering"
     assert (read.expected_members, read.persisted_members) == (3, 3)
 
@@ -357,7 +358,7 @@ async def test_a_lost_step_row_is_refolded_from_the_log_not_downgraded(db):
     await open_execution(db)
     with sqlite3.connect(db.path) as raw:
         raw.execute("DELETE FROM pipeline_step_projections WHERE item_key = 'planning'")
-    read = await coverage.read_coverage(db, REF)
+    read = await read_coverage(db, REF)
     assert read.ready and read.digest == expected_digest()
     assert {row.item_key for row in await steps.list_steps(db, REF)} == {
         "planning", "family:demo_board"}
@@ -375,11 +376,11 @@ async def test_a_failed_proof_update_rolls_back_the_canonical_write(db, monkeypa
             await lineage.link_job(conn, REF, "job_d", "observed_this_run")
     assert "job_d" not in await members(db)
     monkeypatch.undo()
-    assert (await coverage.read_coverage(db, REF)).ready
+    assert (await read_coverage(db, REF)).ready
 
 
 async def test_a_missing_checkpoint_reads_as_recovering_without_a_row(db):
-    read = await coverage.read_coverage(db, OTHER_RUN)
+    read = await read_coverage(db, OTHER_RUN)
     assert (read.status, read.mode, read.error_code) == ("recovering", None, "checkpoint_missing")
     assert await coverage.read_checkpoint(db, OTHER_RUN) is None
 

@@ -17,12 +17,11 @@ from backend.llm.base import (
     LlmError,
     LlmResponseInvalidError,
     LlmUnavailableError,
-    llm_application_error,
 )
 from backend.llm.factory import provider_from_settings
 from backend.llm.offline import OfflineProvider
 from backend.llm.openai_compat import OpenAiCompatProvider, is_local_endpoint
-from backend.temporal.llm_access import typed_failure
+from backend.temporal.llm_access import llm_application_error, typed_failure
 from tests.fakes.llm_servers import FakeLlmServer
 
 KEY = "sk-test-SECRET-key-0123456789abcdef"

@@ -13,9 +13,10 @@ from temporalio.testing import ActivityEnvironment
 from backend.config import AppPaths
 from backend.domain import events as ev
 from backend.projections import pipeline_steps as steps
+from backend.projections.coverage import read_coverage
 from backend.projections.pipeline_steps import StepRow, fold_step
 from backend.store import coverage, lineage
-from backend.store.events import StoredEvent, append_event
+from backend.store.events import EVENT_INSERT_SQL, StoredEvent, append_event, event_params
 from backend.temporal.activities.discovery import DiscoveryActivities
 from backend.temporal.contracts import (
     DiscoveryExecutionRef,
@@ -173,17 +174,37 @@ async def test_native_appends_fold_through_and_deduplicate(db):
                 conn, ev.WorkflowCompleted(workflow_id="w", run_id="r", workflow_type="x"))
 
 
-async def test_refresh_folds_by_the_operations_watermark_and_rebuilds_equal(db):
+def insert_behind_the_builders_back(db, *events: ev.DomainEvent, **ids) -> None:
+    """Rows of job_events written without ``append_event`` (as a migration's data step
+    does, on a plain sqlite3 connection): no projection folds them at write."""
+    with sqlite3.connect(db.path) as raw:
+        for item in events:
+            raw.execute(EVENT_INSERT_SQL, event_params(item, **ids))
+
+
+async def test_append_folds_at_write_and_the_builder_catches_up_what_bypassed_it(db):
     async with db.transaction() as conn:
-        # Written without write-through (e.g. by history reconciliation): only the
-        # builder folds these.
-        for item in (queued(), started(), failed(), started(2), completed(2, new_jobs=4),
-                     queued(kind="source_planning", item="planning"),
-                     started(1, at=T0, kind="source_planning", item="planning"),
-                     started(1, at=T0, kind="source_planning", item="planning")):
-            await append_event(conn, item, workflow_id=REF.discover_workflow_id, run_id=RUN)
-        await append_event(conn, ev.WorkflowCompleted(workflow_id="w", run_id="r",
-                                                      workflow_type="x"))
+        await append_event(conn, queued(kind="source_planning", item="planning"),
+                           workflow_id=REF.discover_workflow_id, run_id=RUN)
+    assert set(await table(db)) == {("source_planning", "planning")}
+    assert await steps.read_watermark(db) == 1
+    insert_behind_the_builders_back(db, queued(), started(), workflow_id="w", run_id=RUN)
+    async with db.transaction() as conn:  # the next step append folds the backlog first
+        await append_event(conn, failed(), workflow_id=REF.discover_workflow_id, run_id=RUN)
+    folded = await table(db)
+    assert folded[("source_family", "family:demo_board")].status == "failed"
+    assert await steps.read_watermark(db) == 4
+
+
+async def test_refresh_folds_by_the_operations_watermark_and_rebuilds_equal(db):
+    insert_behind_the_builders_back(
+        db, queued(), started(), failed(), started(2), completed(2, new_jobs=4),
+        queued(kind="source_planning", item="planning"),
+        started(1, at=T0, kind="source_planning", item="planning"),
+        started(1, at=T0, kind="source_planning", item="planning"),
+        workflow_id=REF.discover_workflow_id, run_id=RUN)
+    insert_behind_the_builders_back(db, ev.WorkflowCompleted(workflow_id="w", run_id="r",
+                                                             workflow_type="x"))
     assert await table(db) == {}
     watermark = await steps.refresh_pipeline_steps(db, page_size=3)
     assert watermark == 9 and await steps.read_watermark(db) == 9
@@ -203,11 +224,12 @@ async def test_the_builder_advances_a_native_checkpoint_for_new_keys(db):
     async with db.transaction() as conn:
         await coverage.open_native_checkpoint(conn, REF)
         await steps.append_step_event(conn, queued(kind="source_planning", item="planning"))
-        await append_event(conn, queued(item="family:late"), workflow_id="discover-local",
-                           run_id=RUN)
+    insert_behind_the_builders_back(db, queued(item="family:late"),
+                                    workflow_id="discover-local", run_id=RUN)
     before = await coverage.read_checkpoint(db, REF)
     assert before.expected_steps == 1
-    read = await coverage.read_coverage(db, REF)  # refreshes the builder first
+    await steps.refresh_pipeline_steps(db)  # the start-up catch-up
+    read = await read_coverage(db, REF)
     assert read.ready and read.expected_steps == read.persisted_steps == 2
     assert read.digest == coverage.canonical_digest(
         [], ["source_planning|planning", "source_family|family:late"])
@@ -279,7 +301,7 @@ async def test_the_activities_emit_steps_and_lineage(app):
         "notEligibleCount": 0}
     assert rows[("existing_backlog_sweep", "sweep")].counts == {
         "eligibleCount": 0, "sweptCount": 0, "deferredCount": 0}
-    read = await coverage.read_coverage(db, REF)
+    read = await read_coverage(db, REF)
     assert read.ready and read.expected_members == DEMO_DISTINCT_JOBS
     assert read.expected_steps == 7
 
@@ -319,7 +341,7 @@ async def test_a_second_execution_sweeps_backlog_and_plans_it(app):
     promoted = await lineage.read_members(db, second)
     assert len(promoted) == 3 and promoted[failed_jobs[0]].cohort == "observed_this_run"
     assert promoted[failed_jobs[0]].required_steps == ("score",)
-    assert (await coverage.read_coverage(db, second)).ready
+    assert (await read_coverage(db, second)).ready
 
 
 async def test_a_failing_family_records_its_attempt_failure(app, tmp_path):
@@ -339,7 +361,7 @@ async def test_a_failing_family_records_its_attempt_failure(app, tmp_path):
     assert [(r.step_kind, r.status, r.error_code, r.retryable) for r in planning] == [
         ("source_planning", "failed", "configuration", False)]
     assert planning[0].started_at and planning[0].queued_at
-    assert (await coverage.read_coverage(db, broken_ref)).ready  # the execution is proven
+    assert (await read_coverage(db, broken_ref)).ready  # the execution is proven
     canceled_ref = DiscoveryExecutionRef(tenant_id="local", discover_workflow_id="discover-local",
                                          discover_run_id="run-3")
     await env.run(activities.plan_discovery, PlanInput(ref=canceled_ref))

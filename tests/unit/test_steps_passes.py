@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from backend.domain import events as ev
 from backend.domain.postings import Posting
+from backend.projections.coverage import read_coverage
 from backend.projections.pipeline_steps import list_steps, rebuild_pipeline_steps
 from backend.store import coverage, lineage, passes, stages
 from backend.store import discovery as runs
@@ -98,7 +99,7 @@ async def test_passes_complete_with_counts_once_every_member_settled(db):
     # The rows fold again from the log exactly, and the coverage proof counts the steps.
     await rebuild_pipeline_steps(db)
     assert (await rows(db))["pdf_render"][0] == "succeeded"
-    read = await coverage.read_coverage(db, REF)
+    read = await read_coverage(db, REF)
     assert read.status == "ready" and read.expected_steps == read.persisted_steps == 2
 
 

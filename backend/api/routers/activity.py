@@ -18,7 +18,7 @@ from backend.api.params import SQLITE_MAX_INT
 from backend.api.security import require_token
 from backend.config import TENANT_ID
 from backend.domain.model import CamelModel
-from backend.projections.workflow_runs import get_run, refresh_workflow_runs
+from backend.projections.workflow_runs import get_run
 from backend.store.db import Database
 
 router = APIRouter(tags=["debug"], dependencies=[Depends(require_token)])
@@ -139,7 +139,6 @@ async def get_activity_event(
         related_job = RelatedJobLink(job_key=job["job_id"]) if job else None
     related_run = None
     if record["run_id"]:
-        await refresh_workflow_runs(db)
         run = await get_run(db, record["run_id"])
         if run is not None:
             related_run = RelatedRunLink(workflow_id=run.workflow_id, run_id=run.run_id)

@@ -22,6 +22,7 @@ from backend.api.partial import REQUEST_CONFIG
 from backend.api.security import require_token
 from backend.config import TASK_QUEUE
 from backend.domain import applications as domain
+from backend.domain.application_state import ApplicationState
 from backend.domain.clock import local_today, local_zone, to_iso, utc_now
 from backend.domain.fit import FitLedger
 from backend.domain.interview_calendar import interviews_ics
@@ -30,7 +31,6 @@ from backend.pipeline.documents import CoverLetterDoc
 from backend.pipeline.follow_up import MAX_BODY_CHARS, check_follow_up, draft_follow_up
 from backend.pipeline.score import JobText
 from backend.pipeline.truth import UnsupportedClaim
-from backend.projections.applications import ApplicationState
 from backend.store import applications as store
 from backend.store.profile import read_profile
 from backend.temporal.workflows.follow_up import WORKFLOW_TYPE as FOLLOW_UP_WORKFLOW

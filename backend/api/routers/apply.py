@@ -18,9 +18,9 @@ from backend.api.errors import ApiError, error_responses
 from backend.api.security import require_token
 from backend.apply.failures import failure_message
 from backend.apply.packet import ApplyPacket, approval_matches, build_packet
-from backend.apply.targets import ApplyTarget, classify_target
 from backend.config import TASK_QUEUE
 from backend.domain import events as ev
+from backend.domain.apply_targets import ApplyTarget, classify_target
 from backend.domain.model import CamelModel
 from backend.projections.apply_runs import STATUSES, TERMINAL_STATUSES, read_state
 from backend.store import apply as store

@@ -14,7 +14,7 @@ from backend.api.routers.jobs import JOB_KEY
 from backend.api.security import require_token
 from backend.config import PREP_TASK_QUEUE
 from backend.domain.model import CamelModel
-from backend.projections.contacts import job_contacts, refresh_contacts
+from backend.projections.contacts import job_contacts
 from backend.store import contacts as store
 from backend.temporal.activities.contacts import ContactResearchInput
 from backend.temporal.workflows.contact_research import WORKFLOW_TYPE
@@ -79,5 +79,4 @@ async def get_contacts(request: Request, job_key: str = JOB_KEY) -> dict:
     """``{"tasks": [...], "candidates": [...]}`` from the contact projections."""
     await _job_exists(request, job_key)
     db = request.app.state.context.db
-    await refresh_contacts(db)
     return await job_contacts(db, job_key)

@@ -33,7 +33,6 @@ from backend.projections.workflow_runs import (
     TERMINAL_STATUSES,
     WorkflowRunRow,
     get_run,
-    refresh_workflow_runs,
     row_from_record,
 )
 from backend.store.db import Database
@@ -219,10 +218,6 @@ def _ceil_ms_iso(moment: datetime) -> str:
     return to_iso(moment)
 
 
-async def _refresh(db: Database) -> None:
-    await refresh_workflow_runs(db)
-
-
 @router.get("/v1/workflow-runs", response_model=WorkflowRunPage,
             responses=error_responses(401, 422))
 async def list_workflow_runs(
@@ -242,7 +237,6 @@ async def list_workflow_runs(
     """Filtering happens on the folded lifecycle, before pagination; ``total`` counts the
     whole filtered set."""
     db: Database = request.app.state.context.db
-    await _refresh(db)
     clauses, params = ["p.tenant_id = ?"], [TENANT_ID]
     if status:
         clauses.append("p.status = ?")
@@ -445,10 +439,8 @@ async def get_workflow_run(request: Request, run_id: str = RUN_ID) -> WorkflowRu
     """The run's folded state, its ordered timeline (every event recorded under this
     exact run), failure diagnostics and the raw identifiers."""
     db: Database = request.app.state.context.db
-    await _refresh(db)
     row = await _run_or_404(db, run_id)
     if await backfill_temporal_requester(request, row):
-        await _refresh(db)
         row = await _run_or_404(db, run_id)
     timeline = await _timeline(db, run_id)
     return WorkflowRunDetail(
@@ -480,7 +472,6 @@ async def cancel_workflow_run(
     written; a terminal result is never overwritten."""
     context = request.app.state.context
     db: Database = context.db
-    await _refresh(db)
     row = await _run_or_404(db, run_id)
     if row.status in TERMINAL_STATUSES:
         return _already_terminal(row)
@@ -493,7 +484,6 @@ async def cancel_workflow_run(
         if error.status == RPCStatusCode.NOT_FOUND:
             # Either Temporal never knew the run, or it closed while we asked: the
             # projection tells which.
-            await _refresh(db)
             current = await _run_or_404(db, run_id)
             if current.status in TERMINAL_STATUSES:
                 return _already_terminal(current)
@@ -511,7 +501,5 @@ async def cancel_workflow_run(
             job_id=row.job_id, workflow_id=row.workflow_id, run_id=row.run_id,
             dedupe_key=intent_dedupe_key(row.run_id),
         )
-    with contextlib.suppress(Exception):  # the read model catches up on the next read anyway
-        await _refresh(db)
     body_out = CancelAccepted(workflow_id=row.workflow_id, run_id=row.run_id)
     return JSONResponse(body_out.model_dump(by_alias=True), status_code=202)

@@ -61,6 +61,8 @@ CREATE INDEX job_stage_states_started ON job_stage_states (tenant_id, started_at
 -- the same transaction as every canonical write by triggers. The operations snapshot
 -- derives global_outside_execution as global totals minus the selected execution's two
 -- cohorts (each bounded by the execution's size), so it never groups every stage row.
+-- Sole keeper of job_stage_status_counts: the triggers of this file (no Python writes it;
+-- tests/unit/test_trigger_keepers.py).
 CREATE TABLE job_stage_status_counts (
     tenant_id  TEXT NOT NULL,
     stage      TEXT NOT NULL,
@@ -97,6 +99,7 @@ BEGIN
         WHERE tenant_id = old.tenant_id AND stage = old.stage AND status = old.status;
 END;
 
+-- Sole keeper of job_counts: the triggers of this file (no Python writes it).
 CREATE TABLE job_counts (
     tenant_id  TEXT PRIMARY KEY,
     n          INTEGER NOT NULL

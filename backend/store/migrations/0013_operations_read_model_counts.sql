@@ -10,6 +10,10 @@
 -- a member counts as a job only while its job row exists (the readers join jobs).
 -- backend/operations/stage_counts.py reads them instead of grouping the cohort's rows;
 -- tests/unit/test_operations_cohort_counts.py proves they equal a full recount.
+-- Sole keeper of execution_cohort_stage_counts: the triggers of this file, replaced (each
+-- dropped first, in the same file) by 0014's. No Python writes it.
+-- Sole keeper of execution_cohort_job_counts: the triggers of this file, replaced the same
+-- way by 0014's. No Python writes it.
 CREATE TABLE execution_cohort_stage_counts (
     tenant_id             TEXT NOT NULL,
     discover_workflow_id  TEXT NOT NULL,

@@ -11,6 +11,10 @@
 -- exact counts (it enters the set only while it has no member, when all its counts
 -- are zero, and every later write is counted), and backend/operations/stage_counts.py
 -- derives any other execution's counts with one GROUP BY over its own members.
+-- Sole keeper of counted_executions: the member trigger of this file (no Python writes it).
+-- Sole keeper of execution_cohort_stage_counts: the triggers of this file, which replace
+-- 0013's; each 0013 trigger is dropped below before its successor is created.
+-- Sole keeper of execution_cohort_job_counts: the triggers of this file, likewise.
 CREATE TABLE counted_executions (
     tenant_id             TEXT NOT NULL,
     discover_workflow_id  TEXT NOT NULL,

@@ -27,9 +27,9 @@ from backend.apply.email_sender import (
     send_shielded,
 )
 from backend.apply.packet import ApplyPacket, approval_matches, build_packet
-from backend.apply.targets import ApplyTarget, classify_target
 from backend.config import AppPaths, AppSettings, load_settings
 from backend.domain import events as ev
+from backend.domain.apply_targets import ApplyTarget, classify_target
 from backend.domain.model import CamelModel
 from backend.domain.profile import CandidateProfile
 from backend.faults import fault_point

@@ -18,15 +18,14 @@ from temporalio.exceptions import ApplicationError
 
 from backend.config import AppPaths, load_settings
 from backend.contacts import extract
-from backend.contacts.model import SourceAttempt, SourceDocument
 from backend.contacts.policy import POSTING_TEXT, ContactSourceConfig, source_url
+from backend.domain.contacts import SourceAttempt, SourceDocument
 from backend.domain.model import CamelModel
 from backend.llm.admission import Basis, readmit_call
 from backend.llm.admission import release as release_reservation
 from backend.llm.budget import BudgetExceededError
 from backend.llm.rates import load_rates
 from backend.pipeline import enrich as enrich_logic
-from backend.projections.contacts import refresh_contacts
 from backend.store import contacts as store
 from backend.store import materials
 from backend.store.db import Database
@@ -89,7 +88,6 @@ class ContactActivities:
                 conn, run, job_id=input.job_id,
                 input_summary={"jobId": input.job_id, "taskId": input.task_id})
             await store.mark_started(conn, task, run_id=run.run_id)
-        await self._refresh()
 
     @activity.defn(name="research_contact_candidates")
     async def research_contact_candidates(self, input: ContactTaskInput
@@ -126,7 +124,6 @@ class ContactActivities:
             # what it had when it closed.
             log.info("contact research task %s closed (%s) during extraction; nothing kept",
                      current.task_id, current.status)
-        await self._refresh()
         return ContactResearchOutcome(candidate_count=len(candidates), source_attempts=attempts)
 
     async def _readmit(self, input: ContactTaskInput, settings, provider) -> None:
@@ -195,13 +192,6 @@ class ContactActivities:
                                     error_code=input.error_code)
             await record_run_terminal(conn, run, outcome=input.outcome,
                                       error_code=input.error_code, job_id=input.job_id)
-        await self._refresh()
-
-    async def _refresh(self) -> None:
-        try:
-            await refresh_contacts(self._db)
-        except Exception:  # noqa: BLE001 - readers refresh again; the facts are committed
-            log.exception("contact projection refresh failed")
 
 
 async def _job(conn, job_id: str) -> dict:

@@ -44,7 +44,6 @@ from backend.domain.stages import (
     STAGES,
 )
 from backend.projections import pipeline_steps as steps
-from backend.projections.workflow_runs import refresh_workflow_runs
 from backend.sources.config import SourceConfig
 from backend.sources.errors import SourceError
 from backend.sources.jobspy_family import run_jobspy_family
@@ -471,8 +470,6 @@ class DiscoveryActivities:
         ``existing_backlog_sweep`` step and plan the whole swept cohort."""
         ref = input.ref
         heartbeat_timeout_s = load_settings(self._paths).stage_heartbeat_timeout_s
-        # Preparation runs that are open but have not claimed a stage yet count as active.
-        await refresh_workflow_runs(self._db, tenant_id=ref.tenant_id)
         job_ids = list(dict.fromkeys(input.job_ids))
         if input.sweep:
             sweep = step_clock(ref, "existing_backlog_sweep", SWEEP_KEY)

@@ -36,7 +36,6 @@ from backend.llm.admission import per_call_estimate
 from backend.llm.budget import BudgetStatus, read_spend_budget_status
 from backend.llm.factory import provider_from_settings
 from backend.llm.rates import load_rates
-from backend.projections.workflow_runs import refresh_workflow_runs
 from backend.secrets.store import SecretStore
 from backend.store.budget_halts import event_id_by_dedupe_key
 from backend.store.db import Database
@@ -139,7 +138,6 @@ async def resume_budget_halted(db: Database, client: Client, paths: AppPaths, *,
                                now: datetime | None = None) -> ResumeReport:
     """One bounded pass (``now`` injects the spend day's clock; default: the real one)."""
     settings = load_settings(paths)  # re-read: the ceiling may have just changed
-    await refresh_workflow_runs(db)
     report = ResumeReport()
     halts = await all_halts(db)
     report.halted = len(halts)

@@ -30,7 +30,6 @@ from temporalio.client import Client
 from backend.config import AppPaths, load_settings
 from backend.domain import events as ev
 from backend.faults import stall_point
-from backend.projections.workflow_runs import refresh_workflow_runs
 from backend.store.db import Database
 from backend.store.events import append_event
 from backend.store.preparation_halts import INFRASTRUCTURE_CODES, count_job_events, has_event
@@ -64,7 +63,6 @@ async def interrupted_jobs(db: Database) -> list[Halt]:
 
 async def resume_interrupted(db: Database, client: Client, paths: AppPaths) -> InterruptedReport:
     """One bounded pass."""
-    await refresh_workflow_runs(db)
     report = InterruptedReport()
     halts = await interrupted_jobs(db)
     report.interrupted = len(halts)

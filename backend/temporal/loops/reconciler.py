@@ -25,7 +25,6 @@ from backend.config import TENANT_ID
 from backend.domain import events as ev
 from backend.domain.clock import utc_now
 from backend.llm.admission import release as release_reservation
-from backend.projections.contacts import refresh_contacts
 from backend.projections.workflow_runs import (
     COLUMNS,
     NOT_FOUND_STATUS,
@@ -78,6 +77,8 @@ async def open_runs(db: Database, *, older_than: timedelta = MIN_AGE) -> list[Wo
 
 async def reconcile_runs(db: Database, client: Client, *,
                          older_than: timedelta = MIN_AGE) -> ReconcileReport:
+    # The worker-side repair of the run list (rows lost behind the builder's back);
+    # appends fold themselves, so this normally only reads.
     await refresh_workflow_runs(db)
     report = ReconcileReport()
     for row in await open_runs(db, older_than=older_than):
@@ -100,9 +101,6 @@ async def reconcile_runs(db: Database, client: Client, *,
         if status in CLOSED_OUTCOME:
             await _record_closed(db, row, *CLOSED_OUTCOME[status])
             report.closed.append(row.run_id)
-    await refresh_workflow_runs(db)
-    if report.closed:
-        await refresh_contacts(db)  # a closed research task shows at once
     async with db.transaction() as conn:
         # Downstream of an upstream that gave up is blocked, not waiting (rows stranded
         # before reconcile_failure did this, or by a run this pass just closed).

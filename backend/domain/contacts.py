@@ -1,4 +1,5 @@
-"""What contact research reads and what it finds."""
+"""What contact research reads and what it finds (pure domain: the contact events carry
+its source attempts)."""
 
 from __future__ import annotations
 
