@@ -75,8 +75,6 @@ EVENT_WRITES_OUTSIDE_STORE = {
     "backend/temporal/loops/interrupted_resume.py",
     "backend/temporal/loops/reconciler.py",
     "backend/temporal/loops/recovered_history.py",
-    # Q: append_step_event (the step projection appends its own events)
-    "backend/projections/pipeline_steps.py",
 }
 
 
