@@ -58,3 +58,14 @@ async def mark_prepare_anyway(conn: aiosqlite.Connection, job_id: str) -> None:
     await conn.execute(
         "UPDATE jobs SET prepare_anyway_at = COALESCE(prepare_anyway_at, ?)"
         " WHERE tenant_id = ? AND job_id = ?", (utc_now_iso(), TENANT_ID, job_id))
+
+
+async def read_job(conn: aiosqlite.Connection, job_id: str,
+                   columns: tuple[str, ...] | None = None) -> dict | None:
+    """One job row as a dict (``columns``, or every column); None for an unknown job."""
+    selected = ", ".join(columns) if columns else "*"
+    cursor = await conn.execute(f"SELECT {selected} FROM jobs WHERE job_id = ?", (job_id,))
+    row = await cursor.fetchone()
+    if row is None:
+        return None
+    return dict(zip([d[0] for d in cursor.description], row, strict=True))
