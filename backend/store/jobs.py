@@ -8,9 +8,11 @@ from dataclasses import dataclass
 import aiosqlite
 
 from backend.config import TENANT_ID
+from backend.domain import events as ev
 from backend.domain.clock import utc_now_iso
 from backend.domain.ids import canonical_url, job_id_for_url
 from backend.domain.postings import Posting
+from backend.store.events import append_event
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,27 @@ async def observe_posting(
         (TENANT_ID, job_id, source_family, posting.source_key, discover_run_id, int(is_new), now),
     )
     return ObservedJob(job_id=job_id, is_new=is_new)
+
+
+async def observe_discovered_posting(
+    conn: aiosqlite.Connection, posting: Posting, *, source_family: str,
+    discover_workflow_id: str, discover_run_id: str,
+) -> ObservedJob:
+    """:func:`observe_posting`, plus ``JobDiscovered`` (once per job) when it is new."""
+    observed = await observe_posting(conn, posting, source_family=source_family,
+                                     discover_run_id=discover_run_id)
+    if observed.is_new:
+        await append_event(
+            conn,
+            ev.JobDiscovered(
+                discover_workflow_id=discover_workflow_id, discover_run_id=discover_run_id,
+                job_id=observed.job_id, title=posting.title, company=posting.company,
+                location=posting.location, remote=posting.remote, source_family=source_family,
+            ),
+            job_id=observed.job_id, workflow_id=discover_workflow_id, run_id=discover_run_id,
+            dedupe_key=f"JobDiscovered:{observed.job_id}",
+        )
+    return observed
 
 
 async def mark_prepare_anyway(conn: aiosqlite.Connection, job_id: str) -> None:
