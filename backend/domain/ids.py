@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from typing import Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 # Query parameters that only say how someone arrived at a posting, never which posting.
@@ -42,3 +43,14 @@ def canonical_url(url: str) -> str:
 def job_id_for_url(url: str) -> str:
     digest = hashlib.sha256(canonical_url(url).encode("utf-8")).hexdigest()
     return f"job_{digest[:24]}"
+
+
+ReceiptKind = Literal["accepted", "filtered"]
+
+
+def receipt_hash(kind: ReceiptKind, *parts: str) -> str:
+    """A short, stable digest of what a search-unit receipt stands for (a job id, or the
+    raw URL and title of a filtered result): the raw provider values themselves are never
+    stored."""
+    text = "\x1f".join((kind, *parts))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]

@@ -47,7 +47,6 @@ from backend.projections import pipeline_steps as steps
 from backend.projections.workflow_runs import refresh_workflow_runs
 from backend.sources.config import SourceConfig
 from backend.sources.errors import SourceError
-from backend.sources.jobspy_family import run_jobspy_family
 from backend.sources.registry import fetch_source
 from backend.store import coverage, lineage, passes, plan_inputs
 from backend.store import discovery as runs
@@ -58,6 +57,7 @@ from backend.store.lifecycle import record_workflow_terminal
 from backend.store.profile import read_profile
 from backend.store.stages import REDO_STATUSES, RETRYABLE_BLOCKS
 from backend.temporal.activities.heartbeating import heartbeating
+from backend.temporal.activities.jobspy_family import run_jobspy_family
 from backend.temporal.contracts import (
     DiscoverResult,
     DiscoveryExecutionRef,
