@@ -157,3 +157,28 @@ async def close_run_after_workflow(conn: aiosqlite.Connection, *, workflow_id: s
         await record_run_outcome(conn, ev.DiscoveryRunFailed(
             discover_workflow_id=workflow_id, discover_run_id=run_id, status=status,
             error_code=error_code or "canceled", families_failed=[]))
+
+
+async def run_status(db: Database, run_id: str) -> str | None:
+    """The Discover run's status, or None before its row exists."""
+    row = await db.fetchone("SELECT status FROM discovery_runs WHERE discover_run_id = ?",
+                            (run_id,))
+    return row[0] if row else None
+
+
+async def executions_to_check(db: Database, *, started_before: str, limit: int
+                              ) -> list[tuple[str, str, str]]:
+    """(tenant, workflow id, run id) of the Discover executions the history repair looks at:
+    those still recovering or retrying, then runs started before ``started_before`` it has
+    never checked (newest first)."""
+    rows = await db.fetchall(
+        "SELECT tenant_id, discover_workflow_id, discover_run_id"
+        " FROM discovery_execution_recoveries WHERE status IN ('recovering', 'retrying')"
+        " ORDER BY checked_at LIMIT ?", (limit,))
+    rows += await db.fetchall(
+        "SELECT d.tenant_id, d.discover_workflow_id, d.discover_run_id FROM discovery_runs d"
+        " WHERE d.started_at <= ? AND NOT EXISTS (SELECT 1 FROM discovery_execution_recoveries r"
+        "   WHERE r.tenant_id = d.tenant_id AND r.discover_workflow_id = d.discover_workflow_id"
+        "   AND r.discover_run_id = d.discover_run_id)"
+        " ORDER BY d.started_at DESC LIMIT ?", (started_before, limit))
+    return [(row[0], row[1], row[2]) for row in rows]

@@ -12,6 +12,7 @@ from backend.domain import events as ev
 from backend.domain.clock import utc_now_iso
 from backend.domain.ids import canonical_url, job_id_for_url
 from backend.domain.postings import Posting
+from backend.store.db import select_in_chunks
 from backend.store.events import append_event
 
 
@@ -92,3 +93,18 @@ async def read_job(conn: aiosqlite.Connection, job_id: str,
     if row is None:
         return None
     return dict(zip([d[0] for d in cursor.description], row, strict=True))
+
+
+async def job_exists(db, job_id: str) -> bool:
+    """Is there a job with this id (read outside a transaction)?"""
+    return await db.fetchone("SELECT 1 FROM jobs WHERE tenant_id = ? AND job_id = ?",
+                             (TENANT_ID, job_id)) is not None
+
+
+async def existing_job_ids(conn: aiosqlite.Connection, tenant_id: str,
+                           job_ids: list[str]) -> set[str]:
+    """Which of ``job_ids`` have a row in the canonical jobs table."""
+    rows = await select_in_chunks(
+        conn, "SELECT job_id FROM jobs WHERE tenant_id = ? AND job_id IN ({marks})",
+        (tenant_id,), job_ids)
+    return {row[0] for row in rows}

@@ -11,26 +11,15 @@ from collections.abc import Iterable
 import aiosqlite
 
 from backend.config import TENANT_ID
-
-CHUNK = 500  # ids per IN (...): well under SQLite's variable limit
+from backend.store.db import select_in_chunks
 
 StageState = tuple[str, str, str | None]  # (stage, status, blocked_reason)
-
-
-async def _chunked(conn: aiosqlite.Connection, sql: str, prefix: tuple, ids: list[str]) -> list:
-    found = []
-    for start in range(0, len(ids), CHUNK):
-        chunk = ids[start : start + CHUNK]
-        cursor = await conn.execute(sql.format(marks=",".join("?" * len(chunk))),
-                                    (*prefix, *chunk))
-        found.extend(await cursor.fetchall())
-    return found
 
 
 async def stage_states(conn: aiosqlite.Connection, job_ids: list[str],
                        tenant_id: str = TENANT_ID) -> dict[str, list[StageState]]:
     """Each job's stage rows; a job without rows is absent."""
-    rows = await _chunked(
+    rows = await select_in_chunks(
         conn, "SELECT job_id, stage, status, blocked_reason FROM job_stage_states"
         " WHERE tenant_id = ? AND job_id IN ({marks})", (tenant_id,), job_ids)
     by_job: dict[str, list[StageState]] = {}
@@ -41,7 +30,7 @@ async def stage_states(conn: aiosqlite.Connection, job_ids: list[str],
 
 async def user_statuses(conn: aiosqlite.Connection, job_ids: list[str]) -> dict[str, str | None]:
     """The user's status of each job that exists (None: not set)."""
-    return dict(await _chunked(
+    return dict(await select_in_chunks(
         conn, "SELECT job_id, user_status FROM jobs WHERE job_id IN ({marks})", (), job_ids))
 
 

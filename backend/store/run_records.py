@@ -126,3 +126,12 @@ async def record_run_fact(
         written = await append_event(conn, event, job_id=job_id, workflow_id=event.workflow_id,
                                      run_id=event.run_id, dedupe_key=dedupe_key)
     return written is not None
+
+
+async def failed_run_error_code(db: Database, run_id: str) -> str | None:
+    """The error code of the run's WorkflowFailed event (the newest), or None."""
+    row = await db.fetchone(
+        "SELECT json_extract(payload_json, '$.errorCode') FROM job_events WHERE tenant_id = ?"
+        " AND run_id = ? AND type = 'WorkflowFailed' ORDER BY id DESC LIMIT 1",
+        (TENANT_ID, run_id))
+    return row[0] if row else None
