@@ -29,7 +29,6 @@ from backend.operations.phase import (
 from backend.operations.stage_counts import (
     CountBlock,
     ExecutionKey,
-    Scope,
     remaining,
     snapshot_stage_counts,
     subtract,
@@ -49,19 +48,6 @@ RECONCILIATION_KINDS = ("enrichment_pass", "preparation_fanout", "existing_backl
 WORKFLOW_STATUS = {"running": "in_progress", "completed": "completed", "failed": "failed",
                    "canceled": "canceled", "reconciled_not_found": "reconciled_not_found"}
 DRAINING_LOOKBACK = 5  # closed executions checked for unresolved work before the newest
-
-
-# The row-by-row scopes (a full recount): tests compare the maintained counts to them.
-def _member_scope(run_id: str, cohort: str) -> Scope:
-    return Scope("j.job_id IN (SELECT job_id FROM discovery_execution_jobs WHERE"
-                 " discover_run_id = ? AND cohort = ?)", (run_id, cohort))
-
-
-def _outside_scope(run_id: str | None) -> Scope:
-    if run_id is None:
-        return Scope("1 = 1")
-    return Scope("j.job_id NOT IN (SELECT job_id FROM discovery_execution_jobs WHERE"
-                 " discover_run_id = ?)", (run_id,))
 
 
 async def _executions(db: Database) -> list[dict]:

@@ -38,6 +38,20 @@ def cohort_scope(execution: ExecutionKey, cohort: str) -> Scope:
                  (execution.workflow_id, execution.run_id, cohort))
 
 
+def run_member_scope(run_id: str, cohort: str) -> Scope:
+    """The jobs of one cohort of a Discover run (by run id alone)."""
+    return Scope("j.job_id IN (SELECT job_id FROM discovery_execution_jobs WHERE"
+                 " discover_run_id = ? AND cohort = ?)", (run_id, cohort))
+
+
+def outside_run_scope(run_id: str | None) -> Scope:
+    """Every job outside the run's members (every job without a run)."""
+    if run_id is None:
+        return Scope("1 = 1")
+    return Scope("j.job_id NOT IN (SELECT job_id FROM discovery_execution_jobs WHERE"
+                 " discover_run_id = ?)", (run_id,))
+
+
 # --- one scope, row by row ---------------------------------------------------------------
 
 
