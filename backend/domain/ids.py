@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from typing import Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 # Query parameters that only say how someone arrived at a posting, never which posting.
@@ -49,3 +50,14 @@ def host_of(url: str) -> str:
     parts = urlsplit(url)
     host = (parts.hostname or "").lower()
     return f"{host}:{parts.port}" if parts.port else host
+
+
+ReceiptKind = Literal["accepted", "filtered"]
+
+
+def receipt_hash(kind: ReceiptKind, *parts: str) -> str:
+    """A short, stable digest of what a search-unit receipt stands for (a job id, or the
+    raw URL and title of a filtered result): the raw provider values themselves are never
+    stored."""
+    text = "\x1f".join((kind, *parts))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]

@@ -29,7 +29,6 @@ from backend.operations.phase import (
 from backend.operations.stage_counts import (
     CountBlock,
     ExecutionKey,
-    Scope,
     remaining,
     snapshot_stage_counts,
     subtract,
@@ -37,6 +36,7 @@ from backend.operations.stage_counts import (
 )
 from backend.projections.coverage import read_coverage
 from backend.projections.pipeline_steps import list_steps
+from backend.store import operations_reads
 from backend.store.db import Database
 from backend.store.preparation_halts import (
     count_budget_halted_with_pending_work,
@@ -52,32 +52,8 @@ WORKFLOW_STATUS = {"running": "in_progress", "completed": "completed", "failed":
 DRAINING_LOOKBACK = 5  # closed executions checked for unresolved work before the newest
 
 
-# The row-by-row scopes (a full recount): tests compare the maintained counts to them.
-def _member_scope(run_id: str, cohort: str) -> Scope:
-    return Scope("j.job_id IN (SELECT job_id FROM discovery_execution_jobs WHERE"
-                 " discover_run_id = ? AND cohort = ?)", (run_id, cohort))
-
-
-def _outside_scope(run_id: str | None) -> Scope:
-    if run_id is None:
-        return Scope("1 = 1")
-    return Scope("j.job_id NOT IN (SELECT job_id FROM discovery_execution_jobs WHERE"
-                 " discover_run_id = ?)", (run_id,))
-
-
 async def _executions(db: Database) -> list[dict]:
-    rows = await db.fetchall(
-        "SELECT d.discover_workflow_id, d.discover_run_id, d.status, d.families_json,"
-        " d.progress_current, d.progress_total, d.progress_json, d.started_at, d.finished_at,"
-        " COALESCE(w.status, CASE d.status WHEN 'running' THEN 'running' ELSE 'completed' END)"
-        " AS workflow_status FROM discovery_runs d"
-        # Both keys: the projection's (tenant_id, run_id) primary key serves the lookup.
-        " LEFT JOIN workflow_run_projections w ON w.tenant_id = d.tenant_id"
-        " AND w.run_id = d.discover_run_id"
-        " WHERE d.tenant_id = ? ORDER BY d.started_at DESC LIMIT ?",
-        (TENANT_ID, DRAINING_LOOKBACK + 1),
-    )
-    return [dict(row) for row in rows]
+    return await operations_reads.recent_executions(db, DRAINING_LOOKBACK + 1)
 
 
 def _key(execution: dict) -> ExecutionKey:
@@ -168,23 +144,16 @@ async def _samples(db: Database, now: datetime) -> list[eta_v1.DurationSample]:
     """pipeline-eta-v1 keeps the 50 most recent successful samples per stage in the
     14-day window: read only those (an index range per stage, not every stage row)."""
     since = to_iso(now - timedelta(days=14))
-    rows = []
-    for stage in STAGES:
-        rows += await db.fetchall(
-            "SELECT stage, duration_ms, finished_at FROM job_stage_states WHERE tenant_id = ?"
-            " AND stage = ? AND status = 'succeeded' AND finished_at >= ?"
-            " AND duration_ms IS NOT NULL ORDER BY finished_at DESC LIMIT ?",
-            (TENANT_ID, stage, since, eta_v1.MAX_SAMPLES_PER_STAGE),
-        )
+    rows = await operations_reads.succeeded_durations(
+        db, STAGES, since=since, per_stage=eta_v1.MAX_SAMPLES_PER_STAGE)
     return [eta_v1.DurationSample(stage=stage, duration_seconds=ms / 1000,
                                   finished_at=parse_iso(finished))
             for stage, ms, finished in rows]
 
 
 async def _last_dispatch(db: Database) -> datetime | None:
-    row = await db.fetchone("SELECT MAX(started_at) FROM job_stage_states WHERE tenant_id = ?",
-                            (TENANT_ID,))
-    return parse_iso(row[0]) if row and row[0] else None
+    started = await operations_reads.last_stage_start(db)
+    return parse_iso(started) if started else None
 
 
 # Rows that count toward the measured pace: every final state but canceled (a canceled
@@ -195,14 +164,8 @@ PACE_STATUSES = ("succeeded", "skipped", "blocked", "failed", "exhausted")
 async def _settled_since(db: Database, since: datetime, now: datetime) -> eta_v1.Throughput:
     """Stage rows that reached a final state after ``since``, per stage: index ranges on
     (tenant, stage, status, finished_at), never a scan of every stage row."""
-    rows = await db.fetchall(
-        f"SELECT stage, COUNT(*) FROM job_stage_states WHERE tenant_id = ?"
-        f" AND stage IN ({','.join('?' * len(STAGES))})"
-        f" AND status IN ({','.join('?' * len(PACE_STATUSES))}) AND finished_at > ?"
-        " GROUP BY stage",
-        (TENANT_ID, *STAGES, *PACE_STATUSES, to_iso(since)),
-    )
-    settled = {stage: 0 for stage in STAGES} | {stage: int(n) for stage, n in rows}
+    settled = {stage: 0 for stage in STAGES} | await operations_reads.settled_counts(
+        db, STAGES, PACE_STATUSES, after=to_iso(since))
     return eta_v1.Throughput(settled=settled,
                              window_seconds=max(0.0, (now - since).total_seconds()))
 

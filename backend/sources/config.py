@@ -205,7 +205,8 @@ class JobSpySource(CamelModel):
     """Broad job boards through python-jobspy (the optional ``jobspy`` extra).
 
     Crawled as search units, one per query x location x board, each checkpointed on its
-    own (backend/sources/jobspy_family.py): a retried crawl resumes unfinished units."""
+    own (backend/temporal/activities/jobspy_family.py): a retried crawl resumes unfinished
+    units."""
 
     kind: Literal["jobspy"] = "jobspy"
     id: SourceId

@@ -102,6 +102,22 @@ async def mark_intent_sent(conn: aiosqlite.Connection, job_id: str, message_id: 
         " WHERE tenant_id = ? AND job_id = ?", (message_id, utc_now_iso(), TENANT_ID, job_id))
 
 
+async def void_intent(conn: aiosqlite.Connection, job_id: str) -> None:
+    """Nothing reached the mail server: the intent is void and a later attempt may send."""
+    await conn.execute("DELETE FROM apply_submit_intents WHERE tenant_id = ? AND job_id = ?",
+                       (TENANT_ID, job_id))
+
+
+async def runs_holding_closed_claims(db) -> list[tuple[str, str]]:
+    """(workflow id, run id) of ended runs that still hold in-progress apply claims."""
+    rows = await db.fetchall(
+        "SELECT DISTINCT p.workflow_id, p.run_id FROM apply_run_projections p"
+        " JOIN workflow_run_projections w ON w.tenant_id = p.tenant_id AND w.run_id = p.run_id"
+        " WHERE p.tenant_id = ? AND p.status = 'in_progress'"
+        " AND w.status IN ('completed', 'failed', 'canceled')", (TENANT_ID,))
+    return [(row[0], row[1]) for row in rows]
+
+
 # --- prepared jobs ------------------------------------------------------------------------
 
 _LATEST_SCORE = ("(SELECT s.score FROM job_scores s WHERE s.job_id = j.job_id"

@@ -8,10 +8,12 @@ from __future__ import annotations
 import aiosqlite
 
 from backend.config import TENANT_ID
+from backend.domain import events as ev
 from backend.domain.clock import utc_now_iso
 from backend.domain.ids import host_of
 from backend.domain.stages import PROFILE_MISSING, UPSTREAM_NOT_SUCCEEDED
 from backend.store.db import Database
+from backend.store.events import append_event
 
 _NOT_BUSY = (" AND NOT EXISTS (SELECT 1 FROM job_stage_states a WHERE a.job_id = j.job_id"
              " AND a.status IN ('queued', 'running'))")
@@ -55,6 +57,16 @@ async def grant_host(conn: aiosqlite.Connection, host: str, code: str) -> None:
         " VALUES (?, ?, ?, ?) ON CONFLICT (tenant_id, host) DO NOTHING",
         (TENANT_ID, host, code, utc_now_iso()),
     )
+
+
+async def record_condition_resolved(db: Database, *, code: str, host: str, workflow_id: str,
+                                    job_count: int) -> None:
+    """The user's grant for ``host`` and the resolution fact, in one transaction."""
+    async with db.transaction() as conn:
+        await grant_host(conn, host, code)
+        await append_event(conn, ev.EnrichConditionResolved(
+            code=code, host=host, workflow_id=workflow_id, job_count=job_count),
+            workflow_id=workflow_id)
 
 
 async def granted_hosts(conn: aiosqlite.Connection) -> frozenset[str]:

@@ -252,3 +252,19 @@ class Database:
         async with self._reader.execute("PRAGMA data_version") as cursor:
             row = await cursor.fetchone()
         return int(row[0])
+
+
+IN_CHUNK = 500  # ids per "IN (...)": well under SQLite's variable limit
+
+
+async def select_in_chunks(conn: aiosqlite.Connection, sql: str, prefix: tuple,
+                           ids: list[str]) -> list:
+    """Rows of ``sql`` (with ``{marks}`` where the ids' placeholders go) over ``ids`` in
+    chunks, after the ``prefix`` parameters."""
+    found = []
+    for start in range(0, len(ids), IN_CHUNK):
+        chunk = ids[start : start + IN_CHUNK]
+        cursor = await conn.execute(sql.format(marks=",".join("?" * len(chunk))),
+                                    (*prefix, *chunk))
+        found.extend(await cursor.fetchall())
+    return found

@@ -8,8 +8,11 @@ from typing import Any
 import aiosqlite
 
 from backend.config import TENANT_ID
+from backend.domain import events as ev
 from backend.domain.clock import utc_now_iso
 from backend.store.db import Database
+from backend.store.events import append_event
+from backend.store.lifecycle import record_workflow_started
 
 PROGRESS_COMPLETE = 2**31  # ``reached`` value that fills the bar to progress_total
 
@@ -103,3 +106,79 @@ async def list_runs(db: Database, *, limit: int) -> list[dict[str, Any]]:
         (TENANT_ID, limit),
     )
     return [dict(row) for row in rows]
+
+
+async def family_observation_counts(db: Database, run_id: str, family: str) -> tuple[int, int]:
+    """(new jobs, distinct jobs observed) by one family in one Discover run."""
+    row = await db.fetchone(
+        "SELECT COALESCE(SUM(first_observation), 0), COUNT(DISTINCT job_id)"
+        " FROM source_observations WHERE discover_run_id = ? AND source_family = ?",
+        (run_id, family),
+    )
+    return int(row[0]), int(row[1])
+
+
+# --- the run's own events ----------------------------------------------------------------
+
+
+async def record_run_started(conn: aiosqlite.Connection, *, workflow_id: str, run_id: str,
+                             workflow_type: str, families: list[str]) -> None:
+    """The run row, its WorkflowStarted and DiscoveryRunStarted, once per run."""
+    await insert_run(conn, workflow_id=workflow_id, run_id=run_id, families=families)
+    await record_workflow_started(conn, workflow_id=workflow_id, run_id=run_id,
+                                  workflow_type=workflow_type,
+                                  input_summary={"families": families})
+    await append_event(
+        conn,
+        ev.DiscoveryRunStarted(discover_workflow_id=workflow_id, discover_run_id=run_id,
+                               families=families, progress_total=len(families) + 2),
+        workflow_id=workflow_id, run_id=run_id, dedupe_key=f"DiscoveryRunStarted:{run_id}",
+    )
+
+
+async def record_run_outcome(
+    conn: aiosqlite.Connection, event: ev.DiscoveryRunCompleted | ev.DiscoveryRunFailed,
+) -> None:
+    """The run's one terminal Discovery event, however often its writer is retried."""
+    run_id = event.discover_run_id
+    await append_event(conn, event, workflow_id=event.discover_workflow_id, run_id=run_id,
+                       dedupe_key=f"DiscoveryRunTerminal:{run_id}")
+
+
+async def close_run_after_workflow(conn: aiosqlite.Connection, *, workflow_id: str,
+                                   run_id: str, outcome: str, error_code: str | None) -> None:
+    """A Discover run whose workflow closed without finalizing (the reconciler saw it
+    closed): its row is finished, and a failed or canceled one gets its terminal event."""
+    if outcome == "completed":
+        await finish_run(conn, run_id, status="completed", error_code=None)
+        return
+    status = "canceled" if outcome == "canceled" else "failed"
+    if await finish_run(conn, run_id, status=status, error_code=error_code):
+        await record_run_outcome(conn, ev.DiscoveryRunFailed(
+            discover_workflow_id=workflow_id, discover_run_id=run_id, status=status,
+            error_code=error_code or "canceled", families_failed=[]))
+
+
+async def run_status(db: Database, run_id: str) -> str | None:
+    """The Discover run's status, or None before its row exists."""
+    row = await db.fetchone("SELECT status FROM discovery_runs WHERE discover_run_id = ?",
+                            (run_id,))
+    return row[0] if row else None
+
+
+async def executions_to_check(db: Database, *, started_before: str, limit: int
+                              ) -> list[tuple[str, str, str]]:
+    """(tenant, workflow id, run id) of the Discover executions the history repair looks at:
+    those still recovering or retrying, then runs started before ``started_before`` it has
+    never checked (newest first)."""
+    rows = await db.fetchall(
+        "SELECT tenant_id, discover_workflow_id, discover_run_id"
+        " FROM discovery_execution_recoveries WHERE status IN ('recovering', 'retrying')"
+        " ORDER BY checked_at LIMIT ?", (limit,))
+    rows += await db.fetchall(
+        "SELECT d.tenant_id, d.discover_workflow_id, d.discover_run_id FROM discovery_runs d"
+        " WHERE d.started_at <= ? AND NOT EXISTS (SELECT 1 FROM discovery_execution_recoveries r"
+        "   WHERE r.tenant_id = d.tenant_id AND r.discover_workflow_id = d.discover_workflow_id"
+        "   AND r.discover_run_id = d.discover_run_id)"
+        " ORDER BY d.started_at DESC LIMIT ?", (started_before, limit))
+    return [(row[0], row[1], row[2]) for row in rows]

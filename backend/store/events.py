@@ -85,3 +85,16 @@ async def latest_event_id(db: Database, tenant_id: str = TENANT_ID) -> int:
         "SELECT COALESCE(MAX(id), 0) FROM job_events WHERE tenant_id = ?", (tenant_id,)
     )
     return int(row[0])
+
+
+async def any_recorded(reader: Database | aiosqlite.Connection, *dedupe_keys: str,
+                       tenant_id: str = TENANT_ID) -> bool:
+    """Is an event with one of ``dedupe_keys`` in the log? ``reader`` is the database or,
+    inside a write transaction, its connection (to re-check under the write lock)."""
+    marks = ",".join("?" * len(dedupe_keys))
+    sql = f"SELECT 1 FROM job_events WHERE tenant_id = ? AND dedupe_key IN ({marks}) LIMIT 1"
+    params = (tenant_id, *dedupe_keys)
+    if isinstance(reader, Database):
+        return await reader.fetchone(sql, params) is not None
+    async with reader.execute(sql, params) as cursor:
+        return await cursor.fetchone() is not None

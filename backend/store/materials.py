@@ -8,7 +8,10 @@ from dataclasses import dataclass
 import aiosqlite
 
 from backend.config import TENANT_ID
+from backend.domain import events as ev
 from backend.domain.clock import utc_now_iso
+from backend.store.events import append_event
+from backend.store.profile import profile_revision as current_profile_revision
 
 
 @dataclass(frozen=True)
@@ -188,3 +191,105 @@ async def rejections(conn, job_id: str) -> list[dict]:
         " ORDER BY kind", (job_id,))
     names = ("kind", "errorCode", "claim", "createdAt")
     return [dict(zip(names, row, strict=True)) for row in await cursor.fetchall()]
+
+
+# --- a stage's result and its event, written together in the caller's transaction -------
+
+MATERIAL_EVENTS = {"resume": ev.ResumeApproved, "cover_letter": ev.CoverLetterGenerated}
+
+
+@dataclass(frozen=True)
+class RunIds:
+    """The run that recorded a result (both None for a user's own action)."""
+
+    workflow_id: str | None = None
+    run_id: str | None = None
+
+    def as_kwargs(self) -> dict[str, str | None]:
+        return {"workflow_id": self.workflow_id, "run_id": self.run_id}
+
+
+async def record_enriched(conn, job_id: str, row: EnrichmentRow, run: RunIds) -> None:
+    await write_enrichment(conn, job_id, row)
+    await append_event(conn, ev.JobEnriched(
+        job_id=job_id, origin=row.origin, word_count=row.word_count,
+        confidence=row.confidence, low_confidence_reason=row.low_confidence_reason,
+        **run.as_kwargs()), job_id=job_id, **run.as_kwargs())
+
+
+async def record_enrichment_blocked(conn, job_id: str, code: str, run: RunIds) -> None:
+    await write_enrichment(conn, job_id, EnrichmentRow(
+        current_status="blocked", description_text=None, description_html=None,
+        word_count=None, confidence=None, low_confidence_reason=None, origin=None,
+        blocked_reason=code))
+    await append_event(conn, ev.EnrichmentFailed(
+        job_id=job_id, error_code=code, blocked=True, **run.as_kwargs()),
+        job_id=job_id, **run.as_kwargs())
+
+
+async def record_score(conn, job_id: str, run: RunIds, *, version: int, score: int,
+                       rationale: str, matched: list[str], missing: list[str], provider: str,
+                       model: str, profile_revision: int, ledger: dict | None) -> None:
+    await insert_score(conn, job_id, version=version, score=score, rationale=rationale,
+                       matched=matched, missing=missing, provider=provider, model=model,
+                       profile_revision=profile_revision, ledger=ledger, **run.as_kwargs())
+    await append_event(conn, ev.JobScored(
+        job_id=job_id, score=score, rationale=rationale, version=version, provider=provider,
+        model=model, **run.as_kwargs()), job_id=job_id, **run.as_kwargs())
+
+
+async def record_material(conn, job_id: str, run: RunIds, *, kind: str, generation: int,
+                          content: dict, provider: str, model: str,
+                          profile_revision: int) -> None:
+    """A written résumé or letter: a new generation, its old rejection cleared."""
+    await insert_material(conn, job_id, kind=kind, generation=generation, content=content,
+                          provider=provider, model=model, profile_revision=profile_revision,
+                          **run.as_kwargs())
+    await clear_rejection(conn, job_id, kind)
+    await _material_event(conn, job_id, run, kind=kind, generation=generation,
+                          provider=provider, model=model)
+
+
+async def _material_event(conn, job_id: str, run: RunIds, *, kind: str, generation: int,
+                          provider: str, model: str) -> None:
+    await append_event(conn, MATERIAL_EVENTS[kind](
+        job_id=job_id, generation=generation, provider=provider, model=model,
+        **run.as_kwargs()), job_id=job_id, **run.as_kwargs())
+
+
+async def record_user_edit(db, job_id: str, *, kind: str, content: dict) -> int:
+    """The user's edit of the résumé or letter as a new generation, with its event, in one
+    transaction; returns the generation."""
+    async with db.transaction() as conn:
+        generation = await save_edited_material(
+            conn, job_id, kind=kind, content=content,
+            profile_revision=await current_profile_revision(conn))
+        await clear_rejection(conn, job_id, kind)
+        await _material_event(conn, job_id, RunIds(), kind=kind, generation=generation,
+                              provider=USER_PROVIDER, model="edit")
+    return generation
+
+
+async def record_artifact(conn, job_id: str, run: RunIds, *, kind: str, generation: int,
+                          path: str, size: int, pages: int, sha256: str) -> None:
+    await insert_artifact(conn, job_id, kind=kind, generation=generation, path=path,
+                          size=size, pages=pages, sha256=sha256)
+    await append_event(conn, ev.PdfRendered(
+        job_id=job_id, kind=kind, generation=generation, pages=pages, bytes=size,
+        **run.as_kwargs()), job_id=job_id, **run.as_kwargs())
+
+
+async def record_stage_failure_detail(conn, job_id: str, stage: str, error_code: str,
+                                      run: RunIds) -> None:
+    """The result-level fact of a stage that gave up, once per run: Enrich and Tailor
+    have one; Score/Cover/PDF failures surface as StageFailed + WorkflowFailed only."""
+    ids = run.as_kwargs()
+    if stage == "enrich":
+        event: ev.DomainEvent = ev.EnrichmentFailed(
+            job_id=job_id, error_code=error_code, blocked=False, **ids)
+    elif stage == "tailor":
+        event = ev.ResumeFailed(job_id=job_id, error_code=error_code, **ids)
+    else:
+        return
+    await append_event(conn, event, job_id=job_id, **ids,
+                       dedupe_key=f"StageFailureDetail:{run.run_id}:{job_id}:{stage}")

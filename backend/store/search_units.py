@@ -11,7 +11,6 @@ Every function runs inside the caller's transaction (``Database.transaction``)."
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -20,11 +19,11 @@ import aiosqlite
 
 from backend.config import TENANT_ID
 from backend.domain.clock import utc_now_iso
+from backend.domain.ids import ReceiptKind
 
 UnitStatus = Literal["pending", "running", "done", "failed", "canceled"]
 PlanState = Literal["created", "resumed", "incompatible"]
 ClaimResult = Literal["claimed", "recovered", "finished", "fenced"]
-ReceiptKind = Literal["accepted", "filtered"]
 
 TERMINAL: frozenset[str] = frozenset({"done", "failed"})
 """Units a later attempt never touches again (canceled ones may still be resumed)."""
@@ -62,13 +61,6 @@ class FamilyCounts:
     failed_units: int
     canceled_units: int
     recovered_units: int
-
-
-def receipt_hash(kind: ReceiptKind, *parts: str) -> str:
-    """A short, stable digest of what a receipt stands for (a job id, or the raw URL and
-    title of a filtered result): the raw provider values themselves are never stored."""
-    text = "\x1f".join((kind, *parts))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
 # --------------------------------------------------------------------------- the plan

@@ -316,3 +316,11 @@ async def block_stranded_downstream(conn: aiosqlite.Connection) -> int:
         owner = Owner(workflow_id, run_id, attempt) if run_id else None
         blocked += len(await block_downstream(conn, job_id, stage, owner))
     return blocked
+
+
+async def jobs_owned_by_run(conn: aiosqlite.Connection, run_id: str) -> list[str]:
+    """Jobs with a stage the run holds right now (queued or running under it)."""
+    cursor = await conn.execute(
+        "SELECT DISTINCT job_id FROM job_stage_states WHERE tenant_id = ? AND owner_run_id = ?"
+        " AND status IN ('queued', 'running')", (TENANT_ID, run_id))
+    return [row[0] for row in await cursor.fetchall()]

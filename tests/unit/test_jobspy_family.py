@@ -24,7 +24,6 @@ from backend.sources.config import JobSpySource, SourceConfig
 from backend.sources.jobspy_family import (
     INSTALL_HINT,
     SCRAPER_ENV,
-    JobSpyFamilyRun,
     SiteReportedError,
     classify_failure,
     fetch_jobspy,
@@ -32,7 +31,6 @@ from backend.sources.jobspy_family import (
     load_scraper,
     plan_units,
     row_to_posting,
-    run_jobspy_family,
     screen_rows,
     too_old,
     unit_key,
@@ -41,6 +39,7 @@ from backend.store import discovery as runs
 from backend.store import search_units as store
 from backend.store.db import Database
 from backend.temporal.activities.discovery import DiscoveryActivities
+from backend.temporal.activities.jobspy_family import JobSpyFamilyRun, run_jobspy_family
 from backend.temporal.contracts import DiscoveryExecutionRef, FamilyInput
 from tests.fakes import jobspy_scraper as fake
 

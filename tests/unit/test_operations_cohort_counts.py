@@ -12,7 +12,6 @@ from __future__ import annotations
 import random
 import sqlite3
 
-from backend.operations.snapshot import _member_scope
 from backend.operations.stage_counts import (
     COHORTS,
     ExecutionKey,
@@ -24,6 +23,7 @@ from backend.operations.stage_counts import (
     unresolved_work,
 )
 from backend.store.db import Database, _migration_files, _split_statements
+from backend.store.stage_count_rows import run_member_scope as _member_scope
 
 STAGES = ("enrich", "score", "tailor", "cover", "pdf")
 STATUSES = ("pending", "queued", "running", "succeeded", "skipped", "blocked", "failed",

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import random
 
-from backend.operations.snapshot import _member_scope, _outside_scope
 from backend.operations.stage_counts import Scope, global_stage_counts, stage_counts, subtract
+from backend.store.stage_count_rows import outside_run_scope as _outside_scope
+from backend.store.stage_count_rows import run_member_scope as _member_scope
 
 STAGES = ("enrich", "score", "tailor", "cover", "pdf")
 STATUSES = ("pending", "queued", "running", "succeeded", "skipped", "blocked", "failed",

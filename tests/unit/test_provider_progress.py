@@ -17,13 +17,13 @@ from backend.domain.provider_progress import (
 )
 from backend.sources.config import JobSpySource
 from backend.sources.errors import SourcePayloadInvalid
-from backend.sources.jobspy_family import JobSpyFamilyRun
 from backend.store import discovery as runs
 from backend.store.provider_progress import (
     read_provider_progress,
     record_provider_progress,
     select_provider_progress,
 )
+from backend.temporal.activities.jobspy_family import JobSpyFamilyRun
 from backend.temporal.contracts import DiscoveryExecutionRef, FamilyInput
 from tests.fakes import jobspy_scraper as fake
 

@@ -16,23 +16,13 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from backend.api.errors import ApiError, error_responses
 from backend.api.params import SQLITE_MAX_INT
 from backend.api.security import require_token
-from backend.config import TENANT_ID
 from backend.domain.model import CamelModel
 from backend.projections.workflow_runs import get_run
+from backend.store import event_log
 from backend.store.db import Database
+from backend.store.jobs import job_exists
 
 router = APIRouter(tags=["debug"], dependencies=[Depends(require_token)])
-
-WORKFLOW_ID_SQL = ("COALESCE(json_extract(e.payload_json, '$.workflowId'),"
-                   " json_extract(e.payload_json, '$.discoverWorkflowId'), e.workflow_id)")
-RUN_ID_SQL = ("COALESCE(e.run_id, json_extract(e.payload_json, '$.runId'),"
-              " json_extract(e.payload_json, '$.discoverRunId'))")
-JOB_ID_SQL = "COALESCE(e.job_id, json_extract(e.payload_json, '$.jobId'))"
-OCCURRED_SQL = "COALESCE(json_extract(e.payload_json, '$.occurredAt'), e.created_at)"
-SELECT_SQL = (f"SELECT e.id, e.type, {OCCURRED_SQL} AS occurred_at, e.created_at,"
-              f" {JOB_ID_SQL} AS job_id, {WORKFLOW_ID_SQL} AS workflow_id,"
-              f" {RUN_ID_SQL} AS run_id, e.payload_json FROM job_events e")
-
 
 class ActivityItem(CamelModel):
     event_id: int
@@ -64,10 +54,6 @@ class ActivityDetail(ActivityItem):
     related_run: RelatedRunLink | None
 
 
-def _like(text: str) -> str:
-    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-
-
 def _item(record) -> dict[str, Any]:
     return {"event_id": record["id"], "type": record["type"],
             "occurred_at": record["occurred_at"] or record["created_at"],
@@ -90,29 +76,9 @@ async def list_activity(
     limit: int = Query(default=100, ge=1, le=500),
 ) -> ActivityPage:
     db: Database = request.app.state.context.db
-    clauses, params = ["e.tenant_id = ?"], [TENANT_ID]
-    if before_id is not None:
-        clauses.append("e.id < ?")
-        params.append(before_id)
-    if type:
-        clauses.append("e.type = ?")
-        params.append(type)
-    if job_id:
-        clauses.append(f"{JOB_ID_SQL} = ?")
-        params.append(job_id)
-    if workflow_id:
-        clauses.append(f"{WORKFLOW_ID_SQL} = ?")
-        params.append(workflow_id)
-    if q:
-        like = _like(q)
-        clauses.append(f"(e.type LIKE ? ESCAPE '\\' OR {JOB_ID_SQL} LIKE ? ESCAPE '\\'"
-                       f" OR {WORKFLOW_ID_SQL} LIKE ? ESCAPE '\\'"
-                       f" OR {RUN_ID_SQL} LIKE ? ESCAPE '\\')")
-        params += [like, like, like, like]
-    records = await db.fetchall(
-        f"{SELECT_SQL} WHERE {' AND '.join(clauses)} ORDER BY e.id DESC LIMIT ?",
-        [*params, limit + 1],
-    )
+    filters = event_log.ActivityFilter(q=q or None, type=type or None, job_id=job_id or None,
+                                       workflow_id=workflow_id or None, before_id=before_id)
+    records = await event_log.activity_rows(db, filters, limit + 1)
     items = [ActivityItem(**_item(record)) for record in records[:limit]]
     next_before = items[-1].event_id if len(records) > limit else None
     return ActivityPage(items=items, next_before_id=next_before)
@@ -124,8 +90,7 @@ async def get_activity_event(
     request: Request, event_id: int = Path(ge=1, le=SQLITE_MAX_INT)
 ) -> ActivityDetail:
     db: Database = request.app.state.context.db
-    record = await db.fetchone(f"{SELECT_SQL} WHERE e.tenant_id = ? AND e.id = ?",
-                               (TENANT_ID, event_id))
+    record = await event_log.activity_row(db, event_id)
     if record is None:
         raise ApiError(404, "activity_event_not_found", f"No event {event_id}.")
     try:
@@ -134,9 +99,8 @@ async def get_activity_event(
         payload = {}
     related_job = None
     if record["job_id"]:
-        job = await db.fetchone("SELECT job_id FROM jobs WHERE tenant_id = ? AND job_id = ?",
-                                (TENANT_ID, record["job_id"]))
-        related_job = RelatedJobLink(job_key=job["job_id"]) if job else None
+        related_job = (RelatedJobLink(job_key=record["job_id"])
+                       if await job_exists(db, record["job_id"]) else None)
     related_run = None
     if record["run_id"]:
         run = await get_run(db, record["run_id"])

@@ -24,6 +24,7 @@ from backend.domain.apply_targets import ApplyTarget, classify_target
 from backend.domain.model import CamelModel
 from backend.projections.apply_runs import STATUSES, TERMINAL_STATUSES, read_state
 from backend.store import apply as store
+from backend.store.jobs import job_exists
 from backend.store.profile import read_profile
 from backend.temporal.activities.apply import mark_user_applied
 from backend.temporal.loops.auto_apply import LoopStatus, describe_loop, observe, reconcile_auto_apply
@@ -153,9 +154,7 @@ async def apply_queue(
 async def _prepared_or_error(request: Request, job_key: str):
     jobs, states, profile = await _load(request, job_key)
     if not jobs:
-        exists = await request.app.state.context.db.fetchone(
-            "SELECT 1 FROM jobs WHERE job_id = ?", (job_key,))
-        if exists is None:
+        if not await job_exists(request.app.state.context.db, job_key):
             raise ApiError(404, "job_not_found", f"No job {job_key}.")
         raise ApiError(409, "job_not_prepared",
                        "This job is not prepared yet (fit score and both PDFs are needed).")

@@ -19,11 +19,9 @@ from pydantic import ConfigDict, Field, field_validator
 
 from backend.api.errors import error_responses, noop_responses
 from backend.api.security import require_token
-from backend.domain import events as ev
 from backend.domain.model import CamelModel
 from backend.pipeline.access_grants import normalize_host
-from backend.store.condition_jobs import grant_host, jobs_blocked_by
-from backend.store.events import append_event
+from backend.store.condition_jobs import jobs_blocked_by, record_condition_resolved
 from backend.temporal.activities.continuation import ContinuationInput
 from backend.temporal.continuations import condition_workflow_id, start_or_attach
 
@@ -70,11 +68,8 @@ async def resolve_enrich_condition(body: ResolveEnrichCondition, request: Reques
         accepted = ResolveAccepted(code=body.code, host=body.host, job_count=0,
                                    noop_reason="no_blocked_jobs")
         return JSONResponse(accepted.model_dump(by_alias=True), status_code=200)
-    async with context.db.transaction() as conn:
-        await grant_host(conn, body.host, body.code)
-        await append_event(conn, ev.EnrichConditionResolved(
-            code=body.code, host=body.host, workflow_id=workflow_id, job_count=len(job_ids)),
-            workflow_id=workflow_id)
+    await record_condition_resolved(context.db, code=body.code, host=body.host,
+                                    workflow_id=workflow_id, job_count=len(job_ids))
     input = ContinuationInput(trigger="enrich_condition", condition_code=body.code,
                               host=body.host,
                               heartbeat_timeout_s=context.settings.stage_heartbeat_timeout_s)

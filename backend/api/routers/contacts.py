@@ -16,6 +16,7 @@ from backend.config import PREP_TASK_QUEUE
 from backend.domain.model import CamelModel
 from backend.projections.contacts import job_contacts
 from backend.store import contacts as store
+from backend.store.jobs import job_exists
 from backend.temporal.activities.contacts import ContactResearchInput
 from backend.temporal.workflows.contact_research import WORKFLOW_TYPE
 
@@ -33,9 +34,7 @@ class ResearchAccepted(CamelModel):
 
 
 async def _job_exists(request: Request, job_key: str) -> None:
-    row = await request.app.state.context.db.fetchone(
-        "SELECT 1 FROM jobs WHERE job_id = ?", (job_key,))
-    if row is None:
+    if not await job_exists(request.app.state.context.db, job_key):
         raise ApiError(404, "job_not_found", f"No job {job_key}.")
 
 

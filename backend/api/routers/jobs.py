@@ -11,7 +11,6 @@ from pydantic import ConfigDict, Field, ValidationError
 
 from backend.api.errors import ApiError, error_responses, noop_responses
 from backend.api.security import require_token
-from backend.domain import events as ev
 from backend.domain.fit_reasons import reasons_from_json
 from backend.domain.model import CamelModel
 from backend.domain.stages import ACTIVE_STATUSES, STAGES, StageStatus
@@ -20,10 +19,8 @@ from backend.store import applications
 from backend.store import materials as materials_store
 from backend.store import stages as stage_store
 from backend.store.discovery import list_runs
-from backend.store.events import append_event
 from backend.store.job_queries import JobFilter, SortKey, job_detail, list_jobs
 from backend.store.jobs import mark_prepare_anyway
-from backend.store.profile import profile_revision
 from backend.temporal.dispatch import stages_from, start_preparation
 from backend.temporal.workflows.preparation import prep_workflow_id
 
@@ -258,16 +255,9 @@ async def save_material(request: Request, kind: MaterialKind, body: dict[str, An
             for e in error.errors()[:5])) from None
     await context.require_runtime()
     stored_kind = kind.replace("-", "_")
-    async with context.db.transaction() as conn:
-        revision = await profile_revision(conn)
-        generation = await materials_store.save_edited_material(
-            conn, job_key, kind=stored_kind, content=document.model_dump(mode="json", by_alias=True),
-            profile_revision=revision)
-        await materials_store.clear_rejection(conn, job_key, stored_kind)
-        event = ev.ResumeApproved if stored_kind == "resume" else ev.CoverLetterGenerated
-        await append_event(conn, event(job_id=job_key, generation=generation,
-                                       provider=materials_store.USER_PROVIDER, model="edit"),
-                           job_id=job_key)
+    generation = await materials_store.record_user_edit(
+        context.db, job_key, kind=stored_kind,
+        content=document.model_dump(mode="json", by_alias=True))
     dispatched = await _dispatch(request, job_key, "pdf", force=["pdf"])
     body_out = json.loads(dispatched.body)
     return JSONResponse({**body_out, "kind": kind, "generation": generation}, status_code=202)

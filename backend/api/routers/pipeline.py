@@ -21,6 +21,7 @@ from backend.pipeline.batch import (
     batch_stages,
     batch_workflow_id,
 )
+from backend.store import discovery as discovery_runs
 from backend.store.stages import runnable_jobs
 from backend.store.staleness import (
     busy_jobs,
@@ -160,9 +161,8 @@ async def _start_discover(context, client, source_ids) -> tuple[str, bool]:
             )
             return handle.first_execution_run_id, False
         except WorkflowAlreadyStartedError as running:
-            row = await context.db.fetchone(
-                "SELECT status FROM discovery_runs WHERE discover_run_id = ?", (running.run_id,))
-            finishing = row is not None and row[0] != "running"
+            status = await discovery_runs.run_status(context.db, running.run_id)
+            finishing = status is not None and status != "running"
             if not finishing or asyncio.get_running_loop().time() > deadline:
                 return running.run_id, True
             await asyncio.sleep(0.1)

@@ -29,14 +29,14 @@ from backend.domain import events as ev
 from backend.domain.clock import to_iso, utc_now_iso
 from backend.domain.model import CamelModel
 from backend.projections.workflow_runs import (
-    COLUMNS,
     TERMINAL_STATUSES,
     WorkflowRunRow,
     get_run,
     row_from_record,
 )
+from backend.store import run_records
 from backend.store.db import Database
-from backend.store.events import append_event
+from backend.store.events import any_recorded
 from backend.store.provider_failures import provider_failures_for_run
 from backend.temporal.loops.recovered_history import (
     HISTORY_TIMEOUT_S,
@@ -74,9 +74,9 @@ UNREADABLE_RECHECK_S = 30.0
 
 Status = Literal["running", "completed", "failed", "canceled"]
 SortKey = Literal["startedAt", "closedAt", "durationMs", "workflowType", "status"]
-SORT_SQL = {
-    "startedAt": "p.started_at", "closedAt": "p.closed_at", "durationMs": "p.duration_ms",
-    "workflowType": "p.workflow_type", "status": "p.status",
+SORT_COLUMNS = {
+    "startedAt": "started_at", "closedAt": "closed_at", "durationMs": "duration_ms",
+    "workflowType": "workflow_type", "status": "status",
 }
 
 
@@ -237,36 +237,13 @@ async def list_workflow_runs(
     """Filtering happens on the folded lifecycle, before pagination; ``total`` counts the
     whole filtered set."""
     db: Database = request.app.state.context.db
-    clauses, params = ["p.tenant_id = ?"], [TENANT_ID]
-    if status:
-        clauses.append("p.status = ?")
-        params.append(status)
-    if workflow_type:
-        clauses.append("p.workflow_type = ?")
-        params.append(workflow_type)
-    if started_since is not None:
-        clauses.append("p.started_at >= ?")
-        params.append(_ceil_ms_iso(started_since))
-    if started_before is not None:
-        clauses.append("p.started_at < ?")
-        params.append(_ceil_ms_iso(started_before))
-    where = " AND ".join(clauses)
-    total = (await db.fetchone(f"SELECT COUNT(*) FROM workflow_run_projections p WHERE {where}",
-                               params))[0]
-    order_by = _order_by(SORT_SQL[sort], order)
-    # The page's rows are chosen first over the narrow sort keys only (served in order by
-    # an index for a descending sort); the full rows and their jobs are read for that page
-    # alone, then put back in the same order.
-    records = await db.fetchall(
-        f"SELECT {', '.join('p.' + c for c in COLUMNS)}, j.title AS job_title,"
-        f" j.company AS job_company"
-        f" FROM (SELECT p.rowid AS page_rowid FROM workflow_run_projections p WHERE {where}"
-        f"       ORDER BY {order_by} LIMIT ? OFFSET ?) page"
-        f" JOIN workflow_run_projections p ON p.rowid = page.page_rowid"
-        f" LEFT JOIN jobs j ON j.tenant_id = p.tenant_id AND j.job_id = p.job_id"
-        f" ORDER BY {order_by}",
-        [*params, limit, offset],
-    )
+    filters = run_records.RunFilter(
+        status=status or None, workflow_type=workflow_type or None,
+        started_since=_ceil_ms_iso(started_since) if started_since is not None else None,
+        started_before=_ceil_ms_iso(started_before) if started_before is not None else None)
+    total, records = await run_records.run_page(
+        db, filters, sort_column=SORT_COLUMNS[sort], descending=order == "desc",
+        limit=limit, offset=offset)
     items = []
     for record in records:
         row = row_from_record(record)
@@ -277,21 +254,10 @@ async def list_workflow_runs(
     return WorkflowRunPage(total=int(total), limit=limit, offset=offset, items=items)
 
 
-def _order_by(column: str, order: str) -> str:
-    """Runs without the sort key last, ties broken by run id. Descending, SQLite already
-    puts NULL last, so "key DESC, run_id DESC" is that order and an index ending in
-    (key, run_id) serves it without sorting every run (migration 0013)."""
-    if order == "desc":
-        return f"{column} DESC, p.run_id DESC"
-    return f"{column} IS NULL, {column} ASC, p.run_id ASC"
-
-
 async def _related_job(db: Database, job_id: str | None) -> dict | None:
     if not job_id:
         return None
-    record = await db.fetchone(
-        "SELECT job_id, title, company FROM jobs WHERE tenant_id = ? AND job_id = ?",
-        (TENANT_ID, job_id))
+    record = await run_records.job_heading(db, job_id)
     return ({"job_key": record["job_id"], "title": record["title"],
              "company": record["company"]} if record else None)
 
@@ -308,11 +274,7 @@ def _str(value: Any) -> str | None:
 
 
 async def _timeline(db: Database, run_id: str) -> list[TimelineEntry]:
-    records = await db.fetchall(
-        "SELECT id, type, payload_json, created_at FROM job_events"
-        " WHERE tenant_id = ? AND run_id = ? ORDER BY id",
-        (TENANT_ID, run_id),
-    )
+    records = await run_records.run_events(db, run_id)
     entries = []
     for record in records:
         try:
@@ -342,12 +304,8 @@ async def _diagnostics(db: Database, row: WorkflowRunRow,
         code = None
     manual = False
     if row.status == "failed" and row.workflow_type == PREPARATION_TYPE and row.job_id:
-        marks = ",".join("?" * len(MANUAL_RECOVERY_STAGE_STATUSES))
-        found = await db.fetchone(
-            f"SELECT 1 FROM job_stage_states WHERE tenant_id = ? AND job_id = ?"
-            f" AND status IN ({marks}) LIMIT 1",
-            (TENANT_ID, row.job_id, *MANUAL_RECOVERY_STAGE_STATUSES))
-        manual = found is not None
+        manual = await run_records.job_has_stage_in(db, row.job_id,
+                                                    MANUAL_RECOVERY_STAGE_STATUSES)
     failures = await provider_failures_for_run(db, TENANT_ID, row.workflow_id, row.run_id)
     return FailureDiagnostics(
         error_code=code,
@@ -405,11 +363,10 @@ async def backfill_temporal_requester(request: Request, row: WorkflowRunRow) -> 
     context = request.app.state.context
     db: Database = context.db
     # A requester the reconciler already restored (recovered_temporal_history) counts too.
-    known = await db.fetchone(
-        "SELECT 1 FROM job_events WHERE tenant_id = ? AND dedupe_key IN (?, ?)",
-        (TENANT_ID, history_dedupe_key(row.run_id), recovered_dedupe_key(row.run_id)))
+    known = await any_recorded(db, history_dedupe_key(row.run_id),
+                               recovered_dedupe_key(row.run_id))
     checks = _history_checks(request)
-    if known is not None or not checks.due(row):
+    if known or not checks.due(row):
         return False
     try:
         client = await context.temporal()
@@ -426,11 +383,8 @@ async def backfill_temporal_requester(request: Request, row: WorkflowRunRow) -> 
         checks.mark(row)
         return False
     event = cancellation_fact(row, found, "temporal_history")
-    async with db.transaction() as conn:
-        written = await append_event(conn, event, job_id=row.job_id,
-                                     workflow_id=row.workflow_id, run_id=row.run_id,
-                                     dedupe_key=history_dedupe_key(row.run_id))
-    return written is not None
+    return await run_records.record_run_fact(db, event, job_id=row.job_id,
+                                             dedupe_key=history_dedupe_key(row.run_id))
 
 
 @router.get("/v1/workflow-runs/{run_id}", response_model=WorkflowRunDetail,
@@ -491,15 +445,12 @@ async def cancel_workflow_run(
                            f"Temporal has no run {run_id} of {row.workflow_id}.") from None
         raise ApiError(503, "worker_runtime_unavailable",
                        "Temporal did not accept the cancellation; nothing was recorded.") from None
-    async with db.transaction() as conn:
-        await append_event(
-            conn,
-            ev.WorkflowCancellationRequested(
-                workflow_id=row.workflow_id, run_id=row.run_id, workflow_type=row.workflow_type,
-                requester=LOCAL_REQUESTER, source_boundary="request_intent", reason=reason,
-                requested_at=utc_now_iso()),
-            job_id=row.job_id, workflow_id=row.workflow_id, run_id=row.run_id,
-            dedupe_key=intent_dedupe_key(row.run_id),
-        )
+    await run_records.record_run_fact(
+        db,
+        ev.WorkflowCancellationRequested(
+            workflow_id=row.workflow_id, run_id=row.run_id, workflow_type=row.workflow_type,
+            requester=LOCAL_REQUESTER, source_boundary="request_intent", reason=reason,
+            requested_at=utc_now_iso()),
+        job_id=row.job_id, dedupe_key=intent_dedupe_key(row.run_id))
     body_out = CancelAccepted(workflow_id=row.workflow_id, run_id=row.run_id)
     return JSONResponse(body_out.model_dump(by_alias=True), status_code=202)

@@ -211,9 +211,7 @@ class ApplyActivities:
         if error.maybe_delivered:
             return await self._fail(input, "submit_outcome_unknown", retryable=False)
         async with self._db.transaction() as conn:
-            # Nothing reached the server: the intent is void and a later attempt may send.
-            await conn.execute("DELETE FROM apply_submit_intents WHERE job_id = ?",
-                               (input.job_id,))
+            await store.void_intent(conn, input.job_id)
         return await self._fail(input, error.code, retryable=error.code == "smtp_unavailable")
 
     # -- settling --------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from backend.pipeline import enrich as enrich_logic
 from backend.store import contacts as store
 from backend.store import materials
 from backend.store.db import Database
+from backend.store.jobs import read_job
 from backend.temporal.activities.heartbeating import heartbeating
 from backend.temporal.activities.lifecycle import record_run_started, record_run_terminal
 from backend.temporal.contracts import RunRef
@@ -195,13 +196,13 @@ class ContactActivities:
 
 
 async def _job(conn, job_id: str) -> dict:
-    cursor = await conn.execute(
-        "SELECT job_id, url, title, company, description_html FROM jobs WHERE job_id = ?",
-        (job_id,))
-    row = await cursor.fetchone()
-    if row is None:
+    job = await read_job(conn, job_id, _JOB_COLUMNS)
+    if job is None:
         raise _missing("unknown job")
-    return dict(zip([d[0] for d in cursor.description], row, strict=True))
+    return job
+
+
+_JOB_COLUMNS = ("job_id", "url", "title", "company", "description_html")
 
 
 def _posting_text(job: dict, enrichment) -> str:

@@ -46,18 +46,17 @@ from backend.domain.stages import (
 from backend.projections import pipeline_steps as steps
 from backend.sources.config import SourceConfig
 from backend.sources.errors import SourceError
-from backend.sources.jobspy_family import run_jobspy_family
 from backend.sources.registry import fetch_source
-from backend.store import coverage, lineage, passes
+from backend.store import coverage, lineage, passes, plan_inputs
 from backend.store import discovery as runs
 from backend.store import stages as stage_store
 from backend.store.db import Database
-from backend.store.events import append_event
-from backend.store.jobs import observe_posting
-from backend.store.lifecycle import record_workflow_started, record_workflow_terminal
+from backend.store.jobs import observe_discovered_posting
+from backend.store.lifecycle import record_workflow_terminal
 from backend.store.profile import read_profile
 from backend.store.stages import REDO_STATUSES, RETRYABLE_BLOCKS
 from backend.temporal.activities.heartbeating import heartbeating
+from backend.temporal.activities.jobspy_family import run_jobspy_family
 from backend.temporal.contracts import (
     DiscoverResult,
     DiscoveryExecutionRef,
@@ -244,15 +243,6 @@ def decide_preparation(
     return PrepDecision("not_eligible", reason="already_prepared")
 
 
-async def _chunked(conn, sql: str, prefix: tuple, ids: list[str], size: int = 500) -> list:
-    found = []
-    for start in range(0, len(ids), size):
-        chunk = ids[start : start + size]
-        cursor = await conn.execute(sql.format(marks=",".join("?" * len(chunk))), (*prefix, *chunk))
-        found.extend(await cursor.fetchall())
-    return found
-
-
 # --- the activities ----------------------------------------------------------------------
 
 
@@ -317,7 +307,9 @@ class DiscoveryActivities:
             settings = load_settings(self._paths)
             sources = select_sources(settings.sources, input.source_ids)
             async with self._db.transaction() as conn:
-                await self._record_started(conn, ref, [source.id for source in sources])
+                await runs.record_run_started(
+                    conn, workflow_id=ref.discover_workflow_id, run_id=ref.discover_run_id,
+                    workflow_type=WORKFLOW_TYPE, families=[source.id for source in sources])
                 await coverage.open_native_checkpoint(conn, ref)
                 await self._begin(step, conn)
                 for source in sources:
@@ -334,23 +326,6 @@ class DiscoveryActivities:
                                               tenant_id=ref.tenant_id)
         return DiscoveryPlan(sources=sources,
                              heartbeat_timeout_s=settings.stage_heartbeat_timeout_s)
-
-    async def _record_started(self, conn, ref: DiscoveryExecutionRef, families: list[str]) -> None:
-        run_id = ref.discover_run_id
-        await runs.insert_run(
-            conn, workflow_id=ref.discover_workflow_id, run_id=run_id, families=families
-        )
-        common = {"workflow_id": ref.discover_workflow_id, "run_id": run_id}
-        await record_workflow_started(
-            conn, workflow_id=ref.discover_workflow_id, run_id=run_id,
-            workflow_type=WORKFLOW_TYPE, input_summary={"families": families},
-        )
-        await append_event(
-            conn,
-            ev.DiscoveryRunStarted(**_ids(ref), families=families,
-                                   progress_total=len(families) + 2),
-            dedupe_key=f"DiscoveryRunStarted:{run_id}", **common,
-        )
 
     # -- source families -------------------------------------------------------------------
 
@@ -384,7 +359,8 @@ class DiscoveryActivities:
             batch_ids = await self._store_batch(ref, family, postings[start : start + WRITE_BATCH])
             job_ids.update(dict.fromkeys(batch_ids))
             activity.heartbeat(start)
-        new_jobs, observed = await self._family_counts(ref.discover_run_id, family)
+        new_jobs, observed = await runs.family_observation_counts(self._db, ref.discover_run_id,
+                                                                  family)
         outcome = FamilyOutcome(
             family=family, status="succeeded", new_jobs=new_jobs,
             existing_jobs=observed - new_jobs, job_ids=list(job_ids),
@@ -414,33 +390,14 @@ class DiscoveryActivities:
         job_ids = []
         async with self._db.transaction() as conn:
             for posting in batch:
-                observed = await observe_posting(
-                    conn, posting, source_family=family, discover_run_id=ref.discover_run_id
-                )
+                observed = await observe_discovered_posting(
+                    conn, posting, source_family=family,
+                    discover_workflow_id=ref.discover_workflow_id,
+                    discover_run_id=ref.discover_run_id)
                 job_ids.append(observed.job_id)
-                if not observed.is_new:
-                    continue
-                await append_event(
-                    conn,
-                    ev.JobDiscovered(
-                        **_ids(ref), job_id=observed.job_id, title=posting.title,
-                        company=posting.company, location=posting.location,
-                        remote=posting.remote, source_family=family,
-                    ),
-                    job_id=observed.job_id, workflow_id=ref.discover_workflow_id,
-                    run_id=ref.discover_run_id, dedupe_key=f"JobDiscovered:{observed.job_id}",
-                )
             # Every observed job joins the execution with its observation.
             await lineage.link_jobs(conn, ref, job_ids, "observed_this_run")
         return job_ids
-
-    async def _family_counts(self, run_id: str, family: str) -> tuple[int, int]:
-        row = await self._db.fetchone(
-            "SELECT COALESCE(SUM(first_observation), 0), COUNT(DISTINCT job_id)"
-            " FROM source_observations WHERE discover_run_id = ? AND source_family = ?",
-            (run_id, family),
-        )
-        return int(row[0]), int(row[1])
 
     @activity.defn(name="record_family_failure")
     async def record_family_failure(self, input: FamilyFailureInput) -> None:
@@ -497,28 +454,14 @@ class DiscoveryActivities:
         user-set, not already in this execution — as ``existing_backlog``."""
         async with self._db.transaction() as conn:
             lifting = sorted(await self._lifting_blocks(conn))
-            redo = list(REDO_STATUSES)
-            running = await self._running_preparations(conn, ref.tenant_id)
-            cursor = await conn.execute(
-                "SELECT j.job_id FROM jobs j WHERE j.tenant_id = ? AND j.user_status IS NULL"
-                " AND NOT EXISTS (SELECT 1 FROM discovery_execution_jobs m"
-                "   WHERE m.tenant_id = j.tenant_id AND m.discover_workflow_id = ?"
-                "   AND m.discover_run_id = ? AND m.job_id = j.job_id)"
-                " AND NOT EXISTS (SELECT 1 FROM job_stage_states a WHERE a.tenant_id = j.tenant_id"
-                "   AND a.job_id = j.job_id AND a.status IN ('queued', 'running'))"
-                " AND (NOT EXISTS (SELECT 1 FROM job_stage_states e"
-                "        WHERE e.tenant_id = j.tenant_id AND e.job_id = j.job_id)"
-                "   OR EXISTS (SELECT 1 FROM job_stage_states s"
-                "        WHERE s.tenant_id = j.tenant_id AND s.job_id = j.job_id"
-                f"       AND (s.status IN ({','.join('?' * len(redo))})"
-                f"            OR (s.status = 'blocked' AND s.blocked_reason IN"
-                f"                ({','.join('?' * len(lifting)) or 'NULL'})))))"
-                " ORDER BY j.first_seen_at, j.job_id LIMIT ?",
-                (ref.tenant_id, ref.discover_workflow_id, ref.discover_run_id, *redo, *lifting,
-                 SWEEP_LIMIT + 1 + len(running)),
-            )
+            running = await plan_inputs.running_preparation_jobs(
+                conn, PREP_WORKFLOW_TYPE, ref.tenant_id)
+            candidates = await plan_inputs.backlog_candidates(
+                conn, tenant_id=ref.tenant_id, discover_workflow_id=ref.discover_workflow_id,
+                discover_run_id=ref.discover_run_id, redo_statuses=REDO_STATUSES,
+                lifting_blocks=lifting, limit=SWEEP_LIMIT + 1 + len(running))
             # An open preparation run that has not claimed a stage yet is active too.
-            eligible = [row[0] for row in await cursor.fetchall() if row[0] not in running]
+            eligible = [job_id for job_id in candidates if job_id not in running]
             swept = eligible[:SWEEP_LIMIT]
             await lineage.link_jobs(conn, ref, swept, "existing_backlog")
             cohort = await lineage.cohort_job_ids(conn, ref, "existing_backlog")
@@ -526,13 +469,6 @@ class DiscoveryActivities:
                 conn, step.completed(eligible_count=len(eligible), swept_count=len(cohort),
                                      deferred_count=len(eligible) - len(swept)),
                 tenant_id=ref.tenant_id)
-
-    async def _running_preparations(self, conn, tenant_id: str) -> set[str]:
-        cursor = await conn.execute(
-            "SELECT job_id FROM workflow_run_projections WHERE tenant_id = ?"
-            " AND status = 'running' AND workflow_type = ? AND job_id IS NOT NULL",
-            (tenant_id, PREP_WORKFLOW_TYPE))
-        return {row[0] for row in await cursor.fetchall()}
 
     async def _plan(self, ref: DiscoveryExecutionRef, job_ids: list[str],
                     step: StepClock | None) -> dict[str, tuple[str, ...]]:
@@ -544,16 +480,10 @@ class DiscoveryActivities:
             for job_id in job_ids:
                 await stage_store.ensure_rows(conn, job_id)
             lifting = await self._lifting_blocks(conn)
-            stage_rows = await _chunked(
-                conn, "SELECT job_id, stage, status, blocked_reason FROM job_stage_states"
-                " WHERE tenant_id = ? AND job_id IN ({marks})", (ref.tenant_id,), job_ids)
-            users = dict(await _chunked(
-                conn, "SELECT job_id, user_status FROM jobs WHERE job_id IN ({marks})", (),
-                job_ids))
-            running = await self._running_preparations(conn, ref.tenant_id)
-            by_job: dict[str, list[tuple[str, str, str | None]]] = {}
-            for job_id, stage, status, reason in stage_rows:
-                by_job.setdefault(job_id, []).append((stage, status, reason))
+            by_job = await plan_inputs.stage_states(conn, job_ids, ref.tenant_id)
+            users = await plan_inputs.user_statuses(conn, job_ids)
+            running = await plan_inputs.running_preparation_jobs(
+                conn, PREP_WORKFLOW_TYPE, ref.tenant_id)
             members = await lineage.read_members(conn, ref, job_ids) if step else {}
             for job_id in job_ids:
                 decision = decide_preparation(
@@ -654,8 +584,7 @@ class DiscoveryActivities:
                 **_ids(ref), status=status, error_code=error_code or "canceled",
                 families_failed=failed,
             )
-        await append_event(conn, run_event, workflow_id=workflow_id, run_id=run_id,
-                           dedupe_key=f"DiscoveryRunTerminal:{run_id}")
+        await runs.record_run_outcome(conn, run_event)
         await record_workflow_terminal(
             conn, workflow_id=workflow_id, run_id=run_id, workflow_type=WORKFLOW_TYPE,
             outcome="completed" if status.startswith("completed") else status,

@@ -19,7 +19,6 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from backend.config import AppPaths, AppSettings, load_settings
-from backend.domain import events as ev
 from backend.domain.errors import TypedFailure
 from backend.domain.fit import FitLedger
 from backend.domain.profile import CandidateProfile
@@ -44,7 +43,7 @@ from backend.pipeline.eligibility import (
 from backend.store import materials, stages
 from backend.store.condition_jobs import granted_hosts
 from backend.store.db import Database
-from backend.store.events import append_event
+from backend.store.jobs import read_job
 from backend.store.profile import read_profile
 from backend.temporal.activities.heartbeating import heartbeating
 from backend.temporal.activities.lifecycle import record_run_lifecycle
@@ -100,8 +99,8 @@ def _owner(run: RunRef) -> stages.Owner:
     return stages.Owner(run.workflow_id, run.run_id, activity.info().attempt)
 
 
-def _run_ids(run: RunRef) -> dict[str, str]:
-    return {"workflow_id": run.workflow_id, "run_id": run.run_id}
+def _run_ids(run: RunRef) -> materials.RunIds:
+    return materials.RunIds(run.workflow_id, run.run_id)
 
 
 class PreparationActivities:
@@ -113,14 +112,12 @@ class PreparationActivities:
     # -- the shared stage runner -----------------------------------------------------------
 
     async def _facts(self, conn, job_id: str, settings: AppSettings) -> JobFacts:
-        cursor = await conn.execute("SELECT * FROM jobs WHERE job_id = ?", (job_id,))
-        row = await cursor.fetchone()
-        if row is None:
+        job = await read_job(conn, job_id)
+        if job is None:
             raise ApplicationError("unknown job", type="missing_input", non_retryable=True)
-        columns = [d[0] for d in cursor.description]
         stored_profile = await read_profile(conn)
         return JobFacts(
-            job=dict(zip(columns, row, strict=True)),
+            job=job,
             profile_revision=stored_profile[0] if stored_profile else 0,
             profile=stored_profile[1] if stored_profile else None,
             enrichment=await materials.read_enrichment(conn, job_id),
@@ -254,29 +251,19 @@ class PreparationActivities:
                 raise BlockStage(blocked.code, self._enrichment_blocked(input, blocked.code)) from None
 
         async def commit(conn, version: int) -> None:
-            await materials.write_enrichment(conn, input.job_id, materials.EnrichmentRow(
+            await materials.record_enriched(conn, input.job_id, materials.EnrichmentRow(
                 current_status="enriched", description_text=extraction.text,
                 description_html=extraction.html, word_count=extraction.word_count,
                 confidence=extraction.confidence, low_confidence_reason=extraction.reason,
                 origin=origin, blocked_reason=None,
-            ))
-            await append_event(conn, ev.JobEnriched(
-                job_id=input.job_id, origin=origin, word_count=extraction.word_count,
-                confidence=extraction.confidence, low_confidence_reason=extraction.reason,
-                **_run_ids(input.run)), job_id=input.job_id, **_run_ids(input.run))
+            ), _run_ids(input.run))
 
         return commit
 
     def _enrichment_blocked(self, input: StageInput, code: str):
         async def commit(conn) -> None:
-            await materials.write_enrichment(conn, input.job_id, materials.EnrichmentRow(
-                current_status="blocked", description_text=None, description_html=None,
-                word_count=None, confidence=None, low_confidence_reason=None, origin=None,
-                blocked_reason=code,
-            ))
-            await append_event(conn, ev.EnrichmentFailed(
-                job_id=input.job_id, error_code=code, blocked=True, **_run_ids(input.run)),
-                job_id=input.job_id, **_run_ids(input.run))
+            await materials.record_enrichment_blocked(conn, input.job_id, code,
+                                                      _run_ids(input.run))
 
         return commit
 
@@ -298,16 +285,11 @@ class PreparationActivities:
         ledger_json = result.ledger.model_dump(mode="json", by_alias=True) if result.ledger else None
 
         async def commit(conn, version: int) -> None:
-            await materials.insert_score(
-                conn, input.job_id, version=version, score=result.score,
+            await materials.record_score(
+                conn, input.job_id, _run_ids(input.run), version=version, score=result.score,
                 rationale=result.rationale, matched=result.matched, missing=result.missing,
                 provider=provider.name, model=provider.model,
-                profile_revision=facts.profile_revision, ledger=ledger_json,
-                **_run_ids(input.run))
-            await append_event(conn, ev.JobScored(
-                job_id=input.job_id, score=result.score, rationale=result.rationale,
-                version=version, provider=provider.name, model=provider.model,
-                **_run_ids(input.run)), job_id=input.job_id, **_run_ids(input.run))
+                profile_revision=facts.profile_revision, ledger=ledger_json)
 
         return commit
 
@@ -327,7 +309,7 @@ class PreparationActivities:
                 resume = await tailor_logic.model_tailor(_completer(provider), facts.profile, job, fit)
             truth.gate_materials(resume, None, facts.profile, fit.ledger, job)
         return self._material_commit(input, facts, provider, "resume", resume.model_dump(
-            mode="json", by_alias=True), ev.ResumeApproved)
+            mode="json", by_alias=True))
 
     @asynccontextmanager
     async def _rejections_recorded(self, job_id: str, kind: str):
@@ -341,17 +323,12 @@ class PreparationActivities:
                                                  claim=rejected.claim)
             raise
 
-    def _material_commit(self, input, facts, provider, kind, content, event_type) -> Commit:
+    def _material_commit(self, input, facts, provider, kind, content) -> Commit:
         async def commit(conn, version: int) -> None:
-            await materials.insert_material(
-                conn, input.job_id, kind=kind, generation=version, content=content,
-                provider=provider.name, model=provider.model,
-                profile_revision=facts.profile_revision, **_run_ids(input.run))
-            await materials.clear_rejection(conn, input.job_id, kind)
-            await append_event(conn, event_type(
-                job_id=input.job_id, generation=version, provider=provider.name,
-                model=provider.model, **_run_ids(input.run)),
-                job_id=input.job_id, **_run_ids(input.run))
+            await materials.record_material(
+                conn, input.job_id, _run_ids(input.run), kind=kind, generation=version,
+                content=content, provider=provider.name, model=provider.model,
+                profile_revision=facts.profile_revision)
 
         return commit
 
@@ -377,8 +354,7 @@ class PreparationActivities:
                                                        fit, resume, today)
             truth.gate_materials(None, letter, facts.profile, fit.ledger, job, today=today)
         return self._material_commit(input, facts, provider, "cover_letter",
-                                     letter.model_dump(mode="json", by_alias=True),
-                                     ev.CoverLetterGenerated)
+                                     letter.model_dump(mode="json", by_alias=True))
 
     # -- PDF -------------------------------------------------------------------------------
 
@@ -403,13 +379,9 @@ class PreparationActivities:
 
         async def commit(conn, version: int) -> None:
             for kind, info in rendered:
-                await materials.insert_artifact(
-                    conn, input.job_id, kind=kind, generation=version, path=str(info.path),
-                    size=info.bytes, pages=info.pages, sha256=info.sha256)
-                await append_event(conn, ev.PdfRendered(
-                    job_id=input.job_id, kind=kind, generation=version, pages=info.pages,
-                    bytes=info.bytes, **_run_ids(input.run)),
-                    job_id=input.job_id, **_run_ids(input.run))
+                await materials.record_artifact(
+                    conn, input.job_id, _run_ids(input.run), kind=kind, generation=version,
+                    path=str(info.path), size=info.bytes, pages=info.pages, sha256=info.sha256)
 
         return commit
 
@@ -424,20 +396,9 @@ class PreparationActivities:
                 conn, input.job_id, input.stage, owner,
                 error_code=input.error_code, retryable=input.retryable)
             if status in ("failed", "exhausted"):
-                await self._stage_failure_event(conn, input)
+                await materials.record_stage_failure_detail(
+                    conn, input.job_id, input.stage, input.error_code, _run_ids(input.run))
         return status
-
-    async def _stage_failure_event(self, conn, input: StageFailureInput) -> None:
-        ids = _run_ids(input.run)
-        key = f"StageFailureDetail:{input.run.run_id}:{input.job_id}:{input.stage}"
-        if input.stage == "enrich":
-            event: ev.DomainEvent = ev.EnrichmentFailed(
-                job_id=input.job_id, error_code=input.error_code, blocked=False, **ids)
-        elif input.stage == "tailor":
-            event = ev.ResumeFailed(job_id=input.job_id, error_code=input.error_code, **ids)
-        else:
-            return  # Score/Cover/PDF failures surface as StageFailed + WorkflowFailed only
-        await append_event(conn, event, job_id=input.job_id, dedupe_key=key, **ids)
 
     @activity.defn(name="record_workflow_lifecycle")
     async def record_workflow_lifecycle(self, input: WorkflowLifecycleInput) -> None:

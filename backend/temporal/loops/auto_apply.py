@@ -21,10 +21,11 @@ from temporalio.client import Client, WorkflowExecutionDescription, WorkflowExec
 from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.service import RPCError, RPCStatusCode
 
-from backend.config import TASK_QUEUE, TENANT_ID, AppPaths, AppSettings, load_settings
+from backend.config import TASK_QUEUE, AppPaths, AppSettings, load_settings
 from backend.domain.clock import utc_now
 from backend.llm.budget import read_spend_budget_status
 from backend.store import apply as apply_store
+from backend.store import run_records
 from backend.store.db import Database
 from backend.temporal.workflows.apply import APPLY_LOOP_WORKFLOW_ID, ApplyWorkflowInput
 
@@ -57,11 +58,7 @@ async def describe_loop(client: Client) -> WorkflowExecutionDescription | None:
 
 
 async def _terminal_error_code(db: Database, run_id: str) -> str | None:
-    row = await db.fetchone(
-        "SELECT json_extract(payload_json, '$.errorCode') FROM job_events WHERE tenant_id = ?"
-        " AND run_id = ? AND type = 'WorkflowFailed' ORDER BY id DESC LIMIT 1",
-        (TENANT_ID, run_id))
-    return row[0] if row else None
+    return await run_records.failed_run_error_code(db, run_id)
 
 
 async def observe(db: Database, settings: AppSettings,
@@ -118,13 +115,8 @@ async def reconcile_auto_apply(db: Database, client: Client, paths: AppPaths) ->
 async def release_orphaned_claims(db: Database) -> int:
     """Give back claims whose owning run has ended without releasing them (a terminated
     run, a lost history): nothing stays in progress without a live owner."""
-    rows = await db.fetchall(
-        "SELECT DISTINCT p.workflow_id, p.run_id FROM apply_run_projections p"
-        " JOIN workflow_run_projections w ON w.tenant_id = p.tenant_id AND w.run_id = p.run_id"
-        " WHERE p.tenant_id = ? AND p.status = 'in_progress'"
-        " AND w.status IN ('completed', 'failed', 'canceled')", (TENANT_ID,))
     released = 0
-    for workflow_id, run_id in rows:
+    for workflow_id, run_id in await apply_store.runs_holding_closed_claims(db):
         async with db.transaction() as conn:
             released += len(await apply_store.release_run_claims(
                 conn, workflow_id=workflow_id, run_id=run_id))

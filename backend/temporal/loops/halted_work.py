@@ -38,14 +38,15 @@ from temporalio.common import WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from backend.config import PREP_TASK_QUEUE, TENANT_ID, AppSettings
+from backend.config import PREP_TASK_QUEUE, AppSettings
 from backend.domain import events as ev
 from backend.pipeline.batch import batch_stages, batch_workflow_id
 from backend.store import budget_halts as reads
 from backend.store import contacts as contact_store
+from backend.store import plan_inputs
 from backend.store.db import Database
-from backend.store.events import append_event
 from backend.store.preparation_halts import newest_failed_preparations
+from backend.store.resume_intents import record_resume_intent, request_contact_research_resume
 from backend.store.staleness import busy_jobs
 from backend.temporal.activities.contacts import ContactResearchInput
 from backend.temporal.activities.discovery import decide_preparation
@@ -120,14 +121,12 @@ class Halt:
         execution of this job (the intent was delivered by an earlier or concurrent
         pass)."""
         workflow_id = prep_workflow_id(self.job_id)
-        async with db.transaction() as conn:
-            recorded = await append_event(
-                conn,
-                ev.PreparationBudgetResumed(job_id=self.job_id, workflow_id=workflow_id,
+        recorded = await record_resume_intent(
+            db, ev.PreparationBudgetResumed(job_id=self.job_id, workflow_id=workflow_id,
                                             halted_run_id=self.halted_run_id,
                                             budget_episode=episode, stages=list(self.stages)),
-                job_id=self.job_id, workflow_id=workflow_id, dedupe_key=self.intent_key(episode))
-        if recorded is None and await newer_execution_exists(client, workflow_id,
+            job_id=self.job_id, dedupe_key=self.intent_key(episode))
+        if not recorded and await newer_execution_exists(client, workflow_id,
                                                              self.halted_run_id):
             return False
         await start_preparation(client, self.job_id, stages=list(self.stages),
@@ -150,13 +149,11 @@ async def halted_jobs(db: Database, *, error_codes: tuple[str, ...] = ("budget_e
 
 async def _remaining_stages(db: Database, job_id: str) -> tuple[str, ...]:
     """The stages a new preparation of this job would run: the Discover planner's rule."""
-    states = await db.fetchall(
-        "SELECT stage, status, blocked_reason FROM job_stage_states WHERE tenant_id = ?"
-        " AND job_id = ?", (TENANT_ID, job_id))
-    user = await db.fetchone("SELECT user_status FROM jobs WHERE job_id = ?", (job_id,))
-    decision = decide_preparation([tuple(row) for row in states] or None,
-                                  user_status=user[0] if user else None,
-                                  exists=user is not None)
+    async with db.read_snapshot() as conn:
+        states = await plan_inputs.stage_states(conn, [job_id])
+        users = await plan_inputs.user_statuses(conn, [job_id])
+    decision = decide_preparation(states.get(job_id), user_status=users.get(job_id),
+                                  exists=job_id in users)
     return decision.required_steps if decision.state == "planned" else ()
 
 
@@ -215,14 +212,12 @@ class BatchHalt:
     async def resume(self, db: Database, client: Client, settings: AppSettings,
                      episode: str) -> bool:
         workflow_id = resumed_batch_id(self.batch_id, episode)
-        async with db.transaction() as conn:
-            await append_event(
-                conn,
-                ev.BatchBudgetResumed(
-                    batch_id=self.batch_id, workflow_id=workflow_id,
-                    halted_run_id=self.halted_run_id, budget_episode=episode,
-                    stages=list(self.stages), job_ids=list(self.job_ids), workers=self.workers),
-                workflow_id=workflow_id, dedupe_key=self.intent_key(episode))
+        await record_resume_intent(
+            db, ev.BatchBudgetResumed(
+                batch_id=self.batch_id, workflow_id=workflow_id,
+                halted_run_id=self.halted_run_id, budget_episode=episode,
+                stages=list(self.stages), job_ids=list(self.job_ids), workers=self.workers),
+            dedupe_key=self.intent_key(episode))
         batch = BatchInput(stages=list(self.stages), job_ids=list(self.job_ids),
                            workers=self.workers,
                            heartbeat_timeout_s=settings.stage_heartbeat_timeout_s)
@@ -345,22 +340,10 @@ class ContactHalt:
         return await start_once(client, CONTACT_TYPE, research, target.workflow_id)
 
     async def _request(self, db: Database, episode: str) -> contact_store.TaskRow:
-        """The new task and the intent naming it, in one transaction; the task of an
-        intent committed meanwhile by a concurrent pass."""
-        key = self.intent_key(episode)
-        async with db.transaction() as conn:
-            committed = await reads.intent_task_id(conn, key)
-            if committed is not None:
-                return await contact_store.read_task(conn, committed)
-            task, _ = await contact_store.request_task(conn, self.task.job_id)
-            await append_event(
-                conn,
-                ev.ContactResearchBudgetResumed(
-                    job_id=task.job_id, task_id=task.task_id, workflow_id=task.workflow_id,
-                    halted_task_id=self.task.task_id, halted_run_id=self.halted_run_id,
-                    budget_episode=episode),
-                job_id=task.job_id, workflow_id=task.workflow_id, dedupe_key=key)
-            return task
+        return await request_contact_research_resume(
+            db, dedupe_key=self.intent_key(episode), job_id=self.task.job_id,
+            halted_task_id=self.task.task_id, halted_run_id=self.halted_run_id,
+            budget_episode=episode)
 
 
 async def contact_halts(db: Database, limit: int = 1000) -> list[ContactHalt]:

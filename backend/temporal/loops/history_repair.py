@@ -74,7 +74,9 @@ from backend.domain import events as ev
 from backend.domain.clock import utc_now
 from backend.projections import pipeline_steps as steps
 from backend.store import coverage, lineage, passes
+from backend.store import discovery as runs
 from backend.store.db import Database
+from backend.store.jobs import existing_job_ids
 from backend.temporal.contracts import DiscoveryExecutionRef
 from backend.temporal.loops import history_decoder as decoder
 
@@ -109,19 +111,11 @@ class RepairReport:
 
 async def executions_needing_repair(db: Database, *, older_than: timedelta = MIN_AGE,
                                     limit: int = PASS_LIMIT) -> list[DiscoveryExecutionRef]:
-    rows = await db.fetchall(
-        "SELECT tenant_id, discover_workflow_id, discover_run_id"
-        " FROM discovery_execution_recoveries WHERE status IN ('recovering', 'retrying')"
-        " ORDER BY checked_at LIMIT ?", (limit,))
     cutoff = (utc_now() - older_than).strftime("%Y-%m-%dT%H:%M:%S.000Z")
-    rows += await db.fetchall(
-        "SELECT d.tenant_id, d.discover_workflow_id, d.discover_run_id FROM discovery_runs d"
-        " WHERE d.started_at <= ? AND NOT EXISTS (SELECT 1 FROM discovery_execution_recoveries r"
-        "   WHERE r.tenant_id = d.tenant_id AND r.discover_workflow_id = d.discover_workflow_id"
-        "   AND r.discover_run_id = d.discover_run_id)"
-        " ORDER BY d.started_at DESC LIMIT ?", (cutoff, limit))
-    return [DiscoveryExecutionRef(tenant_id=row[0], discover_workflow_id=row[1],
-                                  discover_run_id=row[2]) for row in rows]
+    rows = await runs.executions_to_check(db, started_before=cutoff, limit=limit)
+    return [DiscoveryExecutionRef(tenant_id=tenant_id, discover_workflow_id=workflow_id,
+                                  discover_run_id=run_id)
+            for tenant_id, workflow_id, run_id in rows]
 
 
 # --- reading history ---------------------------------------------------------------------
@@ -234,7 +228,7 @@ async def restore_members(conn, ref, decoded: decoder.DecodedHistory) -> set[str
     missing = sorted(job for job in proven if job not in present)
     if not missing:
         return set()
-    existing = await _existing_jobs(conn, ref.tenant_id, missing)
+    existing = await existing_job_ids(conn, ref.tenant_id, missing)
     for cohort in lineage.COHORTS:
         restore = [job for job in missing if job in existing and proven[job] == cohort]
         if restore:
@@ -274,30 +268,14 @@ async def restore_plans(conn, ref, decoded: decoder.DecodedHistory) -> str | Non
     return problem
 
 
-async def _existing_jobs(conn, tenant_id: str, job_ids: list[str]) -> set[str]:
-    """Which of ``job_ids`` have a row in the canonical jobs table."""
-    found: set[str] = set()
-    for start in range(0, len(job_ids), 500):
-        chunk = job_ids[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        cursor = await conn.execute(
-            f"SELECT job_id FROM jobs WHERE tenant_id = ? AND job_id IN ({marks})",
-            (tenant_id, *chunk))
-        found.update(row[0] for row in await cursor.fetchall())
-    return found
-
-
 async def _expected_members(conn, ref, decoded: decoder.DecodedHistory) -> set[str] | None:
     """History's observed cohort and planned swept jobs, plus the recorded swept rows history
     cannot name (planned not_eligible); None when those contradict the sweep's own count."""
     observed = decoded.observed_job_ids
     expected = {coverage.member_key(job, "observed_this_run") for job in observed}
     backlog = {job for job in decoded.backlog_planned_job_ids if job not in observed}
-    cursor = await conn.execute(
-        "SELECT job_id FROM discovery_execution_jobs WHERE tenant_id = ?"
-        " AND discover_workflow_id = ? AND discover_run_id = ? AND cohort = 'existing_backlog'",
-        (ref.tenant_id, ref.discover_workflow_id, ref.discover_run_id))
-    backlog |= {row[0] for row in await cursor.fetchall() if row[0] not in observed}
+    recorded = await lineage.cohort_job_ids(conn, ref, "existing_backlog")
+    backlog |= {job_id for job_id in recorded if job_id not in observed}
     sweep = await steps.load_row(conn, ref.tenant_id, ref.discover_run_id,
                                  "existing_backlog_sweep", decoder.SWEEP_KEY)
     swept = sweep.counts.get("sweptCount") if sweep and sweep.status == "succeeded" else None

@@ -31,8 +31,8 @@ from backend.config import AppPaths, load_settings
 from backend.domain import events as ev
 from backend.faults import stall_point
 from backend.store.db import Database
-from backend.store.events import append_event
 from backend.store.preparation_halts import INFRASTRUCTURE_CODES, count_job_events, has_event
+from backend.store.resume_intents import record_resume_intent
 from backend.temporal.dispatch import start_preparation
 from backend.temporal.loops.budget_resume import Halt, halted_jobs, newer_execution_exists
 from backend.temporal.workflows.preparation import prep_workflow_id
@@ -91,14 +91,12 @@ async def _resume(db: Database, client: Client, halt: Halt, heartbeat_timeout_s:
         if attempt > MAX_RESUMES_PER_JOB:
             report.given_up.append(halt.job_id)
             return False
-        async with db.transaction() as conn:
-            await append_event(
-                conn,
-                ev.PreparationInterruptedResumed(
-                    job_id=halt.job_id, workflow_id=workflow_id,
-                    interrupted_run_id=halt.halted_run_id, error_code=halt.error_code,
-                    stages=list(halt.stages), attempt=attempt),
-                job_id=halt.job_id, workflow_id=workflow_id, dedupe_key=dedupe_key)
+        await record_resume_intent(
+            db, ev.PreparationInterruptedResumed(
+                job_id=halt.job_id, workflow_id=workflow_id,
+                interrupted_run_id=halt.halted_run_id, error_code=halt.error_code,
+                stages=list(halt.stages), attempt=attempt),
+            job_id=halt.job_id, dedupe_key=dedupe_key)
     elif await newer_execution_exists(client, workflow_id, halt.halted_run_id):
         return False
     await start_preparation(client, halt.job_id, stages=list(halt.stages),

@@ -21,22 +21,19 @@ from datetime import timedelta
 from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError, RPCStatusCode
 
-from backend.config import TENANT_ID
 from backend.domain import events as ev
 from backend.domain.clock import utc_now
 from backend.llm.admission import release as release_reservation
 from backend.projections.workflow_runs import (
-    COLUMNS,
     NOT_FOUND_STATUS,
     WorkflowRunRow,
     refresh_workflow_runs,
     row_from_record,
 )
-from backend.store import applications, passes, stages
+from backend.store import applications, passes, run_records, stages
 from backend.store import contacts as contact_tasks
 from backend.store import discovery as runs
 from backend.store.db import Database
-from backend.store.events import append_event
 from backend.store.lifecycle import record_workflow_terminal
 from backend.temporal.loops.recovered_history import restore_cancel_requester
 
@@ -67,11 +64,8 @@ class ReconcileReport:
 
 async def open_runs(db: Database, *, older_than: timedelta = MIN_AGE) -> list[WorkflowRunRow]:
     cutoff = (utc_now() - older_than).strftime("%Y-%m-%dT%H:%M:%S.000Z")
-    records = await db.fetchall(
-        f"SELECT {', '.join(COLUMNS)} FROM workflow_run_projections WHERE tenant_id = ?"
-        " AND status IN ('running', ?) AND started_at <= ? ORDER BY started_at",
-        (TENANT_ID, NOT_FOUND_STATUS, cutoff),
-    )
+    records = await run_records.open_runs(db, started_before=cutoff,
+                                          not_found_status=NOT_FOUND_STATUS)
     return [row_from_record(record) for record in records]
 
 
@@ -115,14 +109,12 @@ async def reconcile_runs(db: Database, client: Client, *,
 
 async def _verdict(db: Database, row: WorkflowRunRow, verdict: str,
                    observed: str | None) -> None:
-    async with db.transaction() as conn:
-        await append_event(
-            conn,
-            ev.WorkflowReconciled(workflow_id=row.workflow_id, run_id=row.run_id,
-                                  workflow_type=row.workflow_type, verdict=verdict,
-                                  observed_status=observed),
-            job_id=row.job_id, workflow_id=row.workflow_id, run_id=row.run_id,
-        )
+    await run_records.record_run_fact(
+        db,
+        ev.WorkflowReconciled(workflow_id=row.workflow_id, run_id=row.run_id,
+                              workflow_type=row.workflow_type, verdict=verdict,
+                              observed_status=observed),
+        job_id=row.job_id)
 
 
 async def _record_closed(db: Database, row: WorkflowRunRow, outcome: str,
@@ -138,10 +130,12 @@ async def _record_closed(db: Database, row: WorkflowRunRow, outcome: str,
         # Its budget reservation too, or the ceiling would stay lowered for the day.
         await release_reservation(conn, row.run_id)
         owner = stages.Owner(row.workflow_id, row.run_id, 0)
-        for job_id in [row.job_id] if row.job_id else await _owned_jobs(conn, row.run_id):
+        for job_id in [row.job_id] if row.job_id else await stages.jobs_owned_by_run(conn, row.run_id):
             await stages.cancel_owned(conn, job_id, owner)
         if row.workflow_type == "DiscoverWorkflow":
-            await _close_discovery_run(conn, row, outcome, error_code)
+            await runs.close_run_after_workflow(
+                conn, workflow_id=row.workflow_id, run_id=row.run_id, outcome=outcome,
+                error_code=error_code)
         if row.workflow_type == "FollowUpEmailWorkflow":
             await applications.close_for_closed_run(
                 conn, workflow_id=row.workflow_id, run_id=row.run_id, error_code=error_code)
@@ -151,26 +145,3 @@ async def _record_closed(db: Database, row: WorkflowRunRow, outcome: str,
                 conn, workflow_id=row.workflow_id, run_id=row.run_id, outcome=outcome,
                 error_code=error_code)
 
-
-async def _owned_jobs(conn, run_id: str) -> list[str]:
-    cursor = await conn.execute(
-        "SELECT DISTINCT job_id FROM job_stage_states WHERE tenant_id = ? AND owner_run_id = ?"
-        " AND status IN ('queued', 'running')", (TENANT_ID, run_id))
-    return [row[0] for row in await cursor.fetchall()]
-
-
-async def _close_discovery_run(conn, row: WorkflowRunRow, outcome: str,
-                               error_code: str | None) -> None:
-    if outcome == "completed":
-        await runs.finish_run(conn, row.run_id, status="completed", error_code=None)
-        return
-    status = "canceled" if outcome == "canceled" else "failed"
-    if await runs.finish_run(conn, row.run_id, status=status, error_code=error_code):
-        await append_event(
-            conn,
-            ev.DiscoveryRunFailed(discover_workflow_id=row.workflow_id,
-                                  discover_run_id=row.run_id, status=status,
-                                  error_code=error_code or "canceled", families_failed=[]),
-            workflow_id=row.workflow_id, run_id=row.run_id,
-            dedupe_key=f"DiscoveryRunTerminal:{row.run_id}",
-        )

@@ -18,12 +18,12 @@ from datetime import UTC, timedelta
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
-from backend.config import TENANT_ID
 from backend.domain import events as ev
 from backend.domain.clock import to_iso, utc_now_iso
 from backend.projections.workflow_runs import WorkflowRunRow
+from backend.store import run_records
 from backend.store.db import Database
-from backend.store.events import append_event
+from backend.store.events import any_recorded
 
 log = logging.getLogger(__name__)
 
@@ -65,23 +65,15 @@ def cancellation_fact(row: WorkflowRunRow, found,
     )
 
 
-_RECORDED_SQL = ("SELECT 1 FROM job_events WHERE tenant_id = ? AND dedupe_key IN (?, ?)"
-                 " LIMIT 1")
-
-
-def _recorded_params(run_id: str) -> tuple[str, str, str]:
-    return TENANT_ID, history_dedupe_key(run_id), recovered_dedupe_key(run_id)
-
-
-async def _already_recorded(conn, run_id: str) -> bool:
-    cursor = await conn.execute(_RECORDED_SQL, _recorded_params(run_id))
-    return await cursor.fetchone() is not None
+def _requester_keys(run_id: str) -> tuple[str, str]:
+    """A requester read from the history, or restored earlier: either counts."""
+    return history_dedupe_key(run_id), recovered_dedupe_key(run_id)
 
 
 async def restore_cancel_requester(db: Database, client: Client, row: WorkflowRunRow) -> bool:
     """Record the recovered run's Temporal cancellation requester once; True when a fact
     was written. An unreadable history writes nothing (the API backfill may later)."""
-    if await db.fetchone(_RECORDED_SQL, _recorded_params(row.run_id)) is not None:
+    if await any_recorded(db, *_requester_keys(row.run_id)):
         return False
     try:
         found = await asyncio.wait_for(find_cancel_request(client, row), HISTORY_TIMEOUT_S)
@@ -92,10 +84,6 @@ async def restore_cancel_requester(db: Database, client: Client, row: WorkflowRu
     if found is None:
         return False
     event = cancellation_fact(row, found, RECOVERED_BOUNDARY)
-    async with db.transaction() as conn:
-        if await _already_recorded(conn, row.run_id):  # re-checked inside the write
-            return False
-        written = await append_event(conn, event, job_id=row.job_id,
-                                     workflow_id=row.workflow_id, run_id=row.run_id,
-                                     dedupe_key=recovered_dedupe_key(row.run_id))
-    return written is not None
+    return await run_records.record_run_fact(
+        db, event, job_id=row.job_id, dedupe_key=recovered_dedupe_key(row.run_id),
+        unless_recorded=_requester_keys(row.run_id))  # re-checked inside the write
