@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import aiosqlite
 
-from backend.domain.application_state import APPLICATION_EVENT_TYPES, ApplicationState, fold
-from backend.projections import paging, watermarks
+from backend.domain.application_state import APPLICATION_EVENT_TYPES, fold
+from backend.projections import paging
 from backend.store import applications as rows
 from backend.store import projection_builder
 
@@ -22,23 +22,12 @@ PAGE_SIZE = 500
 
 
 async def _fold_one_page(conn: aiosqlite.Connection, tenant_id: str, page_size: int) -> bool:
-    name = f"{WATERMARK_PREFIX}:{tenant_id}"
-    after = await watermarks.read_watermark(conn, name)
-    page = await paging.next_page(conn, tenant_id, after, APPLICATION_EVENT_TYPES, page_size)
-    states: dict[str, ApplicationState | None] = {}
-    for event in page.events:
-        if event.job_id is None:
-            continue
-        if event.job_id not in states:
-            states[event.job_id] = await rows.read_state(conn, event.job_id)
-        states[event.job_id] = fold(states[event.job_id], event.job_id, event.type,
-                                    paging.payload_dict(event), event_id=event.id)
-    for state in states.values():
-        if state is not None:
-            await rows.write_state(conn, state)
-    if page.newest > after:
-        await watermarks.write_watermark(conn, name, page.newest)
-    return page.more
+    return await paging.fold_page_per_job(
+        conn, tenant_id, watermark_name=f"{WATERMARK_PREFIX}:{tenant_id}",
+        event_types=APPLICATION_EVENT_TYPES, page_size=page_size, read_state=rows.read_state,
+        fold_event=lambda state, event: fold(state, event.job_id, event.type,
+                                             paging.payload_dict(event), event_id=event.id),
+        write_state=rows.write_state)
 
 
 async def catch_up(conn: aiosqlite.Connection, tenant_id: str) -> None:

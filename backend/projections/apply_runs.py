@@ -26,7 +26,7 @@ from typing import Any
 import aiosqlite
 
 from backend.config import TENANT_ID
-from backend.projections import paging, watermarks
+from backend.projections import paging
 from backend.store import projection_builder
 from backend.store.db import Database
 
@@ -150,24 +150,13 @@ PAGE_SIZE = 500
 
 
 async def _fold_one_page(conn: aiosqlite.Connection, tenant_id: str, page_size: int) -> bool:
-    name = f"{WATERMARK_PREFIX}:{tenant_id}"
-    after = await watermarks.read_watermark(conn, name)
-    page = await paging.next_page(conn, tenant_id, after, APPLY_EVENT_TYPES, page_size)
-    states: dict[str, ApplyRunState | None] = {}
-    for event in page.events:
-        if event.job_id is None:
-            continue
-        if event.job_id not in states:
-            states[event.job_id] = await read_state(conn, event.job_id)
-        states[event.job_id] = fold(
-            states[event.job_id], event.job_id, event.type, paging.payload_dict(event),
-            event_id=event.id, workflow_id=event.workflow_id, run_id=event.run_id)
-    for state in states.values():
-        if state is not None:
-            await write_state(conn, state)
-    if page.newest > after:
-        await watermarks.write_watermark(conn, name, page.newest)
-    return page.more
+    return await paging.fold_page_per_job(
+        conn, tenant_id, watermark_name=f"{WATERMARK_PREFIX}:{tenant_id}",
+        event_types=APPLY_EVENT_TYPES, page_size=page_size, read_state=read_state,
+        fold_event=lambda state, event: fold(
+            state, event.job_id, event.type, paging.payload_dict(event), event_id=event.id,
+            workflow_id=event.workflow_id, run_id=event.run_id),
+        write_state=write_state)
 
 
 async def catch_up(conn: aiosqlite.Connection, tenant_id: str) -> None:

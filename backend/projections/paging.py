@@ -88,6 +88,32 @@ async def next_page(conn: aiosqlite.Connection, tenant_id: str, after: int,
     return Page(events, events[-1].id, more=True)
 
 
+async def fold_page_per_job(conn: aiosqlite.Connection, tenant_id: str, *, watermark_name: str,
+                            event_types: Sequence[str], page_size: int,
+                            read_state: Callable[[aiosqlite.Connection, str], Awaitable[Any]],
+                            fold_event: Callable[[Any, StoredEvent], Any],
+                            write_state: Callable[[aiosqlite.Connection, Any], Awaitable[None]],
+                            ) -> bool:
+    """One page of a projection kept one row per job: each job's row is read once, every
+    event of the page folded into it in order (``fold_event(state, event)``), the rows
+    written back, then the watermark moved. Returns whether more pages may follow."""
+    after = await watermarks.read_watermark(conn, watermark_name)
+    page = await next_page(conn, tenant_id, after, event_types, page_size)
+    states: dict[str, Any] = {}
+    for event in page.events:
+        if event.job_id is None:
+            continue
+        if event.job_id not in states:
+            states[event.job_id] = await read_state(conn, event.job_id)
+        states[event.job_id] = fold_event(states[event.job_id], event)
+    for state in states.values():
+        if state is not None:
+            await write_state(conn, state)
+    if page.newest > after:
+        await watermarks.write_watermark(conn, watermark_name, page.newest)
+    return page.more
+
+
 async def fold_to_end(conn: aiosqlite.Connection, fold_page: FoldPage) -> None:
     """Fold page after page inside the caller's write transaction until the log's end."""
     while await fold_page(conn):
