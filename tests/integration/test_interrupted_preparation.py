@@ -76,9 +76,12 @@ def pending_stages(app_dir) -> int:
                             " ('pending', 'queued', 'running')").fetchone()[0]
 
 
-async def wait_for_pdfs(app_dir, jobs: int, timeout: float) -> None:
+async def wait_for_pdfs(app_dir, jobs: int, timeout: float, *, closed_runs: int) -> None:
+    """Until ``jobs`` jobs have their PDFs, nothing waits, and ``closed_runs`` preparation
+    runs have recorded their outcome (a run records it a moment after its last stage)."""
     async def done() -> bool:
-        return len(pdfs_per_job(app_dir)) >= jobs and pending_stages(app_dir) == 0
+        return (len(pdfs_per_job(app_dir)) >= jobs and pending_stages(app_dir) == 0
+                and len(prep_terminals(app_dir)) >= closed_runs)
 
     await wait_for(done, timeout=timeout)
 
@@ -91,7 +94,7 @@ async def test_a_worker_killed_mid_preflight_does_not_end_the_preparation(app):
     arm(app_dir, "preflight-in-flight")
     assert (await http.post("/v1/pipeline/actions/run-stage", json={"stage": "discover"})
             ).status_code == 202
-    await wait_for_pdfs(app_dir, JOBS, timeout=240)
+    await wait_for_pdfs(app_dir, JOBS, timeout=240, closed_runs=JOBS)
     assert supervisor.service("worker").pid != worker_pid, "the worker really died"
     assert not (app_dir / "faults" / "preflight-in-flight").exists()
     assert prep_terminals(app_dir) == [("WorkflowCompleted", None)] * JOBS
@@ -123,7 +126,7 @@ async def test_an_interrupted_preparation_is_resumed_once_and_shown_until_it_is(
     finally:
         disarm(app_dir, "preflight-stall")
         disarm(app_dir, "interrupted-resume-stall")
-    await wait_for_pdfs(app_dir, 2 * JOBS, timeout=180)
+    await wait_for_pdfs(app_dir, 2 * JOBS, timeout=180, closed_runs=3 * JOBS)
     assert count_events(app_dir, "PreparationInterruptedResumed") == JOBS
     assert prep_terminals(app_dir)[2 * JOBS:] == [("WorkflowCompleted", None)] * JOBS
     pdfs = pdfs_per_job(app_dir)
