@@ -49,6 +49,9 @@ RULES_THE_SCHEMA_CANNOT_STATE = {
     # 400 file_required); the file must be a résumé in a format we read (415
     # resume_unsupported_type) with readable text in it (422 resume_unreadable).
     "/v1/profile/import": ("400", "415", "422"),
+    # The link must be a careers page or job-board link of a family JobCtrl reads
+    # (422 source_unrecognized).
+    "/v1/sources/resolve": ("422",),
     # The cron expression must be one Temporal can run and that ever fires; source ids are
     # unique; source and contact-source URLs are absolute http(s) URLs; a web_page contact
     # source needs a url, a posting_page one takes none; a decimal string reads as a number.

@@ -279,6 +279,17 @@ def test_the_resume_form_takes_one_file_part_a_file_or_its_text(client):
     assert_error(client.post("/v1/profile/import", data={"other": "x"}), 400, "file_required")
 
 
+def test_the_sample_import_refuses_a_file_and_an_undecodable_body(client):
+    both = client.post("/v1/profile/import", params={"sample": "true"},
+                       data={"file": "Jane Doe\nBackend Engineer"})
+    assert_error(both, 400, "file_with_sample")
+    broken = client.post(
+        "/v1/profile/import", params={"sample": "true"}, content=b"--b\r\n[]--b--\r\n",
+        headers={"Content-Type": "multipart/form-data; boundary=b"})
+    assert broken.status_code == 400, broken.text
+    assert client.post("/v1/profile/import", params={"sample": "true"}).status_code == 200
+
+
 def test_a_union_tag_is_required_where_the_document_maps_it(client):
     assert "kind" in component(client, "DemoBoardSource")["required"]  # its default is no use
     error = assert_error(client.patch("/v1/settings", json={"sources": [{}]}), 422,

@@ -88,6 +88,11 @@ RESUME_FORM = {"requestBody": {"required": False, "content": {"multipart/form-da
         "as the résumé's text); not needed with sample=true"}}}}}}}
 
 
+def _has_body(request: Request) -> bool:
+    length = request.headers.get("content-length")
+    return (length is not None and length != "0") or "transfer-encoding" in request.headers
+
+
 async def _uploaded_resume(request: Request) -> tuple[bytes, str | None, str | None] | None:
     """(bytes, file name, content type) of the ``file`` part, or None without one. A part
     that cannot be parsed is a 400 ``malformed_json`` (the one code for undecodable bodies)."""
@@ -109,10 +114,16 @@ async def import_profile(
 ) -> ImportDraft:
     """A draft for review; nothing is saved. The user's current preferences are kept and
     empty ones are suggested from the résumé."""
+    # A body is read (and refused when undecodable) even with sample=true: what the
+    # document refuses, the route refuses.
+    upload = await _uploaded_resume(request) if _has_body(request) else None
+    if sample and upload is not None:
+        raise ApiError(400, "file_with_sample",
+                       "Import either your résumé file or the sample résumé, not both.")
     if sample:
         path = sample_resume_file()
         data, file_name, content_type = path.read_bytes(), path.name, "text/markdown"
-    elif (upload := await _uploaded_resume(request)) is None:
+    elif upload is None:
         raise ApiError(400, "file_required", "Choose a résumé file to import.")
     else:
         data, file_name, content_type = upload
