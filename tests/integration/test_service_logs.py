@@ -205,7 +205,7 @@ async def test_serve_in_a_terminal_prints_its_log_and_names_the_crash_files(tmp_
     finally:
         assert serve.interrupt() == 0
     logs = app_dir / "logs"
-    warning = (rf"serve\[{serve.process.pid}\] WARNING backend\.runtime\.services: worker exited"
+    warning = (rf"serve\[{serve.process.pid}\] WARNING backend\.supervision\.services: worker exited"
                rf" with -9; restarting in \S+; see {re.escape(str(console_log_file(logs, 'worker')))}"
                rf" and {re.escape(str(log_file(logs, 'worker')))}")
     assert re.search(warning, serve.output), serve.output
