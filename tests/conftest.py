@@ -10,6 +10,11 @@ if str(ROOT) not in sys.path:
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+# Every read model registers its fold with the projection builder when backend.projections
+# is imported, as the API and the worker do at start: tests that write through the store
+# directly get the same fold-at-write, whichever test file runs first (or alone).
+import backend.projections  # noqa: E402, F401
+
 _exit_status = {"code": 0}
 
 

@@ -152,7 +152,10 @@ class BoardColumn(QListWidget):
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.setResizeMode(QListView.ResizeMode.Adjust)  # re-wrap the cards on resize
         self.setItemDelegate(CardDelegate(self))
-        self.setStyleSheet("QListWidget { background: transparent; border: none; }")
+        # Transparent over the column without a style sheet: one on the list would style
+        # its scroll bar too (Qt's style-sheet style drew the handle solid black).
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.viewport().setAutoFillBackground(False)
 
     def keys(self) -> list[str]:
         return [self.item(row).data(KEY_ROLE) for row in range(self.count())]
