@@ -29,7 +29,15 @@ from typing import Literal
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QApplication, QLabel, QTableWidget, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QLabel,
+    QProxyStyle,
+    QStyle,
+    QStyleOptionViewItem,
+    QTableWidget,
+    QWidget,
+)
 
 from desktop.qt_compat import emit
 
@@ -303,6 +311,23 @@ class Appearance(QObject):
             self._own_palette = True
 
 
+class ReadableChecksStyle(QProxyStyle):
+    """The platform's style, except that a list's check boxes keep a visible frame on a
+    dark base: Fusion outlines them in the window colour darkened, which on a dark palette
+    is the list's own background, so an unticked source looked like no box at all."""
+
+    def drawPrimitive(self, element, option, painter, widget=None):  # noqa: N802 - Qt's name
+        if (element == QStyle.PrimitiveElement.PE_IndicatorItemViewItemCheck
+                and option.palette.color(QPalette.ColorRole.Base).lightness() < 128):
+            option = QStyleOptionViewItem(option)
+            option.palette.setColor(QPalette.ColorRole.Window, QColor(DARK_CHECK_FRAME_BASE))
+        super().drawPrimitive(element, option, painter, widget)
+
+
+# The window colour the check-box frame is derived from on a dark base (Fusion darkens it
+# by 40 %: #8a8a8a gives a #626262 frame, plainly visible on #242424).
+DARK_CHECK_FRAME_BASE = "#8a8a8a"
+
 _appearance: Appearance | None = None
 
 
@@ -311,6 +336,8 @@ def install(app: QApplication | None = None, forced: Mode | None = None) -> Appe
     global _appearance
     if _appearance is None:
         app = app or QApplication.instance()
+        # A fresh base style by name: the proxy owns it, and the app deletes its old one.
+        app.setStyle(ReadableChecksStyle(app.style().name()))
         _appearance = Appearance(app, forced if forced is not None else forced_mode_from_env())
         _appearance.apply()
     return _appearance

@@ -175,3 +175,26 @@ def test_the_app_follows_the_system_scheme_unless_forced(qtbot, appearance, qapp
         assert_shows(qtbot, "light", parts)
     finally:
         hints.colorSchemeChanged.emit(hints.colorScheme())  # back to what Qt reports
+
+
+def test_a_lists_unticked_box_has_a_visible_frame_in_dark(qtbot, appearance):
+    """On the dark palette a list's check-box frame stands out from the list's background
+    (Fusion alone draws it in the background's own colour)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QColor
+    from PySide6.QtWidgets import QListWidget, QListWidgetItem
+
+    appearance.force("dark")
+    box = QListWidget()
+    qtbot.addWidget(box)
+    item = QListWidgetItem("acme (Greenhouse)")
+    item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+    item.setCheckState(Qt.CheckState.Unchecked)
+    box.addItem(item)
+    box.resize(240, 60)
+    box.show()
+    image = box.viewport().grab().toImage()
+    rect = box.visualItemRect(item)
+    base = QColor(WINDOWS["dark"][1]).lightness()
+    row = [image.pixelColor(x, rect.center().y()).lightness() for x in range(rect.left(), 24)]
+    assert max(row) - base > 40, row  # a frame line, not the background throughout
