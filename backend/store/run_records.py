@@ -86,6 +86,14 @@ async def open_runs(db: Database, *, started_before: str, not_found_status: str
     )
 
 
+async def has_running_run_of_type(db: Database, workflow_type: str) -> bool:
+    """Whether a run of ``workflow_type`` is open (as the folded lifecycle says)."""
+    row = await db.fetchone(
+        "SELECT 1 FROM workflow_run_projections WHERE tenant_id = ? AND workflow_type = ?"
+        " AND status = 'running' LIMIT 1", (TENANT_ID, workflow_type))
+    return row is not None
+
+
 async def run_events(db: Database, run_id: str) -> list[aiosqlite.Row]:
     """Every event recorded under this exact run, in order (its timeline)."""
     return await db.fetchall(

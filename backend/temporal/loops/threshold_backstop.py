@@ -18,6 +18,7 @@ from temporalio.client import Client
 from backend.config import AppPaths, load_settings
 from backend.pipeline.policy_rerun import WORKFLOW_TYPE as POLICY_RERUN_TYPE
 from backend.store.db import Database
+from backend.store.run_records import has_running_run_of_type
 from backend.store.staleness import undispatched_threshold_cleared_jobs
 from backend.temporal.dispatch import Started, start_policy_rerun
 
@@ -27,7 +28,7 @@ log = logging.getLogger(__name__)
 async def dispatch_threshold_cleared(db: Database, client: Client, paths: AppPaths
                                      ) -> Started | None:
     """Start the batch for the undispatched threshold-cleared jobs; None when there are none."""
-    if await _policy_batch_running(client):
+    if await has_running_run_of_type(db, POLICY_RERUN_TYPE):
         # The save's own batch is starting its jobs' preparations right now: a second
         # batch for the ones it has not reached yet would race it for them. The next pass
         # looks again once it has closed.
@@ -49,7 +50,3 @@ async def dispatch_threshold_cleared_safely(db: Database, client: Client, paths:
     except Exception:  # noqa: BLE001 - the next pass tries again
         log.exception("threshold backstop pass failed")
 
-
-async def _policy_batch_running(client: Client) -> bool:
-    query = f"WorkflowType = '{POLICY_RERUN_TYPE}' AND ExecutionStatus = 'Running'"
-    return (await client.count_workflows(query)).count > 0
