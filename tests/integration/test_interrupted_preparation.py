@@ -102,6 +102,7 @@ async def test_a_worker_killed_mid_preflight_does_not_end_the_preparation(app):
     assert set(pdfs_per_job(app_dir).values()) == {2}, "a résumé and a letter, once each"
 
 
+@pytest.mark.timeout(900)
 async def test_an_interrupted_preparation_is_resumed_once_and_shown_until_it_is(app):
     """Every preflight attempt hangs past its timeout (a wedged database writer), so the
     preparations of two newly found jobs end ``activity_timeout`` with their stages pending.
@@ -119,7 +120,7 @@ async def test_an_interrupted_preparation_is_resumed_once_and_shown_until_it_is(
         return prep_terminals(app_dir)[JOBS:] == [("WorkflowFailed", "activity_timeout")] * JOBS
 
     try:
-        await wait_for(both_interrupted, timeout=180)
+        await wait_for(both_interrupted, timeout=420)  # four stalled attempts each, busy box
         operations = (await http.get("/v1/pipeline/operations")).json()
         assert operations["interruptedPreparations"] == JOBS
         assert operations["execution"]["phase"] == "draining", "never shown as done"
