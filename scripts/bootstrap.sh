@@ -12,7 +12,9 @@ if [ ! -x "$venv/bin/python" ]; then
   "$python" -m venv "$venv"
 fi
 stamp="$venv/.jobctrl-installed"
-want="$(cat "$root/pyproject.toml" | sha256sum | cut -d' ' -f1)[$extras]"
+# sha256sum is GNU coreutils; macOS has shasum instead.
+if command -v sha256sum >/dev/null; then digest=(sha256sum); else digest=(shasum -a 256); fi
+want="$("${digest[@]}" < "$root/pyproject.toml" | cut -d' ' -f1)[$extras]"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   "$venv/bin/python" -m pip install --quiet --upgrade pip
   spec="$root"

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.packaging.frozen_app import Installation, user_env
+from tests.packaging.frozen_app import WINDOWS_APP_ID, LinuxInstallation, user_env
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGING = ROOT / "packaging"
@@ -49,8 +49,8 @@ def home(tmp_path) -> Path:
     return path
 
 
-def installation(home: Path, tmp_path: Path, version: str) -> Installation:
-    return Installation(home=home, unpacked=fake_unpacked_tarball(tmp_path / version, version))
+def installation(home: Path, tmp_path: Path, version: str) -> LinuxInstallation:
+    return LinuxInstallation(home=home, unpacked=fake_unpacked_tarball(tmp_path / version, version))
 
 
 def desktop_entry(path: Path) -> dict[str, str]:
@@ -182,6 +182,43 @@ def test_windows_installer_keeps_data_and_upgrades_in_place():
     # Data is deleted only after an explicit Yes (No is the default button), never silently.
     assert "MB_DEFBUTTON2) = IDYES" in iss and "not UninstallSilent()" in iss
     assert "{localappdata}\\{#AppName}" in iss
+
+
+def test_windows_smoke_test_looks_for_the_installer_s_own_app_id():
+    iss = (PACKAGING / "windows" / "jobctrl.iss").read_text(encoding="utf-8")
+    # Inno Setup writes a literal "{" as "{{" in the script; the registry key has one.
+    assert f"AppId={{{WINDOWS_APP_ID}" in iss
+
+
+def release_jobs() -> dict[str, dict]:
+    import yaml
+
+    workflow = yaml.safe_load((PACKAGING / "release.yml").read_text(encoding="utf-8"))
+    return workflow["jobs"]
+
+
+def job_commands(job: dict) -> str:
+    return "\n".join(step.get("run", "") for step in job["steps"])
+
+
+def test_release_recipes_build_and_smoke_test_on_every_platform():
+    jobs = release_jobs()
+    runners = {name: job["runs-on"] for name, job in jobs.items()}
+    assert runners["linux"].startswith("ubuntu") and runners["windows"].startswith("windows")
+    assert set(jobs["macos"]["strategy"]["matrix"]["runner"]) == {"macos-14", "macos-13"}  # both CPUs
+    assert "scripts/package-smoke" in job_commands(jobs["linux"])  # build.py + the smoke test
+    for name in ("windows", "macos"):
+        commands = job_commands(jobs[name])
+        assert "packaging" in commands and "build.py" in commands, name
+        # The same smoke test, on the installer that build just wrote.
+        assert "pytest tests/packaging -m packaging" in commands, name
+        assert "JOBCTRL_SMOKE_ARTIFACT" in commands and "size-report.json" in commands, name
+        assert ".[test,packaging]" in commands, name
+    assert "innosetup" in job_commands(jobs["windows"])
+    for name, job in jobs.items():
+        uploads = [step for step in job["steps"]
+                   if step.get("uses", "").startswith("actions/upload-artifact")]
+        assert uploads and uploads[0]["with"]["if-no-files-found"] == "error", name
 
 
 def load_build_script():
