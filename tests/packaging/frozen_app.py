@@ -82,6 +82,7 @@ class Installation:
     """What every platform's installation answers; the subclasses say where and how."""
 
     home: Path
+    artifact: Path = Path()  # the installer this installation was made from
     stops_gracefully = True  # a signal asks the app to stop, and it exits 0
     secret_store_words = "OS keyring"  # what the app reports as where provider keys go
 
@@ -122,6 +123,13 @@ class Installation:
     def stop(self, process: FrozenProcess, sig: int) -> int:
         return process.stop(sig)
 
+    @classmethod
+    def from_artifact(cls, artifact: Path, root: Path) -> Installation:
+        """A fresh account's home under the scratch folder ``root``."""
+        home = root / "home"
+        home.mkdir()
+        return cls(home=home, artifact=artifact)
+
 
 @dataclass
 class LinuxInstallation(Installation):
@@ -132,9 +140,9 @@ class LinuxInstallation(Installation):
 
     @classmethod
     def from_artifact(cls, artifact: Path, root: Path) -> LinuxInstallation:
-        home = root / "home"
-        home.mkdir()
-        return cls(home=home, unpacked=unpack(artifact, root / "unpacked"))
+        installed = super().from_artifact(artifact, root)
+        installed.unpacked = unpack(artifact, root / "unpacked")
+        return installed
 
     @property
     def prefix(self) -> Path:
@@ -184,17 +192,10 @@ class WindowsInstallation(Installation):
     into a folder of the test's choosing; the data folder is the account's real
     ``%LOCALAPPDATA%\\JobCtrl`` (a fresh CI runner has none)."""
 
-    setup: Path = Path()
     # A windowed Windows app gets no console signal: the way to end it from outside is
     # TerminateProcess; the Job Object then ends its children, and the next start must
     # cope with the stale runtime.json.
     stops_gracefully = False
-
-    @classmethod
-    def from_artifact(cls, artifact: Path, root: Path) -> WindowsInstallation:
-        home = root / "home"
-        home.mkdir()
-        return cls(home=home, setup=artifact)
 
     @property
     def prefix(self) -> Path:
@@ -217,7 +218,7 @@ class WindowsInstallation(Installation):
 
     def run_installer(self) -> subprocess.CompletedProcess:
         return subprocess.run(
-            [str(self.setup), "/VERYSILENT", "/SUPPRESSMSGBOXES", "/NORESTART", "/CURRENTUSER",
+            [str(self.artifact), "/VERYSILENT", "/SUPPRESSMSGBOXES", "/NORESTART", "/CURRENTUSER",
              f"/DIR={self.prefix}", "/MERGETASKS=!desktopicon", f"/LOG={self.home / 'setup.log'}"],
             env=self.env(), capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S,
         )
@@ -252,13 +253,6 @@ class MacInstallation(Installation):
     """The ``.dmg`` mounted and ``JobCtrl.app`` copied to ``~/Applications`` (what a user's
     drag does; an upgrade replaces the bundle whole), then the volume detached."""
 
-    dmg: Path = Path()
-
-    @classmethod
-    def from_artifact(cls, artifact: Path, root: Path) -> MacInstallation:
-        home = root / "home"
-        home.mkdir()
-        return cls(home=home, dmg=artifact)
 
     @property
     def prefix(self) -> Path:
@@ -278,9 +272,9 @@ class MacInstallation(Installation):
 
     def run_installer(self) -> subprocess.CompletedProcess:
         mount = self.home / "JobCtrl-volume"
-        args = [str(self.dmg)]
+        args = [str(self.artifact)]
         steps = [subprocess.run(["hdiutil", "attach", "-nobrowse", "-readonly", "-noautoopen",
-                                 "-mountpoint", str(mount), str(self.dmg)],
+                                 "-mountpoint", str(mount), str(self.artifact)],
                                 capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S)]
         if steps[0].returncode == 0:
             try:
