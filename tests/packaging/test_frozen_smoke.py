@@ -37,7 +37,7 @@ pytestmark = [pytest.mark.packaging, pytest.mark.timeout(1800)]
 
 DEMO_DISTINCT_JOBS = 234  # the bundled demo board: 240 postings, 234 distinct jobs
 # What a user types into Settings before the first Discover: with a profile, every job runs
-# on through Enrich, Score, Tailor, Cover and the PDFs (fpdf2 + fontTools, frozen).
+# on through Enrich, Score, Tailor, Cover and the PDFs (Typst, frozen).
 PROFILE = {
     "name": "Ada Example", "email": "ada@example.org", "headline": "Backend engineer",
     "targetTitles": ["Backend Engineer", "Platform Engineer"], "locations": ["Berlin", "Remote"],
@@ -97,6 +97,9 @@ async def discover_over_sse(info) -> tuple[dict, list]:
         watcher = asyncio.create_task(collect_until(api, finished, last_event_id=None, started=live))
         await asyncio.wait_for(live.wait(), 30)
         await api.put_profile(PROFILE)
+        # Below the default minimum fit (50) most demo jobs stop after Score; a fit floor of 0
+        # (Settings) sends every job on through Tailor, Cover and the PDFs.
+        await api.patch_settings(minFitScore=0)
         accepted = await api.run_stage("discover")
         holder["runId"] = accepted["firstExecutionRunId"]
         events = await watcher
