@@ -17,8 +17,9 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, ConfigDict, Field
 
-from backend.contacts.policy import ContactSourceConfig
+from backend.domain.contact_policy import ContactSourceConfig
 from backend.domain.model import CamelModel, Usd
+from backend.domain.source_config import DEFAULT_SOURCES, SourceConfig
 from backend.paths import (  # noqa: F401 - re-exported: the light half of this module
     APP_NAME,
     EXTERNAL_TEMPORAL_ENV,
@@ -28,7 +29,6 @@ from backend.paths import (  # noqa: F401 - re-exported: the light half of this 
     resolve_app_dir,
     write_private_json,
 )
-from backend.sources.config import DEFAULT_SOURCES, SourceConfig
 
 TENANT_ID = "local"
 TASK_QUEUE = "jobctrl-local"

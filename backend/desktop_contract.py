@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 # The process helpers the shell needs before its first paint (logging, exit, the start-up
 # trace, memory trim, private files), re-exported; these modules import only the standard library.
 from backend.paths import write_private_json  # noqa: F401
-from backend.supervision.heap_trim import trim_after_bursts  # noqa: F401
+from backend.process.heap_trim import trim_after_bursts  # noqa: F401
 from backend.supervision.process import configure_logging, hard_exit  # noqa: F401
 from backend.supervision.startup_trace import milestone as startup_milestone  # noqa: F401
 

@@ -34,6 +34,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from baseline_bs4_sanitize import sanitize_html as bs4_sanitize  # noqa: E402
 
+from backend.domain.source_config import (  # noqa: E402
+    FeedSource,
+    GreenhouseSource,
+    PersonioSource,
+    RecruiteeSource,
+    SmartRecruitersSource,
+    WorkdaySource,
+)
 from backend.sources import (  # noqa: E402
     ashby,
     feeds,
@@ -44,14 +52,6 @@ from backend.sources import (  # noqa: E402
     smartrecruiters,
     workable,
     workday,
-)
-from backend.sources.config import (  # noqa: E402
-    FeedSource,
-    GreenhouseSource,
-    PersonioSource,
-    RecruiteeSource,
-    SmartRecruitersSource,
-    WorkdaySource,
 )
 from backend.sources.html_clean import clean_html  # noqa: E402
 from backend.sources.normalize import collect  # noqa: E402

@@ -102,7 +102,7 @@ from backend.domain.ids import job_id_for_url  # noqa: E402
 from backend.sources.board_file import demo_board_text  # noqa: E402
 from backend.supervision.supervisor import Supervisor  # noqa: E402
 from backend.temporal.client import connect_temporal  # noqa: E402
-from backend.temporal.workflows.preparation import prep_workflow_id  # noqa: E402
+from backend.temporal.contracts import prep_workflow_id  # noqa: E402
 
 DEFAULT_OUT = ROOT / "tests" / "unit" / "data" / "histories"
 WAIT_S = 240.0

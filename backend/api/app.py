@@ -36,8 +36,8 @@ from backend.api.routers import contacts as contact_routes
 from backend.api.security import LoopbackHostMiddleware, require_token
 from backend.api.sse import EventTail
 from backend.config import AppPaths, load_settings
+from backend.process.heap_trim import trim_after_bursts
 from backend.store.db import Database
-from backend.supervision.heap_trim import trim_after_bursts
 from backend.temporal.continuations import ProfileOutboxDrainer
 
 

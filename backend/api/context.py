@@ -11,8 +11,8 @@ from temporalio.client import Client
 from backend.api.errors import ApiError
 from backend.api.sse import EventTail
 from backend.config import AppPaths, AppSettings
+from backend.process.readiness import WorkerReadiness, read_worker_readiness
 from backend.store.db import Database
-from backend.supervision.readiness import WorkerReadiness, read_worker_readiness
 from backend.temporal.client import connect_temporal
 
 log = logging.getLogger(__name__)

@@ -25,21 +25,7 @@ from backend.domain.fit import FitLedger, Requirement, RequirementKind, score_fr
 from backend.domain.model import CamelModel
 from backend.domain.profile import CandidateProfile
 from backend.pipeline.fit.rules import build_ledger, enforce_deal_breakers
-from backend.pipeline.text import human_list
-
-
-@dataclass(frozen=True)
-class JobText:
-    """What the writing and scoring stages know about a posting."""
-
-    title: str
-    company: str
-    location: str | None
-    remote: str | None
-    description: str
-    salary_min: int | None = None
-    salary_max: int | None = None
-    salary_currency: str | None = None
+from backend.pipeline.text import JobText, human_list  # noqa: F401 - JobText re-exported
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,24 @@
-"""Small text helpers shared by the offline scoring and writing heuristics."""
+"""Small text helpers shared by the offline scoring and writing heuristics, and the
+posting text they all read (:class:`JobText`)."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class JobText:
+    """What the writing and scoring stages know about a posting."""
+
+    title: str
+    company: str
+    location: str | None
+    remote: str | None
+    description: str
+    salary_min: int | None = None
+    salary_max: int | None = None
+    salary_currency: str | None = None
 
 
 def normalize(text: str) -> str:

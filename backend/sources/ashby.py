@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import quote
 
 from backend.domain.postings import Posting, RemoteMode, Salary
-from backend.sources.config import AshbySource
+from backend.domain.source_config import AshbySource
 from backend.sources.http import get_json
 from backend.sources.normalize import (
     build_posting,

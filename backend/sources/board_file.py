@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from backend.domain.ids import InvalidPostingUrl, canonical_url
 from backend.domain.postings import Posting
-from backend.sources.config import DemoBoardSource, JsonFileSource
+from backend.domain.source_config import DemoBoardSource, JsonFileSource
 from backend.sources.errors import SourceMisconfigured, SourcePayloadInvalid
 
 

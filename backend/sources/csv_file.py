@@ -17,7 +17,7 @@ from pathlib import Path
 
 from backend.domain.ids import job_id_for_url
 from backend.domain.postings import Posting, RemoteMode
-from backend.sources.config import CsvFileSource
+from backend.domain.source_config import CsvFileSource
 from backend.sources.errors import SourceMisconfigured, SourcePayloadInvalid
 from backend.sources.normalize import (
     build_posting,

@@ -22,7 +22,7 @@ from typing import Any
 
 from backend.domain.ids import job_id_for_url
 from backend.domain.postings import Posting
-from backend.sources.config import FeedSource
+from backend.domain.source_config import FeedSource
 from backend.sources.errors import SourcePayloadInvalid
 from backend.sources.http import FEED_ACCEPT, Fetched, get
 from backend.sources.normalize import (

@@ -29,13 +29,13 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
-from backend.pipeline.enrich import EnrichRejected, EnrichUnavailable, RobotsCache
 from backend.sources.errors import (
     SourceError,
     SourceMisconfigured,
     SourcePayloadInvalid,
     SourceUnavailable,
 )
+from backend.sources.page_fetch import EnrichRejected, EnrichUnavailable, RobotsCache
 
 log = logging.getLogger(__name__)
 

@@ -40,7 +40,7 @@ from backend.domain.provider_progress import (
     ProviderProgress,
     continuation_from,
 )
-from backend.sources.config import JobSpySource
+from backend.domain.source_config import JobSpySource
 from backend.sources.errors import (
     SourceError,
     SourceMisconfigured,

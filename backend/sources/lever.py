@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import quote
 
 from backend.domain.postings import Posting, Salary
-from backend.sources.config import LeverSource
+from backend.domain.source_config import LeverSource
 from backend.sources.errors import SourcePayloadInvalid
 from backend.sources.http import get_json
 from backend.sources.normalize import (

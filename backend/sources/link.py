@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from pydantic import TypeAdapter, ValidationError
 
-from backend.sources.config import SourceConfig
+from backend.domain.source_config import SourceConfig
 
 MAX_LINK_LENGTH = 2000
 NOT_A_LINK = ("That does not look like a web link. Paste the address from the browser's "

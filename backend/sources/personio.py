@@ -22,7 +22,7 @@ from urllib.parse import SplitResult, quote, urlsplit
 from lxml import etree
 
 from backend.domain.postings import Posting
-from backend.sources.config import PersonioSource
+from backend.domain.source_config import PersonioSource
 from backend.sources.errors import SourcePayloadInvalid
 from backend.sources.html_clean import html_text
 from backend.sources.http import get_allowed

@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import SplitResult, quote, urlsplit
 
 from backend.domain.postings import Posting, RemoteMode, Salary
-from backend.sources.config import RecruiteeSource
+from backend.domain.source_config import RecruiteeSource
 from backend.sources.errors import SourcePayloadInvalid
 from backend.sources.http import get_allowed_json
 from backend.sources.normalize import (

@@ -6,9 +6,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from backend.domain.postings import Posting
+from backend.domain.source_config import SourceConfig
 from backend.sources.ashby import fetch_ashby
 from backend.sources.board_file import fetch_demo_board, fetch_json_file
-from backend.sources.config import SourceConfig
 from backend.sources.csv_file import fetch_csv_file
 from backend.sources.feeds import fetch_feed
 from backend.sources.greenhouse import fetch_greenhouse

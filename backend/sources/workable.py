@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import SplitResult, quote, urlsplit
 
 from backend.domain.postings import Posting, RemoteMode
-from backend.sources.config import WorkableSource
+from backend.domain.source_config import WorkableSource
 from backend.sources.errors import SourcePayloadInvalid
 from backend.sources.html_clean import html_text
 from backend.sources.http import get_allowed_json

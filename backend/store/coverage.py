@@ -36,10 +36,11 @@ touched by native writes: their expected sets belong to history reconciliation, 
 publishes a verdict with :func:`prove_checkpoint`.
 
 Reads (:func:`backend.projections.coverage.read_coverage`) revalidate a ready row's counts
-and digest against the current durable rows every time and persist a downgrade to
-``recovering`` (bounded code ``proof_mismatch``), so the worker's repair selects it. Row
-counts alone, terminal workflow state and runtime telemetry never promote anything to
-ready.
+and digest against the current durable rows every time and *report* a stale one as
+``recovering`` (bounded code ``proof_mismatch``) without writing; the worker's repair pass
+(:func:`backend.projections.coverage.persist_stale_verdicts`) persists that downgrade, which
+selects it for repair. Row counts alone, terminal workflow state and runtime telemetry
+never promote anything to ready.
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ class Coverage:
     digest: str | None
     error_code: str | None
     checked_at: str | None
-    downgraded: bool = False          # this read found a stale ready row and downgraded it
+    downgraded: bool = False          # this read found a stale ready row (not persisted)
 
     @property
     def ready(self) -> bool:

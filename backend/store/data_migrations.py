@@ -49,7 +49,7 @@ def board_for_applied_jobs(conn: sqlite3.Connection) -> None:
     """Jobs applied to before the application board existed appear on it, dated by the
     first event that says they were applied, with the usual follow-up."""
     from backend.domain.clock import local_zone
-    from backend.store.applications import backfill_applied_jobs
+    from backend.store.application_rows import backfill_applied_jobs
 
     backfill_applied_jobs(conn, local_zone())
 

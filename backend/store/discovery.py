@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import aiosqlite
@@ -164,6 +165,26 @@ async def run_status(db: Database, run_id: str) -> str | None:
     row = await db.fetchone("SELECT status FROM discovery_runs WHERE discover_run_id = ?",
                             (run_id,))
     return row[0] if row else None
+
+
+@dataclass(frozen=True)
+class ExecutionKey:
+    """One exact Discover execution, as its checkpoint row names it."""
+
+    tenant_id: str
+    discover_workflow_id: str
+    discover_run_id: str
+
+
+async def ready_checkpoints(db: Database, *, limit: int) -> list[ExecutionKey]:
+    """The executions whose coverage checkpoint is ``ready``, newest run first (the ones
+    the operations view reads), for the repair pass's revalidation."""
+    rows = await db.fetchall(
+        "SELECT r.tenant_id, r.discover_workflow_id, r.discover_run_id"
+        " FROM discovery_execution_recoveries r LEFT JOIN discovery_runs d"
+        "   ON d.discover_run_id = r.discover_run_id AND d.tenant_id = r.tenant_id"
+        " WHERE r.status = 'ready' ORDER BY d.started_at DESC LIMIT ?", (limit,))
+    return [ExecutionKey(row[0], row[1], row[2]) for row in rows]
 
 
 async def executions_to_check(db: Database, *, started_before: str, limit: int

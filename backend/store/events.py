@@ -11,10 +11,10 @@ from dataclasses import dataclass
 import aiosqlite
 
 from backend.config import TENANT_ID
-from backend.domain.clock import utc_now_iso
 from backend.domain.events import DomainEvent
 from backend.store import projection_builder
 from backend.store.db import Database
+from backend.store.event_rows import EVENT_INSERT_SQL, event_params  # noqa: F401 - re-exported
 
 
 @dataclass(frozen=True)
@@ -28,20 +28,6 @@ class StoredEvent:
     created_at: str
 
 
-EVENT_INSERT_SQL = (
-    "INSERT INTO job_events (tenant_id, type, job_id, workflow_id, run_id, payload_json,"
-    " dedupe_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-    " ON CONFLICT DO NOTHING"
-)
-
-
-def event_params(event: DomainEvent, *, job_id: str | None = None,
-                 workflow_id: str | None = None, run_id: str | None = None,
-                 dedupe_key: str | None = None, tenant_id: str = TENANT_ID) -> tuple:
-    """The row of ``EVENT_INSERT_SQL`` (also used by data steps on a plain sqlite3
-    connection, which run inside a migration's transaction)."""
-    return (tenant_id, event.event_type, job_id, workflow_id, run_id, event.payload_json(),
-            dedupe_key, utc_now_iso())
 
 
 async def append_event(

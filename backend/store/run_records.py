@@ -6,6 +6,7 @@ projection module (``backend/projections/workflow_runs.py``) turns them into its
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import aiosqlite
@@ -84,6 +85,21 @@ async def open_runs(db: Database, *, started_before: str, not_found_status: str
         " AND status IN ('running', ?) AND started_at <= ? ORDER BY started_at",
         (TENANT_ID, not_found_status, started_before),
     )
+
+
+async def runs_without_fact(db: Database, *, status: str,
+                            dedupe_keys: Callable[[str], tuple[str, ...]]
+                            ) -> list[aiosqlite.Row]:
+    """Runs in ``status`` with no event under any of ``dedupe_keys(run_id)`` in the log
+    (a fact recorded about the run from outside it), newest first."""
+    records = await db.fetchall(
+        "SELECT * FROM workflow_run_projections WHERE tenant_id = ? AND status = ?"
+        " ORDER BY started_at DESC", (TENANT_ID, status))
+    missing = []
+    for record in records:
+        if not await any_recorded(db, *dedupe_keys(record["run_id"])):
+            missing.append(record)
+    return missing
 
 
 async def has_running_run_of_type(db: Database, workflow_type: str) -> bool:

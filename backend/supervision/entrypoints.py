@@ -8,6 +8,7 @@ import os
 import sys
 
 from backend.paths import AppPaths
+from backend.process.ready_signal import signal_ready
 from backend.supervision.ports import LOOPBACK
 from backend.supervision.process import (
     configure_logging,
@@ -16,7 +17,6 @@ from backend.supervision.process import (
     stop_when_parent_dies,
     supervised,
 )
-from backend.supervision.ready_signal import signal_ready
 
 log = logging.getLogger(__name__)
 

@@ -56,7 +56,7 @@ class ServiceSpec:
     restart_on_crash: bool = True
     console_max_bytes: int | None = None
     console_check_every_s: float = CONSOLE_CHECK_EVERY_S  # while it runs: trim_console_log
-    # Returns once the child with that pid says it is ready (backend/supervision/ready_signal);
+    # Returns once the child with that pid says it is ready (backend/process/ready_signal);
     # ``ready`` then confirms it once. None: ``ready`` is polled every ``poll_s``.
     ready_signal: Callable[[int], Awaitable[None]] | None = None
     poll_s: float = READY_POLL_S

@@ -26,13 +26,13 @@ from typing import TYPE_CHECKING
 from filelock import FileLock, Timeout
 
 from backend.paths import AppPaths, configured_temporal_address, new_api_token
+from backend.process.ready_signal import ReadyListener
 from backend.store.schema_version import refuse_newer_database
 from backend.supervision.children import ChildRegistry
 from backend.supervision.embedded_temporal import dev_server_argv, temporal_binary
 from backend.supervision.ports import LOOPBACK, port_or_free
 from backend.supervision.private_files import make_private, restrict_umask
 from backend.supervision.process import child_command, console_log_file, log_file
-from backend.supervision.ready_signal import ReadyListener
 from backend.supervision.services import ManagedService, ServiceSpec, ServiceStatus, StatusCallback
 
 if TYPE_CHECKING:
@@ -236,8 +236,8 @@ class Supervisor:
         async def worker_ready(pid: int) -> bool:
             if self._ready_signals.signalled("worker", pid):  # after its first heartbeat
                 return True
+            from backend.process.readiness import READY_WITHIN
             from backend.store.heartbeats import newest_heartbeats
-            from backend.supervision.readiness import READY_WITHIN
 
             rows = await newest_heartbeats(
                 await self._heartbeat_database(), database_path=str(self.paths.database),

@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field
 
 from backend.domain.model import CamelModel
-from backend.sources.config import SourceConfig
+from backend.domain.source_config import SourceConfig
 
 
 class DiscoveryExecutionRef(CamelModel):
@@ -146,3 +146,9 @@ class FanoutPlan(CamelModel):
 class PrepResult(CamelModel):
     job_id: str
     outcomes: list[StageOutcome]
+
+
+def prep_workflow_id(idempotency_key: str) -> str:
+    """A job's preparation workflow id (the discovery fan-out, dispatch and the loops start
+    or address the run by it)."""
+    return f"prep-{idempotency_key}"

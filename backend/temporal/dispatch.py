@@ -10,9 +10,8 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 from backend.config import PREP_TASK_QUEUE
 from backend.domain.stages import STAGES
 from backend.pipeline.policy_rerun import POLICY_RERUNS, WORKFLOW_TYPE, policy_rerun_workflow_id
-from backend.temporal.contracts import PrepInput
+from backend.temporal.contracts import PrepInput, prep_workflow_id
 from backend.temporal.policy_contracts import PolicyRerunInput
-from backend.temporal.workflows.preparation import prep_workflow_id
 
 
 @dataclass(frozen=True)

@@ -19,10 +19,10 @@ from backend.config import (
     AppPaths,
     load_settings,
 )
+from backend.process.heap_trim import trim_after_bursts
+from backend.process.ready_signal import signal_ready
 from backend.store.db import Database
 from backend.store.heartbeats import write_heartbeat
-from backend.supervision.heap_trim import trim_after_bursts
-from backend.supervision.ready_signal import signal_ready
 from backend.temporal.activities.apply import ApplyActivities
 from backend.temporal.activities.batch import BatchActivities
 from backend.temporal.activities.contacts import ContactActivities

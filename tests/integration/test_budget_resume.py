@@ -22,8 +22,8 @@ from backend.store.db import Database
 from backend.store.events import append_event
 from backend.store.spend import utc_day
 from backend.temporal.client import connect_temporal
+from backend.temporal.contracts import prep_workflow_id
 from backend.temporal.loops.budget_resume import halted_jobs, intent_dedupe_key, resume_budget_halted
-from backend.temporal.workflows.preparation import prep_workflow_id
 from tests.integration.test_paid_pipeline import paid_app, prep_terminals
 from tests.integration.test_preparation import wait_for
 

@@ -476,7 +476,9 @@ async def test_the_worker_pass_restores_a_lost_member(stack):
     assert db_write(app_dir, "DELETE FROM discovery_execution_jobs"
                              " WHERE discover_run_id = ? AND job_id = ?",
                     (ref.discover_run_id, job_id)) == 1
-    assert (await read_coverage(db, ref)).status == "recovering"   # selects it
+    # The read reports it (and writes nothing); the worker's pass revalidates the ready
+    # proof itself, persists the downgrade and so selects it for repair.
+    assert (await read_coverage(db, ref)).status == "recovering"
 
     def restored() -> bool:
         rows = db_rows(app_dir, "SELECT status FROM discovery_execution_recoveries"

@@ -15,9 +15,9 @@ import time
 
 import pytest
 
+from backend.process.ready_signal import ReadyListener, signal_ready
 from backend.supervision.children import ChildRegistry
 from backend.supervision.process import console_log_file
-from backend.supervision.ready_signal import ReadyListener, signal_ready
 from backend.supervision.services import ManagedService, ServiceSpec
 
 pytestmark = pytest.mark.integration
@@ -77,7 +77,7 @@ def test_the_desktops_first_frame_imports_no_view_and_no_heavy_library():
 
 
 SIGNALLING_CHILD = ("import time; time.sleep({delay});"
-                    " from backend.supervision.ready_signal import signal_ready;"
+                    " from backend.process.ready_signal import signal_ready;"
                     " signal_ready('probe'); time.sleep(60)")
 
 

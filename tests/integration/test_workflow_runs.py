@@ -1,7 +1,8 @@
 """Workflow runs and debug activity against the real stack (Temporal dev server, worker,
 API): the list after a demo Discover, filters and pagination with exact totals, a run's
 ordered timeline, cancellation from the API (idempotent, never overwriting a terminal
-result) and from the ``temporal`` CLI (the requester backfilled from Temporal history)."""
+result) and from the ``temporal`` CLI (the requester backfilled from Temporal history by
+the worker's reconcile pass)."""
 
 from __future__ import annotations
 
@@ -171,6 +172,15 @@ async def test_a_preparation_run_has_an_ordered_timeline_and_its_job(stack):
     assert detail["cancelRequested"] is False
 
 
+async def wait_history_requester(app_dir: Path, run_id: str) -> None:
+    """The worker's reconcile pass (every 15 s) records the Temporal-side requester; a
+    GET only reads it."""
+    async def recorded() -> bool:
+        return any(fact[0] == "temporal_history" for fact in cancel_facts(app_dir, run_id))
+
+    await wait_for(recorded, timeout=90)
+
+
 def cancel_facts(app_dir: Path, run_id: str) -> list[tuple]:
     return db_rows(
         app_dir,
@@ -226,7 +236,9 @@ async def test_cancel_from_the_api_is_idempotent_and_never_overwrites_the_result
     intents = [fact for fact in cancel_facts(app_dir, run_id) if fact[0] == "request_intent"]
     assert intents == [("request_intent", "local_operator", "changed my mind")]
 
-    canceled = await wait_status(http, run_id, "canceled")
+    await wait_status(http, run_id, "canceled")
+    await wait_history_requester(app_dir, run_id)
+    canceled = (await http.get(f"/v1/workflow-runs/{run_id}")).json()
     assert canceled["cancelRequested"] is True and canceled["closedAt"]
     timeline = canceled["timeline"]
     assert "WorkflowCanceled" in [entry["type"] for entry in timeline]
@@ -267,6 +279,7 @@ async def test_a_cancel_from_the_temporal_cli_is_backfilled_from_history(stack):
     out, err = await process.communicate()
     assert process.returncode == 0, (out, err)
 
+    await wait_history_requester(app_dir, run_id)
     detail = (await http.get(f"/v1/workflow-runs/{run_id}")).json()
     facts = [e for e in detail["timeline"] if e["type"] == "WorkflowCancellationRequested"]
     assert [e["sourceBoundary"] for e in facts] == ["temporal_history"]

@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from backend.sources import greenhouse as greenhouse_module
-from backend.sources import smartrecruiters, workday
-from backend.sources.ashby import fetch_ashby
-from backend.sources.config import (
+from backend.domain.source_config import (
     AshbySource,
     FeedSource,
     GreenhouseSource,
@@ -20,6 +17,9 @@ from backend.sources.config import (
     WorkableSource,
     WorkdaySource,
 )
+from backend.sources import greenhouse as greenhouse_module
+from backend.sources import smartrecruiters, workday
+from backend.sources.ashby import fetch_ashby
 from backend.sources.errors import SourceMisconfigured, SourcePayloadInvalid, SourceUnavailable
 from backend.sources.feeds import fetch_feed
 from backend.sources.greenhouse import fetch_greenhouse

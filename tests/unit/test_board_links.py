@@ -9,14 +9,14 @@ import pytest
 from pydantic import ValidationError
 
 from backend.config import AppSettings
-from backend.sources import personio, recruitee, smartrecruiters, workable, workday
-from backend.sources.config import (
+from backend.domain.source_config import (
     PersonioSource,
     RecruiteeSource,
     SmartRecruitersSource,
     WorkableSource,
     WorkdaySource,
 )
+from backend.sources import personio, recruitee, smartrecruiters, workable, workday
 
 RESOLVERS = (workday, smartrecruiters, workable, recruitee, personio)
 

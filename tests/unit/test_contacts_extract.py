@@ -16,7 +16,7 @@ from backend.contacts.extract import (
     page_text,
     parse_model_candidates,
 )
-from backend.contacts.policy import ContactSourceConfig, source_url
+from backend.domain.contact_policy import ContactSourceConfig, source_url
 from backend.domain.contacts import SourceDocument, candidate_id, contact_id
 
 POSTING = SourceDocument("posting_text", "https://jobs.example/backend", """

@@ -18,9 +18,9 @@ from temporalio.api.history.v1 import History, HistoryEvent
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from backend.domain import events as ev
+from backend.domain.source_config import DemoBoardSource, SourceConfig
 from backend.projections import pipeline_steps as steps
 from backend.projections.coverage import read_coverage
-from backend.sources.config import DemoBoardSource, SourceConfig
 from backend.store import coverage, lineage
 from backend.store.events import StoredEvent
 from backend.temporal.contracts import (

@@ -20,7 +20,7 @@ from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
 from backend.config import AppPaths
-from backend.sources.config import JobSpySource, SourceConfig
+from backend.domain.source_config import JobSpySource, SourceConfig
 from backend.sources.jobspy_family import (
     INSTALL_HINT,
     SCRAPER_ENV,
@@ -534,7 +534,7 @@ async def test_fetch_jobspy_serves_the_generic_registry(monkeypatch):
 
 
 async def test_the_runner_rejects_other_source_kinds(db):
-    from backend.sources.config import CsvFileSource
+    from backend.domain.source_config import CsvFileSource
 
     bad = FamilyInput(ref=REF, source=CsvFileSource(id="csv", path="x.csv"), index=0)
     with pytest.raises(TypeError):

@@ -11,10 +11,11 @@ import pytest
 
 from backend.domain import events as ev
 from backend.projections import pipeline_steps as steps
-from backend.projections.coverage import read_coverage
+from backend.projections.coverage import persist_stale_verdicts, read_coverage
 from backend.store import coverage, lineage
 from backend.temporal.activities.discovery import decide_preparation
 from backend.temporal.contracts import DiscoveryExecutionRef
+from tests.commit_watch import no_commits
 
 REF = DiscoveryExecutionRef(tenant_id="local", discover_workflow_id="discover-local",
                             discover_run_id="run-1")
@@ -319,15 +320,38 @@ async def test_a_membership_row_deleted_behind_its_back_downgrades_ready(db):
     assert (await read_coverage(db, REF)).ready
     with sqlite3.connect(db.path) as raw:
         raw.execute("DELETE FROM discovery_execution_jobs WHERE job_id = ?", (JOB_B,))
-    read = await read_coverage(db, REF)
+    with no_commits(db.path):  # the read reports the stale proof and writes nothing
+        read = await read_coverage(db, REF)
     assert read.status == "recovering" and read.downgraded
     assert read.error_code == "proof_mismatch"
     assert (read.expected_members, read.persisted_members) == (3, 2)
-    # Persisted, so the worker's repair selects it; the next read does not flip back.
+    assert (await coverage.read_checkpoint(db, REF)).status == "ready"
+    # The worker's repair pass persists it, which selects it for repair; from then on
+    # a read reports the stored row as it is.
+    assert await persist_stale_verdicts(db) == {REF.discover_run_id: "recovering"}
     stored = await coverage.read_checkpoint(db, REF)
-    assert stored.status == "recovering"
+    assert (stored.status, stored.error_code, stored.persisted_members) == (
+        "recovering", "proof_mismatch", 2)
     again = await read_coverage(db, REF)
     assert again.status == "recovering" and not again.downgraded
+    assert await persist_stale_verdicts(db) == {}, "only ready proofs are revalidated"
+
+
+def test_the_commit_watch_sees_a_commit(tmp_path):
+    """The detector the no-write proofs use: another connection's commit is seen."""
+    path = tmp_path / "watched.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE t (x)")
+    with pytest.raises(AssertionError, match="committed"), no_commits(path), \
+            sqlite3.connect(path) as conn:
+        conn.execute("INSERT INTO t VALUES (1)")
+
+
+async def test_a_proven_checkpoint_is_left_alone_by_the_repair_pass(db):
+    await open_execution(db)
+    with no_commits(db.path):
+        assert await persist_stale_verdicts(db) == {}
+    assert (await coverage.read_checkpoint(db, REF)).digest == expected_digest()
 
 
 async def test_a_native_write_never_absorbs_a_change_made_behind_its_back(db):
@@ -358,8 +382,15 @@ async def test_a_lost_step_row_is_refolded_from_the_log_not_downgraded(db):
     await open_execution(db)
     with sqlite3.connect(db.path) as raw:
         raw.execute("DELETE FROM pipeline_step_projections WHERE item_key = 'planning'")
+    # Until the repair pass refolds it, a read says the rows are short, and writes nothing.
+    with no_commits(db.path):
+        read = await read_coverage(db, REF)
+    assert read.status == "recovering" and read.persisted_steps == 1
+    assert {row.item_key for row in await steps.list_steps(db, REF)} == {"family:demo_board"}
+    # The repair pass refolds the lost row from the log; the proof holds, still ready.
+    assert await persist_stale_verdicts(db) == {REF.discover_run_id: "ready"}
     read = await read_coverage(db, REF)
-    assert read.ready and read.digest == expected_digest()
+    assert read.ready and not read.downgraded and read.digest == expected_digest()
     assert {row.item_key for row in await steps.list_steps(db, REF)} == {
         "planning", "family:demo_board"}
 
@@ -411,3 +442,33 @@ async def test_prove_checkpoint_publishes_ready_only_on_exact_sets(db):
     payload = proven.to_payload()
     assert payload["status"] == "ready" and payload["decoderVersion"] == 2
     assert all("_" not in key for key in payload)
+
+
+async def test_get_operations_reports_a_stale_proof_and_writes_nothing(db, tmp_path):
+    """``GET /v1/pipeline/operations`` over a real store: a ready proof broken behind its
+    back reads as recovering, and nothing commits; the repair pass then persists it."""
+    from fastapi.testclient import TestClient
+
+    from backend.api.app import create_app
+    from backend.config import AppPaths
+    from backend.store import discovery
+
+    await open_execution(db)
+    async with db.transaction() as conn:
+        await discovery.insert_run(conn, workflow_id=REF.discover_workflow_id,
+                                   run_id=REF.discover_run_id, families=["demo_board"])
+    with sqlite3.connect(db.path) as raw:
+        raw.execute("DELETE FROM discovery_execution_jobs WHERE job_id = ?", (JOB_B,))
+    paths = AppPaths(tmp_path)
+    assert paths.database == db.path
+    app = create_app(paths, api_token="t", temporal_address="127.0.0.1:1")
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        client.headers["Authorization"] = "Bearer t"
+        with no_commits(db.path):
+            for _ in range(2):  # a repeat read is as honest, and as silent
+                body = client.get("/v1/pipeline/operations").json()
+                coverage_payload = body["projectionCoverage"]
+                assert (coverage_payload["status"], coverage_payload["errorCode"]) == (
+                    "recovering", "proof_mismatch")
+    assert (await coverage.read_checkpoint(db, REF)).status == "ready"
+    assert await persist_stale_verdicts(db) == {REF.discover_run_id: "recovering"}

@@ -15,7 +15,7 @@ from backend.domain.provider_progress import (
     StampedProviderProgress,
     continuation_from,
 )
-from backend.sources.config import JobSpySource
+from backend.domain.source_config import JobSpySource
 from backend.sources.errors import SourcePayloadInvalid
 from backend.store import discovery as runs
 from backend.store.provider_progress import (

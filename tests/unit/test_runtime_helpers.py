@@ -22,7 +22,7 @@ from backend.config import (
     write_private_json,
     write_runtime_info,
 )
-from backend.sources.config import DemoBoardSource, JsonFileSource
+from backend.domain.source_config import DemoBoardSource, JsonFileSource
 from backend.supervision.children import ChildRegistry
 from backend.supervision.ports import LOOPBACK, PortInUseError, ensure_port_free, port_or_free
 

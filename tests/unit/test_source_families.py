@@ -12,9 +12,7 @@ from pydantic import ValidationError
 
 from backend.config import AppSettings
 from backend.domain.ids import job_id_for_url
-from backend.sources import normalize
-from backend.sources.ashby import fetch_ashby
-from backend.sources.config import (
+from backend.domain.source_config import (
     AshbySource,
     CsvFileSource,
     DemoBoardSource,
@@ -24,6 +22,8 @@ from backend.sources.config import (
     LeverSource,
     SourceConfig,
 )
+from backend.sources import normalize
+from backend.sources.ashby import fetch_ashby
 from backend.sources.csv_file import fetch_csv_file
 from backend.sources.errors import (
     BOUNDED_SOURCE_CODES,

@@ -10,8 +10,8 @@ import pytest
 from temporalio.exceptions import ApplicationError
 
 from backend.domain.ids import job_id_for_url
+from backend.domain.source_config import DemoBoardSource, JsonFileSource
 from backend.sources.board_file import demo_board_text, fetch_json_file, parse_board
-from backend.sources.config import DemoBoardSource, JsonFileSource
 from backend.sources.errors import (
     BOUNDED_SOURCE_CODES,
     SourceError,

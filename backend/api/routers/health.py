@@ -7,7 +7,7 @@ from typing import Literal
 from fastapi import APIRouter, Request
 
 from backend.domain.model import CamelModel
-from backend.supervision.readiness import WorkerReadiness
+from backend.process.readiness import WorkerReadiness
 
 router = APIRouter(tags=["health"])
 

@@ -21,8 +21,8 @@ from backend.store import stages as stage_store
 from backend.store.discovery import list_runs
 from backend.store.job_queries import JobFilter, SortKey, job_detail, list_jobs
 from backend.store.jobs import mark_prepare_anyway
+from backend.temporal.contracts import prep_workflow_id
 from backend.temporal.dispatch import stages_from, start_preparation
-from backend.temporal.workflows.preparation import prep_workflow_id
 
 router = APIRouter(tags=["jobs"], dependencies=[Depends(require_token)])
 

@@ -21,8 +21,8 @@ from backend.config import (
     TemporalSettings,
     save_settings,
 )
+from backend.domain.source_config import SourceConfig
 from backend.faults import fault_point
-from backend.sources.config import SourceConfig
 from backend.sources.link import MAX_LINK_LENGTH, SourceLinkError, resolve_source_link
 from backend.store.staleness import threshold_cleared_jobs
 from backend.temporal.dispatch import start_policy_rerun

@@ -1,18 +1,17 @@
 """Workflow runs: the projection-backed list, one run's detail and timeline, and the
 cooperative, idempotent cancel command.
 
-Every read refreshes ``workflow_run_projections`` first (cheap when nothing is new), so
-the answer reflects every event already in the log. Discover, job preparation and Apply
-share this one history contract: one status vocabulary, one terminal interpretation and
-one cancellation boundary."""
+Reads only read: ``workflow_run_projections`` is folded in each append's own transaction,
+so the answer reflects every event already in the log, and a requester from Temporal's
+history (a cancel asked outside JobCtrl) is recorded by the worker's reconcile pass.
+Discover, job preparation and Apply share this one history contract: one status
+vocabulary, one terminal interpretation and one cancellation boundary."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import logging
-import time
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
@@ -36,15 +35,7 @@ from backend.projections.workflow_runs import (
 )
 from backend.store import run_records
 from backend.store.db import Database
-from backend.store.events import any_recorded
 from backend.store.provider_failures import provider_failures_for_run
-from backend.temporal.loops.recovered_history import (
-    HISTORY_TIMEOUT_S,
-    cancellation_fact,
-    find_cancel_request,
-    history_dedupe_key,
-    recovered_dedupe_key,
-)
 
 log = logging.getLogger(__name__)
 
@@ -69,8 +60,6 @@ TRANSIENT_ERROR_CODES = frozenset({
 MANUAL_RECOVERY_STAGE_STATUSES = ("failed", "exhausted")
 
 LOCAL_REQUESTER = "local_operator"
-RUNNING_RECHECK_S = 2.0
-UNREADABLE_RECHECK_S = 30.0
 
 Status = Literal["running", "completed", "failed", "canceled"]
 SortKey = Literal["startedAt", "closedAt", "durationMs", "workflowType", "status"]
@@ -315,76 +304,8 @@ async def _diagnostics(db: Database, row: WorkflowRunRow,
     )
 
 
-# --- the Temporal-history requester backfill --------------------------------------------
-
-
-class _HistoryChecks:
-    """When each run's history was last read without finding a cancel request: a running
-    run is re-read at most every few seconds, a canceled one only once, and an unreadable
-    history is retried after a pause so an unreachable Temporal cannot slow every read."""
-
-    def __init__(self) -> None:
-        self.checked: dict[str, tuple[str, float, float]] = {}
-
-    def due(self, row: WorkflowRunRow) -> bool:
-        seen = self.checked.get(row.run_id)
-        if seen is None:
-            return True
-        status, at, wait_s = seen
-        return row.status != status or time.monotonic() - at >= wait_s
-
-    def mark(self, row: WorkflowRunRow, *, failed: bool = False) -> None:
-        if len(self.checked) > 10_000:
-            self.checked.clear()
-        if failed:
-            wait_s = UNREADABLE_RECHECK_S
-        else:
-            wait_s = RUNNING_RECHECK_S if row.status == "running" else float("inf")
-        self.checked[row.run_id] = (row.status, time.monotonic(), wait_s)
-
-
-def _history_checks(request: Request) -> _HistoryChecks:
-    checks = getattr(request.app.state, "workflow_history_checks", None)
-    if checks is None:
-        checks = _HistoryChecks()
-        request.app.state.workflow_history_checks = checks
-    return checks
-
-
 def intent_dedupe_key(run_id: str) -> str:
     return f"CancelRequested:request_intent:{run_id}"
-
-
-async def backfill_temporal_requester(request: Request, row: WorkflowRunRow) -> bool:
-    """Record who asked Temporal to cancel this run, from its immutable history, once.
-    Unreachable history means no backfill and no error. True when a fact was written."""
-    if row.status not in ("running", "canceled"):
-        return False
-    context = request.app.state.context
-    db: Database = context.db
-    # A requester the reconciler already restored (recovered_temporal_history) counts too.
-    known = await any_recorded(db, history_dedupe_key(row.run_id),
-                               recovered_dedupe_key(row.run_id))
-    checks = _history_checks(request)
-    if known or not checks.due(row):
-        return False
-    try:
-        client = await context.temporal()
-        if client is None:
-            checks.mark(row, failed=True)
-            return False
-        found = await asyncio.wait_for(find_cancel_request(client, row), HISTORY_TIMEOUT_S)
-    except Exception as error:  # noqa: BLE001 - history unavailable: no backfill
-        log.info("history of run %s not readable (%s); no requester backfill", row.run_id,
-                 type(error).__name__)
-        checks.mark(row, failed=True)
-        return False
-    if found is None:
-        checks.mark(row)
-        return False
-    event = cancellation_fact(row, found, "temporal_history")
-    return await run_records.record_run_fact(db, event, job_id=row.job_id,
-                                             dedupe_key=history_dedupe_key(row.run_id))
 
 
 @router.get("/v1/workflow-runs/{run_id}", response_model=WorkflowRunDetail,
@@ -394,8 +315,8 @@ async def get_workflow_run(request: Request, run_id: str = RUN_ID) -> WorkflowRu
     exact run), failure diagnostics and the raw identifiers."""
     db: Database = request.app.state.context.db
     row = await _run_or_404(db, run_id)
-    if await backfill_temporal_requester(request, row):
-        row = await _run_or_404(db, run_id)
+    # Reads only: a requester from Temporal's own history (a cancel asked outside JobCtrl)
+    # is recorded by the worker's reconcile pass (loops/recovered_history.py).
     timeline = await _timeline(db, run_id)
     return WorkflowRunDetail(
         **_summary(row, await _related_job(db, row.job_id)),

@@ -9,17 +9,13 @@ remote-only job seeker) replace or join the model's lines, and the cap follows.
 from __future__ import annotations
 
 from datetime import date
-from typing import TYPE_CHECKING
 
 from backend.domain.fit import CAPS, DEAL_BREAKER_CAP, FitLedger, Requirement, ScoreCap
 from backend.domain.profile import CandidateProfile
 from backend.pipeline.fit import evidence as ev
 from backend.pipeline.fit.places import Arrangement, country_of, location_requirement, posting_arrangement
 from backend.pipeline.fit.requirements import extract_needs
-from backend.pipeline.text import contains_term, normalize
-
-if TYPE_CHECKING:
-    from backend.pipeline.score import JobText
+from backend.pipeline.text import JobText, contains_term, normalize
 
 MAX_REQUIREMENTS = 80  # FitLedger's limit
 MAX_MENTIONED_SKILLS = 12  # skills only named in passing: enough to show, not to drown the musts

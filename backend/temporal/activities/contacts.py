@@ -18,7 +18,7 @@ from temporalio.exceptions import ApplicationError
 
 from backend.config import AppPaths, load_settings
 from backend.contacts import extract
-from backend.contacts.policy import POSTING_TEXT, ContactSourceConfig, source_url
+from backend.domain.contact_policy import POSTING_TEXT, ContactSourceConfig, source_url
 from backend.domain.contacts import SourceAttempt, SourceDocument
 from backend.domain.model import CamelModel
 from backend.llm.admission import Basis, readmit_call

@@ -35,6 +35,7 @@ from temporalio.exceptions import ApplicationError
 from backend.config import AppPaths, load_settings
 from backend.domain import events as ev
 from backend.domain.clock import to_iso, utc_now_iso
+from backend.domain.source_config import SourceConfig
 from backend.domain.stages import (
     ACTIVE_STATUSES,
     BELOW_MIN_FIT_SCORE,
@@ -44,7 +45,6 @@ from backend.domain.stages import (
     STAGES,
 )
 from backend.projections import pipeline_steps as steps
-from backend.sources.config import SourceConfig
 from backend.sources.errors import SourceError
 from backend.sources.registry import fetch_source
 from backend.store import coverage, lineage, passes, plan_inputs
@@ -68,8 +68,8 @@ from backend.temporal.contracts import (
     FanoutPlan,
     FinalizeInput,
     PlanInput,
+    prep_workflow_id,
 )
-from backend.temporal.workflows.preparation import prep_workflow_id
 
 log = logging.getLogger(__name__)
 

@@ -26,7 +26,7 @@ from backend.config import AppPaths
 from backend.domain.clock import to_iso
 from backend.domain.ids import job_id_for_url, receipt_hash
 from backend.domain.provider_progress import ProviderProgress, StampedProviderProgress
-from backend.sources.config import JobSpySource
+from backend.domain.source_config import JobSpySource
 from backend.sources.errors import (
     SourceError,
     SourceMisconfigured,

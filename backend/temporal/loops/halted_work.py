@@ -51,12 +51,13 @@ from backend.store.staleness import busy_jobs
 from backend.temporal.activities.contacts import ContactResearchInput
 from backend.temporal.activities.discovery import decide_preparation
 from backend.temporal.batch_contracts import BatchInput
+from backend.temporal.contracts import prep_workflow_id
 from backend.temporal.dispatch import start_preparation
 from backend.temporal.workflows.batch import PAID_STAGES as BATCH_PAID_STAGES
 from backend.temporal.workflows.batch import WORKFLOW_TYPE as BATCH_TYPE
 from backend.temporal.workflows.contact_research import PAID_CALLS as CONTACT_PAID_CALLS
 from backend.temporal.workflows.contact_research import WORKFLOW_TYPE as CONTACT_TYPE
-from backend.temporal.workflows.preparation import PAID_STAGES, prep_workflow_id
+from backend.temporal.workflows.preparation import PAID_STAGES
 
 Kind = Literal["preparation", "batch", "contacts"]
 RESUMED_EVENT = "PreparationBudgetResumed"

@@ -80,9 +80,9 @@ from backend.temporal.contracts import (
     FinalizeInput,
     PlanInput,
     PrepInput,
+    prep_workflow_id,
 )
 from backend.temporal.workflows.preparation import WORKFLOW_TYPE as PREP_WORKFLOW_TYPE
-from backend.temporal.workflows.preparation import prep_workflow_id
 
 DECODER_VERSION = 3
 PASS_KINDS = ("enrichment_pass", "pdf_render")

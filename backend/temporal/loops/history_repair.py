@@ -1,10 +1,14 @@
 """The worker's history repair of Discover executions whose coverage is not proven.
 
-Selected: checkpoints in ``recovering`` / ``retrying`` (a native proof downgraded by a read,
-or an earlier repair that could not finish), and Discover runs older than the reconciler's
-minimum age that have no checkpoint row at all. ``ready`` rows are never touched (a read
-revalidates them and downgrades a stale one, which selects it here), nor ``incomplete``
-ones (a terminal audit state).
+Each pass first revalidates the newest ``ready`` checkpoints
+(:func:`backend.projections.coverage.persist_stale_verdicts`): a read only *reports* a stale
+proof (a GET never writes), so this pass refolds the step rows the projection lost and
+persists the ``ready → recovering`` downgrade of a proof that still fails.
+
+Selected: checkpoints in ``recovering`` / ``retrying`` (a native proof downgraded by that
+revalidation, or an earlier repair that could not finish), and Discover runs older than the
+reconciler's minimum age that have no checkpoint row at all. ``ready`` rows are not
+repaired, nor ``incomplete`` ones (a terminal audit state).
 
 For each execution :func:`repair_execution` reads the exact workflow/run history (outside
 the write lock), decodes it (``backend/temporal/loops/history_decoder.py``) and, in one
@@ -73,6 +77,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from backend.domain import events as ev
 from backend.domain.clock import utc_now
 from backend.projections import pipeline_steps as steps
+from backend.projections.coverage import persist_stale_verdicts
 from backend.store import coverage, lineage, passes
 from backend.store import discovery as runs
 from backend.store.db import Database
@@ -104,6 +109,7 @@ class HistoryUnreadable(Exception):
 @dataclass
 class RepairReport:
     repaired: dict[str, str] = field(default_factory=dict)   # run id → resulting status
+    revalidated: dict[str, str] = field(default_factory=dict)  # stale ready proofs judged
 
 
 # --- selection ---------------------------------------------------------------------------
@@ -315,11 +321,14 @@ async def repair_histories(db: Database, client: Client, *, older_than: timedelt
                            limit: int = PASS_LIMIT) -> RepairReport:
     """One repair pass (the worker runs it before accepting work and on every heartbeat)."""
     report = RepairReport()
+    # A stale ready proof is persisted as recovering here, so it is selected just below.
+    report.revalidated = await persist_stale_verdicts(db)
     for ref in await executions_needing_repair(db, older_than=older_than, limit=limit):
         result = await repair_execution(db, client, ref)
         report.repaired[ref.discover_run_id] = result.status
         if result.error_code == HISTORY_UNAVAILABLE:
             break  # Temporal is unreachable: the others would wait for the same timeout
-    if report.repaired:
-        log.info("history repair: %s", report.repaired)
+    if report.repaired or report.revalidated:
+        log.info("history repair: %s (stale ready proofs: %s)", report.repaired,
+                 report.revalidated)
     return report

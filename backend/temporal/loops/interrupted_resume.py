@@ -33,9 +33,9 @@ from backend.faults import stall_point
 from backend.store.db import Database
 from backend.store.preparation_halts import INFRASTRUCTURE_CODES, count_job_events, has_event
 from backend.store.resume_intents import record_resume_intent
+from backend.temporal.contracts import prep_workflow_id
 from backend.temporal.dispatch import start_preparation
 from backend.temporal.loops.budget_resume import Halt, halted_jobs, newer_execution_exists
-from backend.temporal.workflows.preparation import prep_workflow_id
 
 log = logging.getLogger(__name__)
 

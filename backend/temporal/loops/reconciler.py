@@ -35,7 +35,13 @@ from backend.store import contacts as contact_tasks
 from backend.store import discovery as runs
 from backend.store.db import Database
 from backend.store.lifecycle import record_workflow_terminal
-from backend.temporal.loops.recovered_history import restore_cancel_requester
+from backend.temporal.loops.recovered_history import (
+    WORKER_CHECKS,
+    HistoryChecks,
+    backfill_cancel_requesters,
+    backfill_requester,
+    restore_cancel_requester,
+)
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +65,7 @@ class ReconcileReport:
     not_found: list[str] = field(default_factory=list)
     recovered: list[str] = field(default_factory=list)
     restored_requesters: list[str] = field(default_factory=list)
+    backfilled_requesters: list[str] = field(default_factory=list)  # temporal_history
     passes_completed: int = 0
 
 
@@ -69,8 +76,8 @@ async def open_runs(db: Database, *, older_than: timedelta = MIN_AGE) -> list[Wo
     return [row_from_record(record) for record in records]
 
 
-async def reconcile_runs(db: Database, client: Client, *,
-                         older_than: timedelta = MIN_AGE) -> ReconcileReport:
+async def reconcile_runs(db: Database, client: Client, *, older_than: timedelta = MIN_AGE,
+                         checks: HistoryChecks = WORKER_CHECKS) -> ReconcileReport:
     # The worker-side repair of the run list (rows lost behind the builder's back);
     # appends fold themselves, so this normally only reads.
     await refresh_workflow_runs(db)
@@ -92,9 +99,15 @@ async def reconcile_runs(db: Database, client: Client, *,
             # Temporal facts of the lost window come back as recovered evidence.
             if await restore_cancel_requester(db, client, row):
                 report.restored_requesters.append(row.run_id)
+        elif _cancel_requested(described) and await backfill_requester(db, client, row,
+                                                                        checks):
+            report.backfilled_requesters.append(row.run_id)  # asked outside JobCtrl
         if status in CLOSED_OUTCOME:
             await _record_closed(db, row, *CLOSED_OUTCOME[status])
             report.closed.append(row.run_id)
+    # Who asked Temporal to cancel a run that ended canceled (the GET only reads it).
+    report.backfilled_requesters += await backfill_cancel_requesters(db, client,
+                                                                     checks=checks)
     async with db.transaction() as conn:
         # Downstream of an upstream that gave up is blocked, not waiting (rows stranded
         # before reconcile_failure did this, or by a run this pass just closed).
@@ -105,6 +118,11 @@ async def reconcile_runs(db: Database, client: Client, *,
         log.info("reconciled runs: %s closed, %s not found, %s recovered",
                  len(report.closed), len(report.not_found), len(report.recovered))
     return report
+
+
+def _cancel_requested(described) -> bool:
+    """Temporal's own flag: a cancel request reached this run (from any client)."""
+    return bool(described.raw_description.workflow_extended_info.cancel_requested)
 
 
 async def _verdict(db: Database, row: WorkflowRunRow, verdict: str,

@@ -1,5 +1,15 @@
-"""Restoring Temporal-history facts for a run whose provisional ``reconciled_not_found``
-verdict is replaced because the exact run is found again.
+"""The Temporal-side cancellation requester of a run, recorded by the worker's pass.
+
+Live backfill (:func:`backfill_cancel_requesters`, every reconcile pass): a run someone
+asked Temporal to cancel (the ``temporal`` CLI, the UI, another client; JobCtrl's own
+request is recorded apart as ``request_intent``) gets a ``WorkflowCancellationRequested``
+fact with evidence kind ``temporal_history`` read from its immutable history, once. The
+candidates are the canceled runs with no requester recorded yet (each read once per worker
+process) and the running runs whose describe says a cancel was requested. A GET never
+writes, so this used to happen on ``GET /v1/workflow-runs/{runId}`` and now happens here.
+
+Restoring after a provisional ``reconciled_not_found`` verdict is replaced because the
+exact run is found again:
 
 While the run was "not found", no Temporal requester could be read for it. When the
 reconciler finds the exact run again, the cancellation requester its history carries is
@@ -13,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from datetime import UTC, timedelta
 
 from temporalio.api.enums.v1 import EventType
@@ -20,7 +31,7 @@ from temporalio.client import Client
 
 from backend.domain import events as ev
 from backend.domain.clock import to_iso, utc_now_iso
-from backend.projections.workflow_runs import WorkflowRunRow
+from backend.projections.workflow_runs import WorkflowRunRow, row_from_record
 from backend.store import run_records
 from backend.store.db import Database
 from backend.store.events import any_recorded
@@ -35,9 +46,14 @@ def recovered_dedupe_key(run_id: str) -> str:
     return f"CancelRequested:{RECOVERED_BOUNDARY}:{run_id}"
 
 
+LIVE_BOUNDARY = "temporal_history"
+UNREADABLE_RECHECK_S = 30.0   # an unreadable history is read again after this pause
+CANCELED_PER_PASS = 20        # canceled runs whose history one pass reads
+
+
 def history_dedupe_key(run_id: str) -> str:
-    # The key the API's live history backfill uses (backend/api/routers/workflow_runs.py).
-    return f"CancelRequested:temporal_history:{run_id}"
+    # The key of the live backfill (backfill_cancel_requesters).
+    return f"CancelRequested:{LIVE_BOUNDARY}:{run_id}"
 
 
 async def find_cancel_request(client: Client, row: WorkflowRunRow):
@@ -72,7 +88,7 @@ def _requester_keys(run_id: str) -> tuple[str, str]:
 
 async def restore_cancel_requester(db: Database, client: Client, row: WorkflowRunRow) -> bool:
     """Record the recovered run's Temporal cancellation requester once; True when a fact
-    was written. An unreadable history writes nothing (the API backfill may later)."""
+    was written. An unreadable history writes nothing (the live backfill may later)."""
     if await any_recorded(db, *_requester_keys(row.run_id)):
         return False
     try:
@@ -87,3 +103,74 @@ async def restore_cancel_requester(db: Database, client: Client, row: WorkflowRu
     return await run_records.record_run_fact(
         db, event, job_id=row.job_id, dedupe_key=recovered_dedupe_key(row.run_id),
         unless_recorded=_requester_keys(row.run_id))  # re-checked inside the write
+
+
+# --- the live backfill -------------------------------------------------------------------
+
+
+class HistoryChecks:
+    """Which runs' histories this process has read without finding a requester: a
+    canceled run is read once; an unreadable history again after a pause, so an
+    unreachable Temporal cannot slow every pass."""
+
+    def __init__(self) -> None:
+        self.checked: dict[str, tuple[str, float, float]] = {}
+
+    def due(self, row: WorkflowRunRow) -> bool:
+        seen = self.checked.get(row.run_id)
+        if seen is None:
+            return True
+        status, at, wait_s = seen
+        return row.status != status or time.monotonic() - at >= wait_s
+
+    def mark(self, row: WorkflowRunRow, *, failed: bool = False) -> None:
+        if len(self.checked) > 10_000:
+            self.checked.clear()
+        wait_s = UNREADABLE_RECHECK_S if failed else float("inf")
+        self.checked[row.run_id] = (row.status, time.monotonic(), wait_s)
+
+
+WORKER_CHECKS = HistoryChecks()  # the worker process's memory across passes
+
+
+async def backfill_requester(db: Database, client: Client, row: WorkflowRunRow,
+                             checks: HistoryChecks = WORKER_CHECKS) -> bool:
+    """Record who asked Temporal to cancel this run, from its history, once; True when a
+    fact was written. An unreadable history writes nothing (retried after a pause)."""
+    if not checks.due(row) or await any_recorded(db, *_requester_keys(row.run_id)):
+        return False
+    try:
+        found = await asyncio.wait_for(find_cancel_request(client, row), HISTORY_TIMEOUT_S)
+    except Exception as error:  # noqa: BLE001 - history unavailable: no backfill now
+        log.info("history of run %s not readable (%s); no requester backfill", row.run_id,
+                 type(error).__name__)
+        checks.mark(row, failed=True)
+        return False
+    if found is None:
+        checks.mark(row)
+        return False
+    event = cancellation_fact(row, found, LIVE_BOUNDARY)
+    return await run_records.record_run_fact(
+        db, event, job_id=row.job_id, dedupe_key=history_dedupe_key(row.run_id),
+        unless_recorded=(recovered_dedupe_key(row.run_id),))  # a restored one counts too
+
+
+async def canceled_without_requester(db: Database) -> list[WorkflowRunRow]:
+    """Canceled runs whose Temporal-side requester is not recorded yet, newest first."""
+    records = await run_records.runs_without_fact(
+        db, status="canceled", dedupe_keys=_requester_keys)
+    return [row_from_record(record) for record in records]
+
+
+async def backfill_cancel_requesters(db: Database, client: Client, *,
+                                     checks: HistoryChecks = WORKER_CHECKS,
+                                     limit: int = CANCELED_PER_PASS) -> list[str]:
+    """The canceled runs' half of the live backfill (the reconcile pass gives the running
+    runs whose describe says a cancel was requested to :func:`backfill_requester`).
+    Returns the run ids a requester was recorded for."""
+    recorded = []
+    due = [row for row in await canceled_without_requester(db) if checks.due(row)]
+    for row in due[:limit]:
+        if await backfill_requester(db, client, row, checks):
+            recorded.append(row.run_id)
+    return recorded

@@ -39,9 +39,9 @@ with workflow.unsafe.imports_passed_through():
         FinalizeInput,
         PlanInput,
         PrepInput,
+        prep_workflow_id,
     )
     from backend.temporal.workflows.common import BOOKKEEPING, NON_RETRYABLE
-    from backend.temporal.workflows.preparation import prep_workflow_id
 
 DISCOVER_WORKFLOW_ID = "discover-local"
 FANOUT_BATCH = 50  # child starts issued together in one workflow task

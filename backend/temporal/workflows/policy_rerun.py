@@ -20,10 +20,9 @@ from temporalio.workflow import ParentClosePolicy
 with workflow.unsafe.imports_passed_through():
     from backend.config import PREP_TASK_QUEUE
     from backend.pipeline.policy_rerun import WORKFLOW_TYPE, fanout_chunks
-    from backend.temporal.contracts import PrepInput, RunRef
+    from backend.temporal.contracts import PrepInput, RunRef, prep_workflow_id
     from backend.temporal.policy_contracts import PolicyRerunInput, PolicyRerunResult
     from backend.temporal.workflows.common import closing_on_error, current_run, record_lifecycle
-    from backend.temporal.workflows.preparation import prep_workflow_id
 
 
 @workflow.defn(name=WORKFLOW_TYPE)

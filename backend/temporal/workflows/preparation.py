@@ -34,10 +34,6 @@ PAID_STAGES = ("score", "tailor", "cover")  # the stages that may call a paid mo
 
 
 
-def prep_workflow_id(idempotency_key: str) -> str:
-    return f"prep-{idempotency_key}"
-
-
 @workflow.defn(name=WORKFLOW_TYPE)
 class JobPreparationWorkflow:
     @workflow.run
