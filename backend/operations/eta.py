@@ -61,7 +61,11 @@ Withholding precedence (first match wins; deterministic for every estimate kind)
                                           queued work, or (source families) sweep demand
                                           exceeding spare capacity
     7. no_dispatch          (paused)      work remains but no recent dispatch was observed
-    8. membership_open      (calibrating) overall ETA while execution membership is open;
+    8. membership_open      (calibrating) overall ETA while execution membership is open
+                                          (jobs can still join: a source is still
+                                          running, or the backlog sweep has not linked
+                                          its cohort and an outside job could be swept
+                                          in; backend/operations/phase.membership_open);
                                           per-stage / source-family estimates only when
                                           their known scoped backlog is zero
     9. insufficient_samples (calibrating) a priced stage has fewer than 5 samples, or the

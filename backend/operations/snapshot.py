@@ -11,6 +11,7 @@ runtime facts from fresh worker heartbeats. Unknown stays null or a typed reason
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -24,6 +25,8 @@ from backend.operations.phase import (
     PhaseFacts,
     execution_phase,
     failed_step_count,
+    membership_facts,
+    membership_open,
     open_boundary_count,
 )
 from backend.operations.stage_counts import (
@@ -72,17 +75,38 @@ async def select_execution(db: Database) -> dict | None:
     return executions[0] if executions else None
 
 
+def _families_planned_and_reported(execution: dict) -> tuple[int, int]:
+    families = json.loads(execution["families_json"])
+    return len(families), len(json.loads(execution["progress_json"]).get("families", {}))
+
+
 def _phase(execution: dict, *, unresolved: int, families_failed: int,
            stage_failures: int, steps=()) -> str:
     """See backend/operations/phase.py: an open enrichment_pass / pdf_render boundary
     keeps a closed execution draining, like unresolved per-job work."""
-    families = json.loads(execution["families_json"])
-    done = len(json.loads(execution["progress_json"]).get("families", {}))
+    planned, done = _families_planned_and_reported(execution)
     return execution_phase(PhaseFacts(
-        workflow_status=execution["workflow_status"], families_planned=len(families),
+        workflow_status=execution["workflow_status"], families_planned=planned,
         families_reported=done, families_failed=families_failed,
         unresolved_jobs=unresolved, stage_failures=stage_failures,
         open_boundaries=open_boundary_count(steps), failed_steps=failed_step_count(steps)))
+
+
+async def _membership_open(db: Database, ref: DiscoveryExecutionRef, execution: dict, steps,
+                           outside: dict[str, CountBlock]) -> bool:
+    """backend/operations/phase.membership_open. Whether an outside job could still be
+    swept in is read only when it decides the answer: sources done, sweep not linked yet.
+    Outside work still in progress (another run's jobs) may end in a state the sweep
+    takes, so it counts as "could" too."""
+    planned, reported = _families_planned_and_reported(execution)
+    facts = membership_facts(steps, workflow_running=execution["workflow_status"] == "running",
+                             sources_done=reported >= planned, backlog_may_join=None)
+    if facts.workflow_running and facts.sources_done and not (
+            facts.sweep_linked or facts.fanout_closed):
+        may_join = (any(remaining(block) for block in outside.values())
+                    or await operations_reads.sweep_has_candidate(db, ref))
+        facts = replace(facts, backlog_may_join=may_join)
+    return membership_open(facts)
 
 
 def _source_families(execution: dict) -> dict:
@@ -227,9 +251,7 @@ async def read_operations_snapshot(db: Database, paths: AppPaths, settings: AppS
         coverage = coverage_row.to_payload()
         steps = await list_steps(db, ref)
         workflow_running = execution["workflow_status"] == "running"
-        # Membership closes with the terminal fan-out (or when the workflow itself ends).
-        membership_open = workflow_running and not any(
-            step.item_key == "fanout:sweep" and step.terminal for step in steps)
+        membership_is_open = await _membership_open(db, ref, execution, steps, outside)
         families = _source_families(execution)
         families["providerProgress"] = await _provider_progress(db, ref, steps)
         reconciliation = _reconciliation(steps, workflow_running=workflow_running)
@@ -244,7 +266,7 @@ async def read_operations_snapshot(db: Database, paths: AppPaths, settings: AppS
                             steps=steps),
             "startedAt": execution["started_at"],
             "finishedAt": execution["finished_at"],
-            "membershipOpen": membership_open,
+            "membershipOpen": membership_is_open,
         }
         inputs = eta_v1.EtaInputs(
             now=now,
@@ -256,7 +278,7 @@ async def read_operations_snapshot(db: Database, paths: AppPaths, settings: AppS
                     for stage in current],
             samples=await _samples(db, now),
             capacity=eta_capacity(capacity),
-            membership_open=membership_open,
+            membership_open=membership_is_open,
             coverage_ready=coverage_row.ready,
             budget_blocked=budget.exhausted or budget_halted > 0,
             inventory_truncated=bool(capacity.active_items_truncated),

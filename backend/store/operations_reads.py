@@ -9,6 +9,8 @@ from collections.abc import Iterable
 
 from backend.config import TENANT_ID
 from backend.store.db import Database
+from backend.store.plan_inputs import backlog_candidates
+from backend.store.stages import REDO_STATUSES, RETRYABLE_BLOCKS
 
 
 async def recent_executions(db: Database, limit: int) -> list[dict]:
@@ -60,3 +62,15 @@ async def settled_counts(db: Database, stages: tuple[str, ...], statuses: tuple[
         (TENANT_ID, *stages, *statuses, after),
     )
     return {stage: int(n) for stage, n in rows}
+
+
+async def sweep_has_candidate(db: Database, ref) -> bool:
+    """Whether one job outside the execution ``ref`` is one its backlog sweep would take
+    now. A superset of the sweep's rule: every block that can lift counts (the sweep
+    drops a profile block while no profile exists), so "no" is safe to rely on."""
+    async with db.read_snapshot() as conn:
+        found = await backlog_candidates(
+            conn, tenant_id=ref.tenant_id, discover_workflow_id=ref.discover_workflow_id,
+            discover_run_id=ref.discover_run_id, redo_statuses=REDO_STATUSES,
+            lifting_blocks=RETRYABLE_BLOCKS, limit=1)
+    return bool(found)

@@ -1,7 +1,8 @@
-"""The main window: service states, the views as tabs (Discover is in Pipelines), the
-live Activity list, a menu bar with the platform's shortcuts (File → Refresh F5, Settings,
-Quit; Edit → Find jobs; Help → About), and its size, position and last view remembered in
-the app dir (``desktop.window_state``).
+"""The main window: one plain status line (starting, ready, reconnecting; the services'
+own states and the Temporal Web UI link are in Pipelines → Details), the views as tabs
+(Discover is in Pipelines), the live Activity list, a menu bar with the platform's
+shortcuts (File → Refresh F5, Settings, Quit; Edit → Find jobs; Help → About), and its
+size, position and last view remembered in the app dir (``desktop.window_state``).
 
 No I/O here: the window calls the controller's plain methods and reacts to its signals.
 A résumé file dragged anywhere over the window shows a drop hint; dropped, it goes
@@ -9,7 +10,7 @@ through Settings' one importer and opens as a draft in Settings → Your profile
 Each view is a tab (``VIEW_TABS``) built the first time it is shown or asked for (a job
 link, a dropped résumé, the first event for Activity): until then its tab holds a
 "Starting…" placeholder, and this module imports no view module, so the window's first
-frame — its layout, menus and service states — paints before anything heavy is imported.
+frame — its layout, menus and status line — paints before anything heavy is imported.
 Views connect to ``controller.views_invalidated`` for the view keys they show.
 """
 
@@ -45,11 +46,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.presenters.window_status import READY, status_line
 from desktop.qt_compat import emit
-from desktop.shell import SERVICE_NAMES, DiscoverOutcome, ShellController
+from desktop.shell import DiscoverOutcome, ShellController
 from desktop.theme import COLORS, notice_style
 from desktop.views.partials.menu_bar import MenuCommands, build_menu_bar
-from desktop.views.status_indicators import ServiceIndicator, StreamIndicator
+from desktop.views.status_indicators import WindowStatusLine
 from desktop.window_state import (
     WindowState,
     clamp_to_screens,
@@ -241,6 +243,11 @@ class MainWindow(QMainWindow):
         self._api_ready = False
         self._runtime: RuntimeInfo | None = None
         self._stream_seen_live = False
+        # What the status line is made of: each service's latest state, the stream's.
+        self.service_states: dict[str, str] = {}
+        self.stream = "offline"
+        self._was_ready = False
+        self._start_failed = False
         self._discover_pending = False
         self._stopping = False
         self._may_close = False
@@ -279,19 +286,13 @@ class MainWindow(QMainWindow):
 
         status_row = QHBoxLayout()
         status_row.setSpacing(8)
-        self.service_indicators = {
-            name: ServiceIndicator(SERVICE_TITLES[name], central) for name in SERVICE_NAMES
-        }
-        for indicator in self.service_indicators.values():
-            status_row.addWidget(indicator)
+        self.status_line = WindowStatusLine(central)
+        status_row.addWidget(self.status_line)
         status_row.addStretch(1)
         # Discover lives in the Pipelines view (one control, next to the sources it runs).
         self.jobs_label = QLabel(central)
         self.jobs_label.setObjectName("jobsDiscovered")
         status_row.addWidget(self.jobs_label)
-        status_row.addSpacing(8)
-        self.stream_indicator = StreamIndicator(central)
-        status_row.addWidget(self.stream_indicator)
         root.addLayout(status_row)
 
         self.banner = Banner(central)
@@ -311,11 +312,7 @@ class MainWindow(QMainWindow):
         self.app_dir_label = QLabel(central)
         self.app_dir_label.setObjectName("appDirLabel")
         self.app_dir_label.setOpenExternalLinks(True)
-        self.temporal_ui_label = QLabel(central)
-        self.temporal_ui_label.setObjectName("temporalUiLabel")
-        self.temporal_ui_label.setOpenExternalLinks(True)
         footer.addWidget(self.app_dir_label)
-        footer.addWidget(self.temporal_ui_label)
         footer.addStretch(1)
         root.addLayout(footer)
 
@@ -553,9 +550,8 @@ class MainWindow(QMainWindow):
     # -- controller signals ---------------------------------------------------------------
 
     def on_service_status(self, status: ServiceStatus) -> None:
-        indicator = self.service_indicators.get(status.name)
-        if indicator is not None:
-            indicator.show_status(status)
+        self.service_states[status.name] = status.state
+        self._show_status()
         if status.name == "api":
             self._api_ready = status.state == "ready"
             self._update_actions()
@@ -568,20 +564,25 @@ class MainWindow(QMainWindow):
 
     def on_runtime_ready(self, info: RuntimeInfo) -> None:
         self._runtime = info
+        self._start_failed = False
         self.banner.hide()
         self._show_links()
+        self._show_status()
         self._update_actions()
 
     def on_start_failed(self, reason: str) -> None:
         self._runtime = None
         self._api_ready = False
+        self._start_failed = True
         self.banner.show_message(f"JobCtrl could not start: {reason}", "error", retry=True)
+        self._show_status()
         self._update_actions()
 
     def on_retry(self) -> None:
         self.banner.hide()
-        for indicator in self.service_indicators.values():
-            indicator.set_state("waiting")
+        self.service_states.clear()  # every service starts again
+        self._start_failed = False
+        self._show_status()
         if self._runtime is None:
             self.controller.start()
         else:  # a service failed after start-up: stop what still runs, then start again
@@ -597,7 +598,8 @@ class MainWindow(QMainWindow):
             self._show_jobs_count()
 
     def on_stream_state(self, state: str) -> None:
-        self.stream_indicator.set_state(state)
+        self.stream = state
+        self._show_status()
         if state == "live" and not self._stream_seen_live:
             self._stream_seen_live = True
             self._update_actions()
@@ -616,6 +618,7 @@ class MainWindow(QMainWindow):
     def on_stopping(self) -> None:
         self._stopping = True
         self.banner.show_message("Stopping services…", "info")
+        self._show_status()
         self._update_actions()
 
     # -- state --------------------------------------------------------------------------
@@ -653,20 +656,18 @@ class MainWindow(QMainWindow):
         self.jobs_label.setToolTip("Jobs found by Discover since this window opened; "
                                    "the Jobs tab lists every job")
 
+    def _show_status(self) -> None:
+        line = status_line(self.service_states, self.stream, was_ready=self._was_ready,
+                           stopping=self._stopping, start_failed=self._start_failed)
+        self._was_ready = self._was_ready or line == READY
+        self.status_line.show_line(line)
+
     def _show_links(self) -> None:
         app_dir = self.controller.app_dir
         url = QUrl.fromLocalFile(str(app_dir)).toString()
         self.app_dir_label.setText(
             f"App folder: <a href='{html.escape(url)}'>{html.escape(str(app_dir))}</a>"
         )
-        if self._runtime is None:
-            ui = f"<span style='color:{COLORS['idle']}'>available once Temporal runs</span>"
-        elif self._runtime.temporal_ui_url:
-            ui_url = html.escape(self._runtime.temporal_ui_url)
-            ui = f"<a href='{ui_url}'>{ui_url}</a>"
-        else:
-            ui = f"<span style='color:{COLORS['idle']}'>off</span>"
-        self.temporal_ui_label.setText(f"Temporal Web UI: {ui}")
 
     # -- closing ------------------------------------------------------------------------
 

@@ -101,8 +101,13 @@ class PipelinesView(LiveView):
         self._tick = QTimer(self)
         self._tick.setInterval(TICK_MS)
         self._tick.timeout.connect(self.show_times)
-        controller.service_status.connect(
-            lambda status: self.details.set_service_state(status.name, status.state))
+        # The services' states and the Temporal link live in Details. A view built after
+        # start-up begins from what the controller already knows.
+        for status in controller.statuses.values():
+            self.details.set_service_status(status)
+        if controller.info is not None:
+            self.details.set_temporal_ui(getattr(controller.info, "temporal_ui_url", None))
+        controller.service_status.connect(self.details.set_service_status)
         controller.stream_state.connect(self.details.set_stream_state)
         controller.runtime_ready.connect(
             lambda info: self.details.set_temporal_ui(getattr(info, "temporal_ui_url", None)))

@@ -27,7 +27,7 @@ def test_the_first_frame_shows_every_tab_and_builds_no_view(qtbot, tmp_path):
         tab.title for tab in VIEW_TABS]
     current = window.tabs.currentWidget()
     assert isinstance(current, ViewSlot) and current.text() == STARTING_TEXT
-    assert all(indicator.state == "waiting" for indicator in window.service_indicators.values())
+    assert window.service_states == {} and window.status_line.plain_text() == "Starting…"
     assert not window.menu_actions.refresh.isEnabled()  # nothing fetched, nothing to refresh
 
 

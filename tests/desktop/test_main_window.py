@@ -60,6 +60,10 @@ def runtime_info(app_dir: Path) -> RuntimeInfo:
     )
 
 
+def all_services(window: MainWindow, state: str) -> bool:
+    return window.service_states == dict.fromkeys(("temporal", "worker", "api"), state)
+
+
 def ready_all(controller: ShellController) -> None:
     for pid, name in enumerate(("temporal", "worker", "api"), start=100):
         controller.service_status.emit(ServiceStatus(name, "ready", pid=pid))
@@ -80,26 +84,30 @@ def test_window_shows_statuses_rows_and_counters(qtbot, tmp_path):
     assert window.findChildren(QPushButton, "discoverButton") == []  # no header duplicate
     assert not button.isEnabled()
     assert button.toolTip() == "Waiting for the API"
-    assert window.service_indicators["api"].text() == "API: waiting"
+    # The window says one plain thing; each service's state is in Pipelines → Details.
+    services = pipelines.details.services_label
+    assert window.status_line.plain_text() == "Starting…"
+    assert "API waiting" in services.text()
 
     controller.service_status.emit(ServiceStatus("temporal", "starting", pid=7))
-    # The process id is in the tooltip, not in the header's text (it must fit a laptop).
-    assert window.service_indicators["temporal"].text() == "Temporal: starting…"
-    assert "pid" not in window.service_indicators["temporal"].label.text()
-    assert window.service_indicators["temporal"].toolTip().endswith("Process id (pid): 7")
+    # The process id is in the tooltip, not in the text.
+    assert "Temporal starting…" in services.text() and "pid" not in services.text()
+    assert "Temporal: starting…, process id (pid) 7" in services.toolTip()
     ready_all(controller)
-    assert window.service_indicators["worker"].text() == "Worker: ready"
-    assert "Process id (pid): 101" in window.service_indicators["worker"].toolTip()
+    assert "Worker ready" in services.text()
+    assert "Worker: ready, process id (pid) 101" in services.toolTip()
+    assert window.status_line.plain_text() == "Starting…"  # the event stream is not live yet
     assert not button.isEnabled(), "no runtime info yet"
     controller.runtime_ready.emit(runtime_info(tmp_path))
     assert not button.isEnabled()
     assert button.toolTip() == "Waiting for the event stream"
-    assert "http://127.0.0.1:8233" in window.temporal_ui_label.text()
+    assert "http://127.0.0.1:8233" in pipelines.details.temporal_label.text()
     assert str(tmp_path) in window.app_dir_label.text()
     controller.stream_state.emit("live")
     assert window.discover_enabled_reason is None
     assert button.toolTip() != "Waiting for the event stream"  # the view's own rules now
-    assert window.stream_indicator.text() == "Events: live"
+    assert window.status_line.plain_text() == "Ready"
+    assert "Live updates live" in services.text()
 
     with qtbot.waitSignal(controller.views_invalidated) as invalidated:
         controller.dispatch(started(41))
@@ -123,13 +131,13 @@ def test_window_shows_statuses_rows_and_counters(qtbot, tmp_path):
 
     # The API restarting disables Discover; a reconnecting stream alone does not.
     controller.stream_state.emit("reconnecting")
-    assert window.stream_indicator.text() == "Events: reconnecting…"
+    assert window.status_line.plain_text() == "Reconnecting to the background service…"
     assert window.discover_enabled_reason is None
     controller.service_status.emit(ServiceStatus("api", "restarting", "exited with code 1"))
     assert not button.isEnabled()
     assert button.toolTip() == "Waiting for the API"
-    assert window.service_indicators["api"].text() == "API: restarting… (exited with code 1)"
-    assert "exited with code 1" in window.service_indicators["api"].toolTip()
+    assert "API restarting…" in services.text()
+    assert "API: restarting… (exited with code 1)" in services.toolTip()
     controller.service_status.emit(ServiceStatus("api", "ready", pid=200))
     assert window.discover_enabled_reason is None
 
@@ -277,7 +285,7 @@ def test_controller_drives_the_window_and_quits_in_order(qtbot, qloop, tmp_path)
     run = qloop.create_task(shell.run())
 
     qtbot.waitUntil(window.discover_button.isEnabled, timeout=10_000)
-    assert all(i.state == "ready" for i in window.service_indicators.values())
+    assert all_services(window, "ready")
     assert FakeSupervisor.instances[0].options["temporal_ui"] is False
 
     for event in (started(1), job(2, "Staff Engineer", "Initech"), completed(3, 1, 1)):
@@ -312,8 +320,8 @@ def test_controller_drives_the_window_and_quits_in_order(qtbot, qloop, tmp_path)
     assert run.result() == 0
     assert FakeSupervisor.instances[0].stopped and client.closed
     assert not window.isVisible()
-    assert window.stream_indicator.text() == "Events: offline"
-    assert all(i.state == "stopped" for i in window.service_indicators.values())
+    assert window.stream == "offline" and window.status_line.plain_text() == "Stopped"
+    assert all_services(window, "stopped")
 
 
 class BlockingSupervisor(FakeSupervisor):
@@ -332,7 +340,7 @@ def test_quit_while_starting_cancels_the_start_and_stops(qtbot, qloop, tmp_path)
     shell = DesktopShell(tmp_path, controller=controller)
     qtbot.addWidget(shell.window)
     run = qloop.create_task(shell.run())
-    qtbot.waitUntil(lambda: shell.window.service_indicators["worker"].state == "starting",
+    qtbot.waitUntil(lambda: shell.window.service_states.get("worker") == "starting",
                     timeout=10_000)
     assert not shell.window.discover_button.isEnabled()
     shell.request_quit()  # what SIGINT / SIGTERM do
@@ -413,13 +421,14 @@ def test_discover_end_to_end(qtbot, qloop, shell_app_dir):
         qtbot.mouseClick(window.banner.retry_button, Qt.MouseButton.LeftButton)
 
         qtbot.waitUntil(
-            lambda: all(i.state == "ready" for i in window.service_indicators.values()),
+            lambda: all_services(window, "ready"),
             timeout=90_000,
         )
         assert not window.banner.isVisible()
         qtbot.waitUntil(window.discover_button.isEnabled, timeout=30_000)
-        assert window.stream_indicator.state == "live"
-        assert window.temporal_ui_label.text().count("http://127.0.0.1:") == 2  # href + text
+        assert window.stream == "live" and window.status_line.plain_text() == "Ready"
+        temporal_link = window.views["pipelines"].details.temporal_label.text()
+        assert temporal_link.count("http://127.0.0.1:") == 2  # href + text
 
         # One blocker for the whole run, no polling: pytest-qt's own waits drop references
         # to True on the affected PySide6 (see desktop/qt_compat.py), the shell must not.
@@ -450,7 +459,7 @@ def test_discover_end_to_end(qtbot, qloop, shell_app_dir):
         qtbot.waitUntil(run.done, timeout=60_000)
         assert run.result() == 0
         assert not (shell_app_dir / "runtime.json").exists()
-        assert all(i.state == "stopped" for i in window.service_indicators.values())
+        assert all_services(window, "stopped")
         for name in ("temporal", "worker", "api"):
             assert not _alive(pids[name]), f"{name} (pid {pids[name]}) still runs"
     finally:
@@ -492,6 +501,6 @@ def test_retry_after_a_service_failed_for_good_restarts_the_services(qtbot, qloo
     assert FakeSupervisor.instances[0].stopped and clients[0].closed
     assert not FakeSupervisor.instances[1].stopped
     assert not window.banner.isVisible()
-    assert all(i.state == "ready" for i in window.service_indicators.values())
+    assert all_services(window, "ready")
     stopping = controller.shutdown()
     qtbot.waitUntil(stopping.done, timeout=10_000)

@@ -5,11 +5,13 @@ Discover moves the bar to the end and Cancel stops a run."""
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QLabel, QWidget
 
 from backend.supervision.services import ServiceStatus
 from desktop.presenters import operations as ops
@@ -64,6 +66,18 @@ def bar_agrees(view: PipelinesView, summary: ops.RunSummary) -> bool:
     return bar.maximum() == 1 and bar.value() == 0 if bar.isVisible() else not progress.text
 
 
+# What the services' states and the Temporal link read like (Details → Services).
+SERVICE_WORDS = re.compile(r"Temporal|Web UI|process id|Live updates|\b(API|Worker)"
+                           r" (waiting|starting|ready|external|restarting|failed|stopped)")
+
+
+def shown_outside(window: QWidget, details: QWidget) -> list[str]:
+    """The texts and tooltips of the labels on screen that are not inside ``details``."""
+    return [text for label in window.findChildren(QLabel)
+            if label.isVisible() and not details.isAncestorOf(label)
+            for text in (label.text(), label.toolTip()) if text]
+
+
 # --------------------------------------------------------------------------- recorded states
 
 
@@ -101,6 +115,10 @@ def test_every_recorded_state_agrees_with_the_tray_and_keeps_the_action_in_view_
         assert not pipelines.scroll.horizontalScrollBar().isVisible(), state
         # The operations detail is there, folded away.
         assert not pipelines.details.expanded and not pipelines.details.body.isVisible()
+        # The frame says one plain line; service states and the Temporal link only in Details.
+        assert fully_visible(window.status_line, window), state
+        outside = shown_outside(window, pipelines.details.body)
+        assert not [text for text in outside if SERVICE_WORDS.search(text)], (state, outside)
         _screenshot(window, f"pipelines-{name}-900x600.png")
     with qtbot.waitSignal(controller.stopped, timeout=10_000):
         controller.shutdown()

@@ -16,11 +16,12 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication, QLabel
 
 from desktop import theme
+from desktop.presenters.window_status import NOT_RUNNING
 from desktop.shell import ShellController
 from desktop.theme import COLORS, DARK, LIGHT, contrast_ratio, fusion_palette, swap_map
 from desktop.views.main_window import Banner, MainWindow
 from desktop.views.partials.stage_count_grid import StageCountGrid
-from desktop.views.status_indicators import ServiceIndicator
+from desktop.views.status_indicators import WindowStatusLine
 
 pytestmark = pytest.mark.desktop
 
@@ -87,7 +88,7 @@ class Styled:
     """Widgets styled while the app was light: a banner, a state label, a count grid."""
 
     banner: Banner
-    indicator: ServiceIndicator
+    indicator: WindowStatusLine
     grid: StageCountGrid
     window: MainWindow | None = None
 
@@ -99,11 +100,11 @@ class Styled:
 
 
 def styled(qtbot, window: MainWindow | None = None) -> Styled:
-    parts = Styled(Banner(), ServiceIndicator("API"), StageCountGrid(), window)
+    parts = Styled(Banner(), WindowStatusLine(), StageCountGrid(), window)
     for widget in (parts.banner, parts.indicator, parts.grid):
         qtbot.addWidget(widget)
     parts.banner.show_message("JobCtrl could not start: the port is taken", "error")
-    parts.indicator.set_state("failed", "exit code 1")
+    parts.indicator.show_line(NOT_RUNNING)
     parts.grid.set_counts({"score": {"failed": 2, "succeeded": 5}})
     return parts
 
@@ -119,7 +120,7 @@ def assert_shows(qtbot, mode: str, parts: Styled) -> None:
     assert COLORS["bad"] == table["bad"]
     banner = parts.banner.styleSheet()
     assert table["error_bg"] in banner and other["error_bg"] not in banner
-    indicator = parts.indicator.label.text()
+    indicator = parts.indicator.text()
     assert table["bad"] in indicator and other["bad"] not in indicator
     assert parts.failed_score_cell().foreground().color().name() == table["bad"]
     if parts.window is not None:

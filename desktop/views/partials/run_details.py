@@ -70,6 +70,7 @@ class RunDetails(Disclosure):
         super().__init__("Details", parent, name="runDetails")
         self.snapshot: dict[str, Any] | None = None
         self.services: dict[str, str] = {}
+        self.service_notes: dict[str, str] = {}  # per service: detail and pid (tooltip)
         self.stream = "offline"
         self.temporal_ui_url: str | None = None
         layout = self.body_layout
@@ -208,8 +209,14 @@ class RunDetails(Disclosure):
 
     # -- services (from the shell, not the snapshot) --------------------------------------
 
-    def set_service_state(self, name: str, state: str) -> None:
-        self.services[name] = state
+    def set_service_status(self, status) -> None:
+        """A ``ServiceStatus``: its state in the text; why it restarts (or the external
+        address) and the process id in the tooltip."""
+        self.services[status.name] = status.state
+        pid = status.pid if status.state in ("starting", "ready") else None
+        self.service_notes[status.name] = "".join(
+            ([f" ({status.detail})"] if status.detail else [])
+            + ([f", process id (pid) {pid}"] if pid else []))
         self._show_services()
 
     def set_stream_state(self, state: str) -> None:
@@ -228,6 +235,9 @@ class RunDetails(Disclosure):
         tone, words = STREAM_STATES.get(self.stream, ("idle", self.stream))
         parts.append(f"<span style='color:{COLORS[tone]}'>●</span> Live updates {words}")
         self.services_label.setText(" &nbsp; ".join(parts))
+        self.services_label.setToolTip("\n".join(
+            f"{title}: {SERVICE_STATES.get(self.services.get(name, 'waiting'), ('', '?'))[1]}"
+            f"{self.service_notes.get(name, '')}" for name, title in SERVICE_TITLES.items()))
         if self.temporal_ui_url:
             url = html.escape(self.temporal_ui_url)
             self.temporal_label.setText(f"Temporal Web UI: <a href='{url}'>{url}</a>")
