@@ -11,6 +11,7 @@ import os
 import sys
 
 from backend.paths import AppPaths, resolve_app_dir
+from backend.supervision import startup_gc
 from backend.supervision.display_probe import PROBE_COMMAND
 from backend.supervision.private_files import make_private, restrict_umask
 
@@ -86,6 +87,8 @@ def main(argv: list[str] | None = None) -> None:
     # First, so the app dir, its logs and everything the children write are private.
     restrict_umask()
     args = _parser().parse_args(argv)
+    if args.command in ("worker", "api"):
+        startup_gc.pause()  # until the child is ready (entrypoints resumes it)
     if args.command == PROBE_COMMAND:  # before the app dir: the probe touches no files
         from backend.supervision.display_probe import run_probe_child
 

@@ -1,45 +1,44 @@
-"""Which fetcher serves which configured source kind."""
+"""Which fetcher serves which configured source kind.
+
+Each fetcher's module is imported when its kind is first fetched, not when the worker
+starts: together the adapters (and the HTML, feed and retry libraries they use) were a
+large part of the worker's start-up, and a user's sources use two or three of them."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from backend.domain.postings import Posting
 from backend.domain.source_config import SourceConfig
-from backend.sources.ashby import fetch_ashby
-from backend.sources.board_file import fetch_demo_board, fetch_json_file
-from backend.sources.csv_file import fetch_csv_file
-from backend.sources.feeds import fetch_feed
-from backend.sources.greenhouse import fetch_greenhouse
-from backend.sources.jobspy_family import fetch_jobspy
-from backend.sources.lever import fetch_lever
-from backend.sources.personio import fetch_personio
-from backend.sources.recruitee import fetch_recruitee
-from backend.sources.smartrecruiters import fetch_smartrecruiters
-from backend.sources.workable import fetch_workable
-from backend.sources.workday import fetch_workday
 
 # Each fetcher takes its own config model; the union's ``kind`` picks the right one.
 Fetcher = Callable[[Any], Awaitable[list[Posting]]]
 
-FETCHERS: dict[str, Fetcher] = {
-    "demo_board": fetch_demo_board,
-    "json_file": fetch_json_file,
-    "greenhouse": fetch_greenhouse,
-    "lever": fetch_lever,
-    "ashby": fetch_ashby,
-    "feed": fetch_feed,
-    "csv_file": fetch_csv_file,
+# kind -> (module under backend.sources, function)
+FETCHERS: dict[str, tuple[str, str]] = {
+    "demo_board": ("board_file", "fetch_demo_board"),
+    "json_file": ("board_file", "fetch_json_file"),
+    "greenhouse": ("greenhouse", "fetch_greenhouse"),
+    "lever": ("lever", "fetch_lever"),
+    "ashby": ("ashby", "fetch_ashby"),
+    "feed": ("feeds", "fetch_feed"),
+    "csv_file": ("csv_file", "fetch_csv_file"),
     # Discovery runs jobspy through its resumable unit runner; this is the plain crawl.
-    "jobspy": fetch_jobspy,
-    "workday": fetch_workday,
-    "smartrecruiters": fetch_smartrecruiters,
-    "workable": fetch_workable,
-    "recruitee": fetch_recruitee,
-    "personio": fetch_personio,
+    "jobspy": ("jobspy_family", "fetch_jobspy"),
+    "workday": ("workday", "fetch_workday"),
+    "smartrecruiters": ("smartrecruiters", "fetch_smartrecruiters"),
+    "workable": ("workable", "fetch_workable"),
+    "recruitee": ("recruitee", "fetch_recruitee"),
+    "personio": ("personio", "fetch_personio"),
 }
 
 
+def fetcher_for(kind: str) -> Fetcher:
+    module, function = FETCHERS[kind]
+    return getattr(importlib.import_module(f"backend.sources.{module}"), function)
+
+
 async def fetch_source(source: SourceConfig) -> list[Posting]:
-    return await FETCHERS[source.kind](source)
+    return await fetcher_for(source.kind)(source)

@@ -9,6 +9,7 @@ import sys
 
 from backend.paths import AppPaths
 from backend.process.ready_signal import signal_ready
+from backend.supervision import startup_gc
 from backend.supervision.ports import LOOPBACK
 from backend.supervision.process import (
     configure_logging,
@@ -26,6 +27,12 @@ def _temporal_address() -> str:
     if not address:
         sys.exit("JOBCTRL_TEMPORAL_ADDRESS is not set: start the worker through `jobctrl serve`.")
     return address
+
+
+def _ready(service: str) -> None:
+    """The child is ready: collection resumes (paused by the cli), the supervisor is told."""
+    startup_gc.resume()
+    signal_ready(service)
 
 
 def _run_to_exit(main, name: str) -> int:
@@ -49,7 +56,7 @@ def run_worker_process(paths: AppPaths, *, verbose: bool = False) -> None:
         stop_on_signals(stop)
         watcher = asyncio.create_task(stop_when_parent_dies(stop))
         try:
-            await run_worker(paths, address, stop)
+            await run_worker(paths, address, stop, on_ready=lambda: _ready("worker"))
         finally:
             watcher.cancel()
 
@@ -77,7 +84,7 @@ def run_api_process(paths: AppPaths, *, port: int, verbose: bool = False) -> Non
         async def startup(self, sockets=None) -> None:
             await super().startup(sockets=sockets)
             if self.started:
-                signal_ready("api")
+                _ready("api")
 
     server = SignallingServer(config)
 

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import logging
 import os
+from collections.abc import Callable
 from datetime import timedelta
 
 from temporalio.worker import Worker
@@ -156,7 +157,9 @@ def contact_activities(db: Database, paths: AppPaths) -> list:
             contacts.close_contact_research]
 
 
-async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event) -> None:
+async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event, *,
+                     on_ready: Callable[[], object] = lambda: signal_ready("worker")) -> None:
+    """``on_ready`` runs once, after the first heartbeat row (the supervisor's readiness)."""
     settings = load_settings(paths)
     db = await Database.open(paths.database)
     await projections.catch_up(db)  # appends fold themselves; this takes any backlog
@@ -195,7 +198,7 @@ async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event
             trimmer = asyncio.create_task(trim_after_bursts(stop))
             beats = asyncio.create_task(heartbeat_loop(
                 db, identity, tracker, task_queues=observer,
-                on_first_beat=lambda: signal_ready("worker")))
+                on_first_beat=on_ready))
             log.info("worker %s polling %s at %s", identity.worker_id, TASK_QUEUE, temporal_address)
             await stop.wait()
             for task in (beats, reconciler, schedules, auto_apply, trimmer):

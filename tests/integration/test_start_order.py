@@ -128,3 +128,53 @@ async def test_a_signal_with_a_wrong_secret_or_shape_is_ignored(monkeypatch):
 def test_without_a_supervisor_a_child_signals_nothing(monkeypatch):
     monkeypatch.delenv("JOBCTRL_READY_ADDRESS", raising=False)
     assert signal_ready("worker") is False
+
+
+# What the worker's first activity of a kind needs, not its start: the per-activity
+# libraries (PDF, feeds, HTML parsing, retries, the jobspy crawler), every source adapter
+# and the stage logic of Score, Tailor and Cover (imported by those stages when they run).
+NOT_AT_WORKER_START = ("typst", "pypdf", "fpdf", "feedparser", "bs4", "lxml", "tenacity",
+                       "jobspy", "markdown_it", "backend.sources.greenhouse",
+                       "backend.sources.feeds", "backend.sources.html_clean",
+                       "backend.pipeline.fit", "backend.pipeline.score",
+                       "backend.pipeline.tailor", "backend.pipeline.cover",
+                       "backend.pipeline.truth", "backend.pipeline.pdf")
+
+WORKER_START = textwrap.dedent("""
+    import asyncio, json, sys
+    from pathlib import Path
+    from backend.config import AppPaths
+    from backend.store.db import Database
+    from backend.temporal import worker
+
+    async def build(app_dir):
+        paths = AppPaths(app_dir)
+        paths.app_dir.mkdir(parents=True, exist_ok=True)
+        db = await Database.open(paths.database)
+        # Everything the worker registers at start, built as run_worker builds it.
+        registered = worker.orchestration_activities(db, paths) + worker.preparation_activities(db, paths)
+        await db.close()
+        return len(registered)
+
+    count = asyncio.run(build(Path(sys.argv[1])))
+    print(json.dumps([count, [m for m in json.loads(sys.argv[2]) if m in sys.modules]]))
+""")
+
+
+def test_the_workers_start_imports_no_per_activity_library(tmp_path):
+    done = subprocess.run([sys.executable, "-c", WORKER_START, str(tmp_path / "app"),
+                           json.dumps(NOT_AT_WORKER_START)], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    registered, loaded = json.loads(done.stdout.strip().splitlines()[-1])
+    assert registered > 20 and loaded == []
+
+
+def test_a_child_collects_no_garbage_until_it_is_ready():
+    probe = ("import gc, json; from backend.supervision import startup_gc;"
+             " startup_gc.pause(); paused = gc.isenabled(); startup_gc.resume();"
+             " print(json.dumps([paused, gc.isenabled(), gc.get_freeze_count() > 0]))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout) == [False, True, True]

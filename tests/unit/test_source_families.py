@@ -36,7 +36,7 @@ from backend.sources.feeds import fetch_feed
 from backend.sources.greenhouse import fetch_greenhouse
 from backend.sources.http import USER_AGENT, get_bytes, get_json
 from backend.sources.lever import fetch_lever
-from backend.sources.registry import FETCHERS, fetch_source
+from backend.sources.registry import FETCHERS, fetch_source, fetcher_for
 from tests.fakes.job_boards import (  # noqa: F401 (job_boards_fixture is the fixture)
     SHARED_POSTING_URL,
     JobBoards,
@@ -368,7 +368,7 @@ async def test_garbage_json_is_payload_invalid(job_boards: JobBoards):
 )
 async def test_wrong_shape_is_payload_invalid(job_boards: JobBoards, path, payload, make):
     job_boards.serve_json(path, payload)
-    fetcher = FETCHERS[make(job_boards).kind]
+    fetcher = fetcher_for(make(job_boards).kind)
     with pytest.raises(SourcePayloadInvalid):
         await fetcher(make(job_boards))
 
@@ -417,6 +417,7 @@ async def test_registry_dispatches_every_kind(job_boards: JobBoards):
     union = typing.get_args(typing.get_args(SourceConfig)[0])
     kinds = {model.model_fields["kind"].default for model in union}
     assert kinds == set(FETCHERS)
+    assert all(callable(fetcher_for(kind)) for kind in kinds)
     postings = await fetch_source(gh(job_boards))
     assert len(postings) == 3
 

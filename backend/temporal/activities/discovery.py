@@ -56,7 +56,6 @@ from backend.store.lifecycle import record_workflow_terminal
 from backend.store.profile import read_profile
 from backend.store.stages import REDO_STATUSES, RETRYABLE_BLOCKS
 from backend.temporal.activities.heartbeating import heartbeating
-from backend.temporal.activities.jobspy_family import run_jobspy_family
 from backend.temporal.contracts import (
     DiscoverResult,
     DiscoveryExecutionRef,
@@ -336,6 +335,10 @@ class DiscoveryActivities:
         await self._begin(step)
         async with self._step_failures(step):
             if input.source.kind == "jobspy":  # broad boards: checkpointed search units
+                # Imported here, as the registry imports each fetcher: only a jobspy
+                # source pays for the adapter and its HTML cleaner (not the worker's start).
+                from backend.temporal.activities.jobspy_family import run_jobspy_family
+
                 outcome = await run_jobspy_family(self._db, self._paths, input,
                                                   attempt=step.attempt)
                 async with self._db.transaction() as conn:

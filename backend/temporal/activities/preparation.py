@@ -4,6 +4,10 @@ Every stage runs the same way: decide pickup and claim ownership (one transactio
 the I/O (page fetch, model call, rendering) outside any transaction, then commit the
 result, the stage transition and its events together — only if this run still owns the
 stage. A retry of the same run that finds its result already committed does nothing.
+
+Score, Tailor and Cover import their logic (``backend.pipeline``'s fit rules, writers and
+truth gate) when they first run, not when the worker starts: the worker is ready sooner,
+and the first job pays the import once (tests/integration/test_start_order.py).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import date
+from typing import TYPE_CHECKING
 
 import httpx
 from temporalio import activity
@@ -27,11 +32,7 @@ from backend.llm.admission import Basis, readmit_call
 from backend.llm.base import ChatProvider
 from backend.llm.budget import BudgetExceededError
 from backend.llm.rates import load_rates
-from backend.pipeline import cover as cover_logic
 from backend.pipeline import enrich as enrich_logic
-from backend.pipeline import score as score_logic
-from backend.pipeline import tailor as tailor_logic
-from backend.pipeline import truth
 from backend.pipeline.access_grants import GrantedRobots
 from backend.pipeline.documents import CoverLetterDoc, ResumeDoc
 from backend.pipeline.eligibility import (
@@ -55,6 +56,9 @@ from backend.temporal.contracts import (
     WorkflowLifecycleInput,
 )
 from backend.temporal.llm_access import build_provider, typed_failure
+
+if TYPE_CHECKING:
+    from backend.pipeline import score as score_logic
 
 Commit = Callable[["object", int], Awaitable[None]]  # (conn, new result version)
 PAID_STAGES = ("score", "tailor", "cover")  # the stages that may call a paid model
@@ -81,6 +85,8 @@ class JobFacts:
     provider: ChatProvider | None = None
 
     def job_text(self) -> score_logic.JobText:
+        from backend.pipeline import score as score_logic
+
         return score_logic.JobText(
             title=self.job["title"], company=self.job["company"], location=self.job["location"],
             remote=self.job["remote"],
@@ -90,6 +96,8 @@ class JobFacts:
         )
 
     def score_result(self) -> score_logic.ScoreResult:
+        from backend.pipeline import score as score_logic
+
         s = self.score
         ledger = FitLedger.model_validate(s.ledger) if s.ledger else None
         return score_logic.ScoreResult(s.score, s.rationale, s.matched, s.missing, ledger)
@@ -274,6 +282,8 @@ class PreparationActivities:
         return await self._run_stage(input, lambda facts: self._score(input, facts))
 
     async def _score(self, input: StageInput, facts: JobFacts) -> Commit:
+        from backend.pipeline import score as score_logic
+
         provider = facts.provider
         today = date.today()
         if provider.is_offline:
@@ -300,6 +310,9 @@ class PreparationActivities:
         return await self._run_stage(input, lambda facts: self._tailor(input, facts))
 
     async def _tailor(self, input: StageInput, facts: JobFacts) -> Commit:
+        from backend.pipeline import tailor as tailor_logic
+        from backend.pipeline import truth
+
         provider = facts.provider
         job, fit = facts.job_text(), facts.score_result()
         async with self._rejections_recorded(input.job_id, "resume"):
@@ -315,6 +328,8 @@ class PreparationActivities:
     async def _rejections_recorded(self, job_id: str, kind: str):
         """A writer's output the truthfulness gate refused: the claim is kept for the job
         detail ("it claimed ...") before the typed, non-retried failure goes on."""
+        from backend.pipeline import truth
+
         try:
             yield
         except truth.UnsupportedClaim as rejected:
@@ -339,6 +354,9 @@ class PreparationActivities:
         return await self._run_stage(input, lambda facts: self._cover(input, facts))
 
     async def _cover(self, input: StageInput, facts: JobFacts) -> Commit:
+        from backend.pipeline import cover as cover_logic
+        from backend.pipeline import truth
+
         async with self._db.transaction() as conn:
             stored = await materials.latest_material(conn, input.job_id, "resume")
         if stored is None:
