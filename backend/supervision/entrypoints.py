@@ -17,6 +17,7 @@ from backend.supervision.process import (
     supervised,
 )
 from backend.supervision.ready_signal import signal_ready
+from backend.supervision.recycle import RECYCLE_EXIT_CODE
 
 log = logging.getLogger(__name__)
 
@@ -29,27 +30,30 @@ def _temporal_address() -> str:
 
 
 def _run_to_exit(main, name: str) -> int:
-    """Run a child's main coroutine; the exit code says whether it ended cleanly."""
+    """Run a child's main coroutine; the exit code says whether it ended cleanly (or, for
+    a main that returns True, that it asks to be restarted now: an idle recycle)."""
     try:
-        asyncio.run(main)
+        recycle = asyncio.run(main)
     except Exception:
         log.exception("%s stopped with an error", name)
         return 1
-    return 0
+    return RECYCLE_EXIT_CODE if recycle is True else 0
 
 
 def run_worker_process(paths: AppPaths, *, verbose: bool = False) -> None:
+    from backend.temporal.loops.recycle_rule import RecyclePolicy
     from backend.temporal.worker import run_worker
 
     configure_logging(paths.logs, "worker", console=not supervised(), verbose=verbose)
     address = _temporal_address()
 
-    async def main() -> None:
+    async def main() -> bool:
         stop = asyncio.Event()
         stop_on_signals(stop)
         watcher = asyncio.create_task(stop_when_parent_dies(stop))
         try:
-            await run_worker(paths, address, stop)
+            return await run_worker(paths, address, stop,
+                                    RecyclePolicy.from_env(supervised=supervised()))
         finally:
             watcher.cancel()
 

@@ -15,6 +15,7 @@ from typing import Literal
 
 from backend.supervision.children import ChildRegistry
 from backend.supervision.process import log_max_bytes, open_console_log, trim_console_log
+from backend.supervision.recycle import RECYCLE_EXIT_CODE
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +77,7 @@ class ManagedService:
         self._monitor: asyncio.Task | None = None
         self._stopping = False
         self.restarts = 0
+        self.planned_restarts = 0  # idle recycles (backend/supervision/recycle.py)
 
     @property
     def pid(self) -> int | None:
@@ -165,6 +167,9 @@ class ManagedService:
                 return
             code = self._process.returncode
             self._children.unregister(self.spec.name)
+            if code == RECYCLE_EXIT_CODE and await self._recycle():
+                backoff = BACKOFF_START_S
+                continue
             if not self.spec.restart_on_crash:
                 self._report("failed", f"exited with code {code}")
                 return
@@ -185,6 +190,23 @@ class ManagedService:
                 continue
             self.restarts += 1
             self._report("ready")
+
+    async def _recycle(self) -> bool:
+        """The child stopped on purpose, idle, to come back at its empty size: start it
+        again at once, and tell no one of a restart that is not a fault (the status stays
+        "ready"; once the new process is ready it is reported with its new pid). False
+        when it did not come back: the crash path (backoff, "restarting") takes over."""
+        log.info("%s restarts while idle to give memory back (planned)", self.spec.name)
+        try:
+            self._spawn()
+            await self._wait_ready()
+        except ServiceFailed:
+            log.warning("%s did not come back after a planned restart", self.spec.name,
+                        exc_info=True)
+            return False
+        self.planned_restarts += 1
+        self._report("ready", "restarted while idle to give memory back")
+        return True
 
     async def _until_exit(self) -> None:
         """Wait for the child to exit, keeping its console log bounded meanwhile."""
