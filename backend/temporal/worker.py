@@ -38,9 +38,9 @@ from backend.temporal.loops.budget_resume import resume_budget_halted_safely
 from backend.temporal.loops.heartbeat import heartbeat_loop, worker_identity
 from backend.temporal.loops.history_repair import repair_histories
 from backend.temporal.loops.idle_recycle import IdleRecycler
-from backend.temporal.loops.recycle_rule import RecyclePolicy
 from backend.temporal.loops.interrupted_resume import resume_interrupted_safely
 from backend.temporal.loops.reconciler import reconcile_runs
+from backend.temporal.loops.recycle_rule import RecyclePolicy
 from backend.temporal.loops.task_queue import TaskQueueObserver
 from backend.temporal.loops.threshold_backstop import dispatch_threshold_cleared_safely
 from backend.temporal.schedule import reconcile_from_settings_file, schedule_reconcile_loop

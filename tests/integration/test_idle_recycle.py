@@ -1,5 +1,6 @@
 """An idle worker restarts itself to give memory back — never while a workflow is open —
-and after the restart a new Discover works. Real dev server, real worker and API."""
+with the dev server restarted alongside it, and after the restart a new Discover works
+(the probe workflow started before it is still there). Real dev server, worker and API."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import uuid
 
 import httpx
 import pytest
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowExecutionStatus
 
 from backend.supervision.supervisor import Supervisor
 from tests.integration.conftest import write_settings
@@ -39,14 +40,15 @@ async def test_a_recycle_waits_for_open_work_and_a_discover_works_after_it(tmp_p
     # At any size, checked twice a second: recycling as eager as the quiet period allows.
     restore_environ = override_environ(JOBCTRL_RECYCLE_QUIET_S=str(QUIET_S),
                                        JOBCTRL_RECYCLE_GROWN_MIB="-1024",
+                                       JOBCTRL_RECYCLE_TEMPORAL_GROWN_MIB="-1024",
                                        JOBCTRL_RECYCLE_CHECK_S="0.5")
     statuses = []
     supervisor = Supervisor(app_dir, temporal_ui=False, on_status=statuses.append)
     try:
         await supervisor.start()
         ready_at = time.monotonic()
-        worker = supervisor.service("worker")
-        first_pid = worker.pid
+        worker, temporal_service = supervisor.service("worker"), supervisor.service("temporal")
+        first_pid, temporal_pid = worker.pid, temporal_service.pid
         temporal = await Client.connect(supervisor.info.temporal_address)
         probe = await temporal.start_workflow("IdleRecycleProbe", id=f"probe-{uuid.uuid4().hex}",
                                               task_queue=NOBODY_POLLS)
@@ -64,15 +66,21 @@ async def test_a_recycle_waits_for_open_work_and_a_discover_works_after_it(tmp_p
             return worker.planned_restarts == 1
         await wait_for(recycled, timeout=60)
         assert worker.pid != first_pid
+        # Forced here (any size): the dev server restarted with it, from its SQLite file.
+        assert temporal_service.planned_restarts == 1 and temporal_service.pid != temporal_pid
         after = [(s.name, s.state) for s in statuses[seen:]]
-        assert after == [("worker", "ready")], "a planned restart is not shown as a fault"
-        assert worker.restarts == 0
+        assert after == [("temporal", "ready"), ("worker", "ready")], \
+            "a planned restart is not shown as a fault"
+        assert (worker.restarts, temporal_service.restarts) == (0, 0)
+        # Its history survived the restart (the file keeps it): the probe is still known.
+        assert (await probe.describe()).status == WorkflowExecutionStatus.TERMINATED
 
         async with httpx.AsyncClient(
                 base_url=supervisor.info.api_base_url,
                 headers={"Authorization": f"Bearer {supervisor.info.api_token}"}) as http:
-            health = (await http.get("/v1/health")).json()
-            assert health["worker"]["ready"] is True
+            async def healthy() -> bool:  # the API's Temporal client reconnects by itself
+                return (await http.get("/v1/health")).json()["status"] == "ok"
+            await wait_for(healthy, timeout=30)
             started = await http.post("/v1/pipeline/actions/run-stage", json={"stage": "discover"})
             assert started.status_code == 202, started.text
 

@@ -19,6 +19,7 @@ import psutil
 
 from backend.store.db import Database
 from backend.store.open_work import read_open_work
+from backend.temporal.interceptors import ActivitySlotTracker
 from backend.temporal.loops.recycle_rule import (
     IdleFacts,
     QuietClock,
@@ -26,7 +27,6 @@ from backend.temporal.loops.recycle_rule import (
     RecyclePolicy,
     decide_recycle,
 )
-from backend.temporal.interceptors import ActivitySlotTracker
 
 log = logging.getLogger(__name__)
 
