@@ -9,6 +9,10 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# No idle recycle unless a test asks for one (tests/integration/test_idle_recycle.py): a
+# worker or dev server restarted between two tests of a long shared session would change
+# pids and drop Temporal connections under tests that do not expect it.
+os.environ.setdefault("JOBCTRL_RECYCLE_QUIET_S", "0")
 
 # Every read model registers its fold with the projection builder when backend.projections
 # is imported, as the API and the worker do at start: tests that write through the store

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass, field
 
 from temporalio.client import Client
@@ -16,6 +17,9 @@ from backend.store.db import Database
 from backend.temporal.client import connect_temporal
 
 log = logging.getLogger(__name__)
+
+PLANNED_RESTART_WAIT_S = 30.0  # a recycled worker is ready again in seconds
+PLANNED_RESTART_POLL_S = 0.25
 
 
 @dataclass
@@ -59,8 +63,14 @@ class ApiContext:
         return await read_worker_readiness(self.db, database_path=str(self.paths.database))
 
     async def require_runtime(self) -> Client:
-        """The readiness rule: before anything durable, the worker and Temporal must be up."""
+        """The readiness rule: before anything durable, the worker and Temporal must be up.
+        A worker in a planned restart (idle recycle) is back within seconds: the command
+        waits for it rather than failing, and still fails if it does not come back."""
         readiness = await self.worker_readiness()
+        deadline = time.monotonic() + PLANNED_RESTART_WAIT_S
+        while readiness.reason == "planned_restart" and time.monotonic() < deadline:
+            await asyncio.sleep(PLANNED_RESTART_POLL_S)
+            readiness = await self.worker_readiness()
         if not readiness.ready:
             raise ApiError(
                 503, "worker_runtime_unavailable",

@@ -37,6 +37,7 @@ TASK_QUEUE_STALE_AFTER = timedelta(seconds=30)
 FreshnessState = Literal["fresh", "stale", "unavailable"]
 FreshnessReason = Literal[
     "fresh_heartbeat", "heartbeat_expired", "worker_stopped", "no_heartbeat", "telemetry_invalid",
+    "planned_restart",  # stopped on purpose while idle, coming back (supervision/recycle.py)
 ]
 
 
@@ -108,7 +109,8 @@ async def read_capacity(
                 age_seconds=_age_seconds(now, running[0].heartbeat_at))
         elif newest.state != "running":
             freshness = CapacityFreshness(
-                state="unavailable", reason="worker_stopped",
+                state="unavailable",
+                reason="planned_restart" if newest.state == "recycling" else "worker_stopped",
                 newest_heartbeat_at=newest.heartbeat_at,
                 age_seconds=_age_seconds(now, newest.heartbeat_at))
         else:

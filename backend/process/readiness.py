@@ -15,7 +15,9 @@ READY_WITHIN = timedelta(seconds=10)
 
 class WorkerReadiness(CamelModel):
     ready: bool
-    reason: Literal["fresh_heartbeat", "no_heartbeat", "worker_stopped"]
+    # planned_restart: the worker stopped on purpose while idle and is coming back now
+    # (backend/supervision/recycle.py); not ready for these seconds, and not a fault.
+    reason: Literal["fresh_heartbeat", "no_heartbeat", "worker_stopped", "planned_restart"]
     task_queue: str | None = None
     workers: int = 0
     configured_slots: int | None = None
@@ -31,7 +33,8 @@ async def read_worker_readiness(db: Database, *, database_path: str) -> WorkerRe
     running = [row for row in rows if row.state == "running" and row.task_queue == newest.task_queue]
     if not running:
         return WorkerReadiness(
-            ready=False, reason="worker_stopped", task_queue=newest.task_queue,
+            ready=False, task_queue=newest.task_queue,
+            reason="planned_restart" if newest.state == "recycling" else "worker_stopped",
             last_heartbeat_at=newest.heartbeat_at,
         )
     return WorkerReadiness(

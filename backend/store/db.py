@@ -20,6 +20,7 @@ from typing import Any
 import aiosqlite
 
 from backend.domain.clock import utc_now_iso
+from backend.store import one_hop
 from backend.store.backup import backup_before_upgrade, backups_dir_for
 from backend.store.data_migrations import DATA_STEPS
 from backend.store.schema_version import DatabaseTooNewError
@@ -37,7 +38,7 @@ PRAGMAS = (
 
 
 async def _connect(path: Path) -> aiosqlite.Connection:
-    conn = await aiosqlite.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+    conn = await one_hop.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
     conn.row_factory = aiosqlite.Row
     for pragma in PRAGMAS:
         await conn.execute(pragma)
@@ -249,9 +250,8 @@ class Database:
     async def data_version(self) -> int:
         """Changes whenever another connection commits (this process's writer included):
         our cheap change detector."""
-        async with self._reader.execute("PRAGMA data_version") as cursor:
-            row = await cursor.fetchone()
-        return int(row[0])
+        rows = await self._reader.execute_fetchall("PRAGMA data_version")  # one thread hop
+        return int(rows[0][0])
 
 
 IN_CHUNK = 500  # ids per "IN (...)": well under SQLite's variable limit

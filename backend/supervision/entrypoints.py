@@ -18,6 +18,7 @@ from backend.supervision.process import (
     stop_when_parent_dies,
     supervised,
 )
+from backend.supervision.recycle import RECYCLE_EXIT_CODE
 
 log = logging.getLogger(__name__)
 
@@ -36,27 +37,31 @@ def _ready(service: str) -> None:
 
 
 def _run_to_exit(main, name: str) -> int:
-    """Run a child's main coroutine; the exit code says whether it ended cleanly."""
+    """Run a child's main coroutine; the exit code says whether it ended cleanly (or, for
+    a main that returns True, that it asks to be restarted now: an idle recycle)."""
     try:
-        asyncio.run(main)
+        recycle = asyncio.run(main)
     except Exception:
         log.exception("%s stopped with an error", name)
         return 1
-    return 0
+    return RECYCLE_EXIT_CODE if recycle is True else 0
 
 
 def run_worker_process(paths: AppPaths, *, verbose: bool = False) -> None:
+    from backend.temporal.loops.recycle_rule import RecyclePolicy
     from backend.temporal.worker import run_worker
 
     configure_logging(paths.logs, "worker", console=not supervised(), verbose=verbose)
     address = _temporal_address()
 
-    async def main() -> None:
+    async def main() -> bool:
         stop = asyncio.Event()
         stop_on_signals(stop)
         watcher = asyncio.create_task(stop_when_parent_dies(stop))
         try:
-            await run_worker(paths, address, stop, on_ready=lambda: _ready("worker"))
+            return await run_worker(paths, address, stop,
+                                    RecyclePolicy.from_env(supervised=supervised()),
+                                    on_ready=lambda: _ready("worker"))
         finally:
             watcher.cancel()
 

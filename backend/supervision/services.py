@@ -15,6 +15,7 @@ from typing import Literal
 
 from backend.supervision.children import ChildRegistry
 from backend.supervision.process import log_max_bytes, open_console_log, trim_console_log
+from backend.supervision.recycle import RECYCLE_EXIT_CODE
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +29,16 @@ CONSOLE_CHECK_EVERY_S = 10.0
 READY_POLL_S = 0.1           # a service without a readiness signal is checked this often
 SIGNAL_FALLBACK_POLL_S = 5.0  # one with a signal: checked when it signals, else this often
 EXIT_CHECK_S = 0.1           # how soon a child that dies while starting is noticed
+PLANNED_RESTART_DETAIL = "restarted while idle to give memory back"
+
+
+def resident_bytes(pid: int | None) -> int | None:
+    import psutil
+
+    try:
+        return psutil.Process(pid).memory_info().rss if pid else None
+    except psutil.Error:
+        return None
 
 
 @dataclass(frozen=True)
@@ -60,6 +71,9 @@ class ServiceSpec:
     # ``ready`` then confirms it once. None: ``ready`` is polled every ``poll_s``.
     ready_signal: Callable[[int], Awaitable[None]] | None = None
     poll_s: float = READY_POLL_S
+    # Run after the child's planned exit, before it starts again (the worker's: restart
+    # Temporal too while nothing is connected to it, if that gives memory back).
+    before_planned_restart: Callable[[], Awaitable[None]] | None = None
 
     def where_to_look(self) -> str:
         """The files a user reads to learn why the child failed: crash output first."""
@@ -76,6 +90,8 @@ class ManagedService:
         self._monitor: asyncio.Task | None = None
         self._stopping = False
         self.restarts = 0
+        self.planned_restarts = 0  # idle recycles (backend/supervision/recycle.py)
+        self.ready_rss: int | None = None  # resident bytes when it last became ready
 
     @property
     def pid(self) -> int | None:
@@ -112,6 +128,7 @@ class ManagedService:
 
     async def until_ready(self) -> None:
         await self._wait_ready()
+        self._note_ready_size()
         self._report("ready")
         self._monitor = asyncio.create_task(self._watch(), name=f"watch-{self.spec.name}")
 
@@ -165,6 +182,9 @@ class ManagedService:
                 return
             code = self._process.returncode
             self._children.unregister(self.spec.name)
+            if code == RECYCLE_EXIT_CODE and await self._recycle():
+                backoff = BACKOFF_START_S
+                continue
             if not self.spec.restart_on_crash:
                 self._report("failed", f"exited with code {code}")
                 return
@@ -184,7 +204,58 @@ class ManagedService:
                 self._report("restarting", str(error))
                 continue
             self.restarts += 1
+            self._note_ready_size()
             self._report("ready")
+
+    async def _recycle(self) -> bool:
+        """The child stopped on purpose, idle, to come back at its empty size: start it
+        again at once, and tell no one of a restart that is not a fault (the status stays
+        "ready"; once the new process is ready it is reported with its new pid). False
+        when it did not come back: the crash path (backoff, "restarting") takes over."""
+        log.info("%s restarts while idle to give memory back (planned)", self.spec.name)
+        if self.spec.before_planned_restart is not None:
+            try:
+                await self.spec.before_planned_restart()
+            except Exception:  # noqa: BLE001 - this child comes back regardless
+                log.warning("before %s's planned restart", self.spec.name, exc_info=True)
+        try:
+            await self._start_planned()
+        except ServiceFailed:
+            log.warning("%s did not come back after a planned restart", self.spec.name,
+                        exc_info=True)
+            return False
+        return True
+
+    async def _start_planned(self) -> None:
+        self._spawn()
+        await self._wait_ready()
+        self.planned_restarts += 1
+        self._note_ready_size()
+        self._report("ready", PLANNED_RESTART_DETAIL)
+
+    async def restart_planned(self) -> None:
+        """Stop and start again on purpose, while nothing uses this child: no status on
+        the way (it is not a fault), the new pid reported once it is ready. A child that
+        does not come back goes through the crash path (backoff, "restarting")."""
+        self._stopping = True
+        if self._monitor:
+            self._monitor.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._monitor
+        await self._terminate()
+        self._stopping = False
+        try:
+            await self._start_planned()
+        finally:
+            self._monitor = asyncio.create_task(self._watch(), name=f"watch-{self.spec.name}")
+
+    def _note_ready_size(self) -> None:
+        self.ready_rss = resident_bytes(self.pid)
+
+    def grown_bytes(self) -> int | None:
+        """How much more it holds now than when it became ready (None: unknown)."""
+        now = resident_bytes(self.pid)
+        return None if now is None or self.ready_rss is None else now - self.ready_rss
 
     async def _until_exit(self) -> None:
         """Wait for the child to exit, keeping its console log bounded meanwhile."""

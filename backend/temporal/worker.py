@@ -38,8 +38,10 @@ from backend.temporal.loops.auto_apply import auto_apply_loop
 from backend.temporal.loops.budget_resume import resume_budget_halted_safely
 from backend.temporal.loops.heartbeat import heartbeat_loop, worker_identity
 from backend.temporal.loops.history_repair import repair_histories
+from backend.temporal.loops.idle_recycle import IdleRecycler
 from backend.temporal.loops.interrupted_resume import resume_interrupted_safely
 from backend.temporal.loops.reconciler import reconcile_runs
+from backend.temporal.loops.recycle_rule import RecyclePolicy
 from backend.temporal.loops.task_queue import TaskQueueObserver
 from backend.temporal.loops.threshold_backstop import dispatch_threshold_cleared_safely
 from backend.temporal.schedule import reconcile_from_settings_file, schedule_reconcile_loop
@@ -157,9 +159,12 @@ def contact_activities(db: Database, paths: AppPaths) -> list:
             contacts.close_contact_research]
 
 
-async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event, *,
-                     on_ready: Callable[[], object] = lambda: signal_ready("worker")) -> None:
-    """``on_ready`` runs once, after the first heartbeat row (the supervisor's readiness)."""
+async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event,
+                     recycle: RecyclePolicy | None = None, *,
+                     on_ready: Callable[[], object] = lambda: signal_ready("worker")) -> bool:
+    """Runs until ``stop``; True when it stopped to be recycled (idle and grown).
+    ``recycle``: None or disabled, never (only a supervised worker is started again).
+    ``on_ready`` runs once, after the first heartbeat row (the supervisor's readiness)."""
     settings = load_settings(paths)
     db = await Database.open(paths.database)
     await projections.catch_up(db)  # appends fold themselves; this takes any backlog
@@ -185,6 +190,7 @@ async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event
     )
     await reconcile_safely(db, client, paths)  # before accepting work, as the spec asks
     await reconcile_from_settings_file(paths, client)  # the discovery schedule, too
+    recycler = None
     try:
         async with orchestration, preparation:
             reconciler = asyncio.create_task(reconcile_loop(db, client, paths, stop))
@@ -196,16 +202,22 @@ async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event
                 task_queues=[TASK_QUEUE, PREP_TASK_QUEUE],
             )
             trimmer = asyncio.create_task(trim_after_bursts(stop))
+            recycler = IdleRecycler(db, client, tracker, recycle or RecyclePolicy(quiet_s=0))
+            recycling = asyncio.create_task(recycler.run(stop))
             beats = asyncio.create_task(heartbeat_loop(
                 db, identity, tracker, task_queues=observer,
                 on_first_beat=on_ready))
             log.info("worker %s polling %s at %s", identity.worker_id, TASK_QUEUE, temporal_address)
             await stop.wait()
-            for task in (beats, reconciler, schedules, auto_apply, trimmer):
+            for task in (beats, reconciler, schedules, auto_apply, trimmer, recycling):
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
     finally:
-        # Tell readers at once that this worker is gone, instead of waiting for staleness.
-        await write_heartbeat(db, identity, active_slots=0, state="stopped")
+        # Tell readers at once that this worker is gone, instead of waiting for staleness;
+        # "recycling": a planned restart, back in seconds (readiness: planned_restart).
+        recycled = recycler is not None and recycler.recycle_requested
+        await write_heartbeat(db, identity, active_slots=0,
+                              state="recycling" if recycled else "stopped")
         await db.close()
+    return recycled

@@ -95,6 +95,7 @@ FRESHNESS_TEXT = {
     "worker_stopped": "Worker stopped",
     "no_heartbeat": "No worker has reported yet",
     "telemetry_invalid": "Worker report unreadable",
+    "planned_restart": "Worker restarting to free memory (nothing is lost)",
 }
 
 # Each job's details are fetched as soon as it is found (the Enrich counts); the
@@ -831,6 +832,9 @@ def _worker_down(snapshot: Snapshot) -> str | None:
     return {"heartbeat_expired": "The worker has not reported in recently; JobCtrl "
                                  "restarts it if it stopped.",
             "worker_stopped": "The worker has stopped; JobCtrl restarts it.",
+            # Only while idle; a command waits for it. Said plainly if a run shows it.
+            "planned_restart": "The worker is restarting to free memory; it is back in"
+                               " a few seconds.",
             "no_heartbeat": "The worker has not reported yet.",
             "telemetry_invalid": "The worker's report could not be read."}.get(
         freshness.get("reason"), "The worker is not reporting.")

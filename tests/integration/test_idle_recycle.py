@@ -1,0 +1,92 @@
+"""An idle worker restarts itself to give memory back — never while a workflow is open —
+with the dev server restarted alongside it, and after the restart a new Discover works
+(the probe workflow started before it is still there). Real dev server, worker and API."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+import uuid
+
+import httpx
+import pytest
+from temporalio.client import Client, WorkflowExecutionStatus
+
+from backend.supervision.supervisor import Supervisor
+from tests.integration.conftest import write_settings
+from tests.integration.env_helpers import override_environ
+from tests.integration.test_paid_pipeline import demo_subset
+from tests.integration.test_preparation import wait_for
+
+pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
+
+JOBS = 3
+NOBODY_POLLS = "idle-recycle-probe"  # a task queue no worker serves: the workflow stays open
+QUIET_S = 8  # no recycle within 8 s of the worker being ready: time to open the probe
+
+
+def jobs_stored(app_dir) -> int:
+    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+        return conn.execute("SELECT COUNT(*) FROM jobs").fetchone()[0]
+
+
+async def test_a_recycle_waits_for_open_work_and_a_discover_works_after_it(tmp_path):
+    app_dir = tmp_path / "app"
+    app_dir.mkdir()
+    demo_subset(app_dir / "board.json", JOBS)
+    write_settings(app_dir, sources=[{"kind": "json_file", "id": "subset",
+                                      "path": str(app_dir / "board.json")}])
+    # At any size, checked twice a second: recycling as eager as the quiet period allows.
+    restore_environ = override_environ(JOBCTRL_RECYCLE_QUIET_S=str(QUIET_S),
+                                       JOBCTRL_RECYCLE_GROWN_MIB="-1024",
+                                       JOBCTRL_RECYCLE_TEMPORAL_GROWN_MIB="-1024",
+                                       JOBCTRL_RECYCLE_CHECK_S="0.5")
+    statuses = []
+    supervisor = Supervisor(app_dir, temporal_ui=False, on_status=statuses.append)
+    try:
+        await supervisor.start()
+        ready_at = time.monotonic()
+        worker, temporal_service = supervisor.service("worker"), supervisor.service("temporal")
+        first_pid, temporal_pid = worker.pid, temporal_service.pid
+        temporal = await Client.connect(supervisor.info.temporal_address)
+        probe = await temporal.start_workflow("IdleRecycleProbe", id=f"probe-{uuid.uuid4().hex}",
+                                              task_queue=NOBODY_POLLS)
+        assert time.monotonic() - ready_at < QUIET_S - 2, "the probe opened too late to prove anything"
+        # With the workflow open, past the quiet period: still the same worker.
+        await asyncio.sleep(QUIET_S + 2)
+        assert (worker.pid, worker.planned_restarts) == (first_pid, 0)
+
+        # The next worker keeps running (recycling off), so what follows meets one worker.
+        worker.spec.env["JOBCTRL_RECYCLE_QUIET_S"] = "0"
+        seen = len(statuses)
+        await probe.terminate("the test is done with it")
+
+        async def recycled() -> bool:
+            return worker.planned_restarts == 1
+        await wait_for(recycled, timeout=60)
+        assert worker.pid != first_pid
+        # Forced here (any size): the dev server restarted with it, from its SQLite file.
+        assert temporal_service.planned_restarts == 1 and temporal_service.pid != temporal_pid
+        after = [(s.name, s.state) for s in statuses[seen:]]
+        assert after == [("temporal", "ready"), ("worker", "ready")], \
+            "a planned restart is not shown as a fault"
+        assert (worker.restarts, temporal_service.restarts) == (0, 0)
+        # Its history survived the restart (the file keeps it): the probe is still known.
+        assert (await probe.describe()).status == WorkflowExecutionStatus.TERMINATED
+
+        async with httpx.AsyncClient(
+                base_url=supervisor.info.api_base_url,
+                headers={"Authorization": f"Bearer {supervisor.info.api_token}"}) as http:
+            async def healthy() -> bool:  # the API's Temporal client reconnects by itself
+                return (await http.get("/v1/health")).json()["status"] == "ok"
+            await wait_for(healthy, timeout=30)
+            started = await http.post("/v1/pipeline/actions/run-stage", json={"stage": "discover"})
+            assert started.status_code == 202, started.text
+
+            async def discovered() -> bool:
+                return jobs_stored(app_dir) == JOBS
+            await wait_for(discovered, timeout=90)
+    finally:
+        await supervisor.stop()
+        restore_environ()
