@@ -92,20 +92,19 @@ def _phase(execution: dict, *, unresolved: int, families_failed: int,
         open_boundaries=open_boundary_count(steps), failed_steps=failed_step_count(steps)))
 
 
-async def _membership_open(db: Database, ref: DiscoveryExecutionRef, execution: dict, steps,
-                           outside: dict[str, CountBlock]) -> bool:
+async def _membership_open(db: Database, ref: DiscoveryExecutionRef, execution: dict,
+                           steps) -> bool:
     """backend/operations/phase.membership_open. Whether an outside job could still be
-    swept in is read only when it decides the answer: sources done, sweep not linked yet.
-    Outside work still in progress (another run's jobs) may end in a state the sweep
-    takes, so it counts as "could" too."""
+    swept in is read only when it decides the answer (sources done, sweep not linked
+    yet), in one read: the outside counts are a difference of reads taken apart, which
+    flickered above zero while rows moved."""
     planned, reported = _families_planned_and_reported(execution)
     facts = membership_facts(steps, workflow_running=execution["workflow_status"] == "running",
                              sources_done=reported >= planned, backlog_may_join=None)
     if facts.workflow_running and facts.sources_done and not (
             facts.sweep_linked or facts.fanout_closed):
-        may_join = (any(remaining(block) for block in outside.values())
-                    or await operations_reads.sweep_has_candidate(db, ref))
-        facts = replace(facts, backlog_may_join=may_join)
+        facts = replace(facts, backlog_may_join=await operations_reads.sweep_may_take_a_job(
+            db, ref))
     return membership_open(facts)
 
 
@@ -251,7 +250,7 @@ async def read_operations_snapshot(db: Database, paths: AppPaths, settings: AppS
         coverage = coverage_row.to_payload()
         steps = await list_steps(db, ref)
         workflow_running = execution["workflow_status"] == "running"
-        membership_is_open = await _membership_open(db, ref, execution, steps, outside)
+        membership_is_open = await _membership_open(db, ref, execution, steps)
         families = _source_families(execution)
         families["providerProgress"] = await _provider_progress(db, ref, steps)
         reconciliation = _reconciliation(steps, workflow_running=workflow_running)

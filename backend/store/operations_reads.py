@@ -64,13 +64,14 @@ async def settled_counts(db: Database, stages: tuple[str, ...], statuses: tuple[
     return {stage: int(n) for stage, n in rows}
 
 
-async def sweep_has_candidate(db: Database, ref) -> bool:
+async def sweep_may_take_a_job(db: Database, ref) -> bool:
     """Whether one job outside the execution ``ref`` is one its backlog sweep would take
-    now. A superset of the sweep's rule: every block that can lift counts (the sweep
-    drops a profile block while no profile exists), so "no" is safe to rely on."""
+    now, or may take once its active stage ends (one read, one snapshot). A superset of
+    the sweep's rule: every block that can lift counts (the sweep drops a profile block
+    while no profile exists) and so does work in progress, so "no" is safe to rely on."""
     async with db.read_snapshot() as conn:
         found = await backlog_candidates(
             conn, tenant_id=ref.tenant_id, discover_workflow_id=ref.discover_workflow_id,
             discover_run_id=ref.discover_run_id, redo_statuses=REDO_STATUSES,
-            lifting_blocks=RETRYABLE_BLOCKS, limit=1)
+            lifting_blocks=RETRYABLE_BLOCKS, limit=1, include_active=True)
     return bool(found)

@@ -48,18 +48,23 @@ async def running_preparation_jobs(conn: aiosqlite.Connection, workflow_type: st
 async def backlog_candidates(conn: aiosqlite.Connection, *, tenant_id: str,
                              discover_workflow_id: str, discover_run_id: str,
                              redo_statuses: Iterable[str], lifting_blocks: Iterable[str],
-                             limit: int) -> list[str]:
+                             limit: int, include_active: bool = False) -> list[str]:
     """Pre-existing jobs with work left in a stage (a redo status, or blocked for a reason
     that lifts now), none active, not user-set and not already in this execution; oldest
-    first."""
+    first. ``include_active``: also jobs with a stage queued or running (they may end in
+    a redo status before the sweep runs)."""
     redo, lifting = list(redo_statuses), list(lifting_blocks)
+    if include_active:
+        redo += ["queued", "running"]
+    idle = ("" if include_active else
+            " AND NOT EXISTS (SELECT 1 FROM job_stage_states a WHERE a.tenant_id = j.tenant_id"
+            "   AND a.job_id = j.job_id AND a.status IN ('queued', 'running'))")
     cursor = await conn.execute(
         "SELECT j.job_id FROM jobs j WHERE j.tenant_id = ? AND j.user_status IS NULL"
         " AND NOT EXISTS (SELECT 1 FROM discovery_execution_jobs m"
         "   WHERE m.tenant_id = j.tenant_id AND m.discover_workflow_id = ?"
         "   AND m.discover_run_id = ? AND m.job_id = j.job_id)"
-        " AND NOT EXISTS (SELECT 1 FROM job_stage_states a WHERE a.tenant_id = j.tenant_id"
-        "   AND a.job_id = j.job_id AND a.status IN ('queued', 'running'))"
+        f"{idle}"
         " AND (NOT EXISTS (SELECT 1 FROM job_stage_states e"
         "        WHERE e.tenant_id = j.tenant_id AND e.job_id = j.job_id)"
         "   OR EXISTS (SELECT 1 FROM job_stage_states s"

@@ -15,7 +15,7 @@ from backend.operations.phase import MembershipFacts, membership_facts, membersh
 from backend.store import discovery as runs
 from backend.store import stages
 from backend.store.jobs import observe_posting
-from backend.store.operations_reads import sweep_has_candidate
+from backend.store.operations_reads import sweep_may_take_a_job
 from backend.temporal.contracts import DiscoveryExecutionRef
 from tests.unit.test_eta import assert_withheld, inputs
 from tests.unit.test_phase_draining import step
@@ -103,10 +103,12 @@ async def test_the_sweep_candidate_read_sees_outside_work_left_and_not_finished_
     async with db.transaction() as conn:
         await runs.insert_run(conn, workflow_id="discover-local", run_id="run-1",
                               families=["demo_board"])
-    assert not await sweep_has_candidate(db, REF)  # no job at all
+    assert not await sweep_may_take_a_job(db, REF)  # no job at all
     job_id = await observed_job(db, 1, "run-1")
-    assert await sweep_has_candidate(db, REF)      # pending rows: work left
+    assert await sweep_may_take_a_job(db, REF)      # pending rows: work left
     await settle(db, job_id, "succeeded")
-    assert not await sweep_has_candidate(db, REF)  # all done: nothing to sweep
+    assert not await sweep_may_take_a_job(db, REF)  # all done: nothing to sweep
     await settle(db, job_id, "failed")
-    assert await sweep_has_candidate(db, REF)      # a failed stage is redone by the sweep
+    assert await sweep_may_take_a_job(db, REF)      # a failed stage is redone by the sweep
+    await settle(db, job_id, "running")
+    assert await sweep_may_take_a_job(db, REF)      # active: it may fail before the sweep
