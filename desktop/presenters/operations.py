@@ -813,6 +813,9 @@ def no_eta_words(snapshot: Snapshot) -> str:
         return "No time estimate yet: waiting for the first steps to start"
     if eta.get("reason") == "budget_exceeded" and not budget_used_up(snapshot):
         return "No time estimate yet: today's budget can't cover the next job"
+    if eta.get("reason") == "no_work" and execution(snapshot):
+        # The run is still open with nothing left in it: its last checks, not a wait.
+        return "Nothing is left to prepare; the run ends after its last checks"
     return f"No time estimate yet: {eta_reason_text(eta, phase(snapshot))}"
 
 
@@ -973,8 +976,13 @@ def _discovering(snapshot: Snapshot, cancel: bool) -> RunSummary:
 
 def _preparing(snapshot: Snapshot, cancel: bool) -> RunSummary:
     total, prepared = jobs_in_run(snapshot), jobs_prepared(snapshot)
-    base = (f"Preparing {prepared:,} of {total:,} {_jobs_noun(snapshot)}" if total
-            else "Finishing up")
+    if total and prepared >= total:  # every job is ready; the run's last checks remain
+        every = "the job is" if total == 1 else f"all {total:,} {_jobs_noun(snapshot)} are"
+        base = f"Finishing up: {every} prepared"
+    elif total:
+        base = f"Preparing {prepared:,} of {total:,} {_jobs_noun(snapshot)}"
+    else:
+        base = "Finishing up"
     down = _worker_down(snapshot)
     if down:
         return RunSummary("waiting_for_worker", base + " — waiting for the worker", down,

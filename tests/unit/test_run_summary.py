@@ -10,6 +10,7 @@ being prepared, "Sources are done" next to "jobs are still being found", a stage
 
 from __future__ import annotations
 
+import copy
 import os
 import time
 from datetime import UTC, datetime, timedelta
@@ -292,3 +293,19 @@ def test_interrupted_preparations_are_said_until_the_worker_starts_them_again():
     assert summary.state == "preparing"
     assert summary.detail.startswith("2 jobs will be retried: their preparation was interrupted.")
     assert "retried" not in ops.summarize(recorded("draining-midway")).detail
+
+
+def test_an_open_run_with_every_job_prepared_says_it_is_finishing_not_preparing():
+    """Seen under a real X server: "Preparing 40 of 40 new jobs — No time estimate yet:
+    nothing is left to do" while the run's last checks still ran. Every job prepared and
+    the run still open reads as the last checks, and the ETA's no_work as no wait."""
+    snapshot = copy.deepcopy(recorded("draining-eta"))
+    done = recorded("completed")
+    snapshot["scopes"] = copy.deepcopy(done["scopes"])
+    snapshot["overallEta"] = copy.deepcopy(done["overallEta"])  # withheld: no_work
+    assert ops.phase(snapshot) == "draining"
+    summary = ops.summarize(snapshot)
+    assert summary.state == "preparing"
+    assert summary.headline == "Finishing up: all 234 new jobs are prepared"
+    assert summary.detail == "Nothing is left to prepare; the run ends after its last checks."
+    assert "No time estimate" not in summary.tray_text and summary.tray_text.startswith(summary.headline)
