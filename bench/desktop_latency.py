@@ -209,7 +209,7 @@ def _qt_classes():
 def role_ui(app_dir: Path) -> None:
     from PySide6.QtWidgets import QApplication
 
-    from desktop.qt_compat import QEventLoop
+    from desktop.qt_loop import QEventLoop
 
     app = QApplication(sys.argv[:1])
     with asyncio.Runner(loop_factory=lambda: QEventLoop(app)) as runner:

@@ -1,7 +1,8 @@
 """``jobctrl desktop``: the Qt shell on a qasync loop.
 
 The window appears at once: its first frame (layout, menus, service states, a
-"Starting…" tab) is painted before anything heavy is imported. Then the Supervisor
+"Starting…" tab) is painted before anything heavy is imported — even before asyncio and
+qasync: Qt paints it in a local event loop, and the asyncio loop starts after. Then the Supervisor
 spawns Temporal, the worker and the API, and only once they are spawned does the shell
 build the current tab's view and the tray, while the services start in the background.
 
@@ -13,7 +14,6 @@ late: Qt's loop has stopped). The process leaves through ``hard_exit``.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import signal
@@ -21,17 +21,21 @@ import sys
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QEventLoop as QtLocalLoop
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
 from backend.desktop_contract import configure_logging, hard_exit, startup_milestone, trim_after_bursts
 from desktop import theme
-from desktop.qt_compat import QEventLoop
 from desktop.shell import ShellController
 from desktop.single_instance import InstanceServer, activate_running_instance
 from desktop.views.main_window import MainWindow
+
+if TYPE_CHECKING:
+    import asyncio
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +64,8 @@ class DesktopShell:
         self.appearance.restyle_widgets()  # the window's styles in the current appearance
         self.window.close_requested.connect(self.request_quit)
         self.window.quit_requested.connect(self.request_quit)
-        self._quit = asyncio.Event()
+        self._quit_requested = False
+        self._quit: asyncio.Event | None = None  # made by run(), on the loop
         # Built after the first frame (they import the presenters and the HTTP client).
         self._tray = None
         self.notifier = None
@@ -111,21 +116,42 @@ class DesktopShell:
 
     @property
     def quitting(self) -> bool:
-        return self._quit.is_set()
+        return self._quit_requested
 
     def request_quit(self) -> None:
-        self._quit.set()
+        self._quit_requested = True
+        if self._quit is not None:
+            self._quit.set()
+
+    def paint_first_frame(self) -> None:
+        """Before the asyncio loop runs: show the window and return once its first frame
+        is painted (or after FIRST_FRAME_WAIT_S), in a local Qt event loop."""
+        waiting = QtLocalLoop()
+        self.window.first_frame_painted.connect(waiting.quit)
+        QTimer.singleShot(int(FIRST_FRAME_WAIT_S * 1000), waiting.quit)
+        self.window.show()
+        if not self.window.painted:
+            waiting.exec()
+        self.window.first_frame_painted.disconnect(waiting.quit)
+        startup_milestone("first_paint")
 
     async def _first_frame(self) -> None:
+        """On the loop, when paint_first_frame did not run (a shell built by a test):
+        the same wait without a nested Qt loop (qasync's callbacks must not run in one)."""
+        import asyncio
+
         painted = asyncio.Event()
         self.window.first_frame_painted.connect(painted.set)
         self.window.show()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(painted.wait(), FIRST_FRAME_WAIT_S)
+        if not self.window.painted:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(painted.wait(), FIRST_FRAME_WAIT_S)
         startup_milestone("first_paint")
 
     async def _finish_start(self) -> None:
         """Once the children are spawned: the current view, then the tray."""
+        import asyncio
+
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.controller.until_launched(), LAUNCH_WAIT_S)
         try:
@@ -139,11 +165,18 @@ class DesktopShell:
         startup_milestone("views_built")
 
     async def run(self) -> int:
+        """The app's life on the loop; paints the first frame first if run_desktop did not."""
+        import asyncio
+
+        self._quit = asyncio.Event()
+        if self._quit_requested:
+            self._quit.set()
         # Closing the window keeps the app in the tray only where a tray exists.
         self.window.hide_to_tray = QSystemTrayIcon.isSystemTrayAvailable()
         self.controller.runtime_ready.connect(
             lambda _info: startup_milestone("services_ready"))
-        await self._first_frame()
+        if not self.window.isVisible():  # run_desktop painted it before the loop started
+            await self._first_frame()
         self.controller.start()
         loop = asyncio.get_running_loop()
         self._finishing = loop.create_task(self._finish_start())
@@ -173,6 +206,8 @@ def install_quit_signals(on_signal: Callable[[], None]) -> Callable[[], None]:
     C++ loop waits. Elsewhere a plain handler plus a timer that lets Python run now and
     then (Python handlers only run between bytecodes, never inside Qt's wait).
     """
+    import asyncio
+
     loop = asyncio.get_running_loop()
     signums = [signal.SIGINT, signal.SIGTERM]
     try:
@@ -201,16 +236,7 @@ def install_quit_signals(on_signal: Callable[[], None]) -> Callable[[], None]:
     return uninstall
 
 
-async def _main(paths, args, instance: InstanceServer | None = None) -> int:
-    shell = DesktopShell(
-        paths.app_dir,
-        api_port=getattr(args, "api_port", None),
-        temporal_port=getattr(args, "temporal_port", None),
-        temporal_ui=not getattr(args, "no_temporal_ui", False),
-    )
-    if instance is not None:
-        shell.listen_for_second_launches(instance)
-
+async def _main(shell: DesktopShell) -> int:
     def on_signal() -> None:
         if shell.quitting:
             log.warning("second quit signal while stopping: leaving now")
@@ -245,9 +271,21 @@ def run_desktop(paths, args) -> None:
     instance.listen()
     code = 1
     try:
-        # What qasync.run() does, with the loop from qt_compat.
+        shell = DesktopShell(
+            paths.app_dir,
+            api_port=getattr(args, "api_port", None),
+            temporal_port=getattr(args, "temporal_port", None),
+            temporal_ui=not getattr(args, "no_temporal_ui", False),
+        )
+        shell.listen_for_second_launches(instance)
+        shell.paint_first_frame()  # before asyncio and qasync are even imported
+        import asyncio
+
+        from desktop.qt_loop import QEventLoop
+
+        # What qasync.run() does, with the guarded loop of desktop.qt_loop.
         with asyncio.Runner(loop_factory=lambda: QEventLoop(app)) as runner:
-            code = runner.run(_main(paths, args, instance))
+            code = runner.run(_main(shell))
     except Exception:  # noqa: BLE001 - logged; the exit code tells the caller
         log.exception("the desktop shell failed")
     hard_exit(code)

@@ -12,7 +12,8 @@ PySide6 6.11.3 (checked) does not drop the reference, and on Python 3.12+ ``True
 immortal, so there the probe below finds nothing and these helpers cost one attribute
 check. Where the probe finds the drop, the helpers give the reference back after each
 such call. Emit the shell's signals with ``emit(signal, ...)``, never ``signal.emit(...)``;
-run the loop as ``QEventLoop`` from here. Pinning PySide6 below 6.12 (or to a fixed
+run the loop as ``QEventLoop`` from ``desktop.qt_loop`` (a module of its own, so that
+the first frame, which emits signals, paints before qasync and asyncio are imported). Pinning PySide6 below 6.12 (or to a fixed
 release) is the real fix; keep the probe test (tests/desktop) to catch a regression.
 """
 
@@ -22,7 +23,6 @@ import ctypes
 import sys
 from typing import Any
 
-import qasync
 from PySide6.QtCore import QObject, Signal, SignalInstance
 
 PROBE_EMITS = 64
@@ -58,37 +58,3 @@ def emit(signal: SignalInstance, *args: Any) -> None:
     signal.emit(*args)
     if DROPPED_PER_EMIT:
         give_back_true()
-
-
-class QEventLoop(qasync.QEventLoop):
-    """qasync's loop with the same guard where it emits or disconnects a signal."""
-
-    def call_soon_threadsafe(self, callback, *args, context=None):
-        handle = super().call_soon_threadsafe(callback, *args, context=context)
-        if DROPPED_PER_EMIT:
-            give_back_true()
-        return handle
-
-    def _add_reader(self, fd, callback, *args):
-        replaced = fd in (self._read_notifiers or ())  # qasync disconnects the old one
-        super()._add_reader(fd, callback, *args)
-        if replaced and DROPPED_PER_EMIT:
-            give_back_true()
-
-    def _remove_reader(self, fd):
-        removed = super()._remove_reader(fd)
-        if removed and DROPPED_PER_EMIT:
-            give_back_true()
-        return removed
-
-    def _add_writer(self, fd, callback, *args):
-        replaced = fd in (self._write_notifiers or ())
-        super()._add_writer(fd, callback, *args)
-        if replaced and DROPPED_PER_EMIT:
-            give_back_true()
-
-    def _remove_writer(self, fd):
-        removed = super()._remove_writer(fd)
-        if removed and DROPPED_PER_EMIT:
-            give_back_true()
-        return removed

@@ -6,14 +6,14 @@ thread, so callbacks emit signals directly, always through ``qt_compat.emit`` (s
 why). qasync keeps no reference to tasks it starts, so every task this object creates is
 kept in ``_tasks`` until it finishes.
 
-Importing this module is cheap (the window's first frame needs it): the Supervisor, the
-HTTP client, the event router and the formatting helpers are imported where they are
-first used, once the window is on screen.
+Importing this module and building the controller are cheap (the window's first frame
+needs both): asyncio, the Supervisor, the HTTP client, the event router and the formatting
+helpers are imported where they are first used, once the window is on screen — every
+coroutine here runs on the loop, which starts after the first paint.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Coroutine
@@ -27,6 +27,8 @@ from backend.desktop_contract import new_supervisor
 from desktop.qt_compat import emit
 
 if TYPE_CHECKING:
+    import asyncio
+
     from backend.desktop_contract import RuntimeInfo, ServiceStatus, Supervisor
     from desktop.client import ApiClient, StreamedEvent
     from desktop.event_router import EventRouter
@@ -96,7 +98,7 @@ class ShellController(QObject):
         self._stream_task: asyncio.Task | None = None
         self._stop_task: asyncio.Task | None = None
         self.stream_retry_s = STREAM_ERROR_RETRY_S
-        self._launched = asyncio.Event()
+        self._launched_event: asyncio.Event | None = None
 
     @property
     def router(self) -> EventRouter:
@@ -107,6 +109,16 @@ class ShellController(QObject):
             self._router = EventRouter()
         return self._router
 
+    @property
+    def _launched(self) -> asyncio.Event:
+        """Set once the services' processes are spawned (or the start ended); made on
+        first use, on the loop."""
+        if self._launched_event is None:
+            import asyncio
+
+            self._launched_event = asyncio.Event()
+        return self._launched_event
+
     async def until_launched(self) -> None:
         """Returns once the services' processes are spawned (or the start ended): the
         window builds its first view after that, so the children start first."""
@@ -115,6 +127,8 @@ class ShellController(QObject):
     # -- tasks --------------------------------------------------------------------------
 
     def _spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task:
+        import asyncio
+
         task = asyncio.get_running_loop().create_task(coro, name=name)
         self._tasks.add(task)
         task.add_done_callback(self._task_done)
@@ -142,6 +156,8 @@ class ShellController(QObject):
         self._start_task = self._spawn(self._start(), "shell-start")
 
     async def _start(self) -> None:
+        import asyncio
+
         self._launched.clear()
         try:
             self.supervisor = self._supervisor_factory(
@@ -177,6 +193,8 @@ class ShellController(QObject):
         self._start_task = self._spawn(self._restart(), "shell-restart")
 
     async def _restart(self) -> None:
+        import asyncio
+
         if self._stream_task is not None:
             self._stream_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -202,6 +220,8 @@ class ShellController(QObject):
     async def _consume_events(self, client: ApiClient) -> None:
         """From the moment the stream is live, forever; resumes by Last-Event-ID after drops
         (the client reconnects itself) and after typed errors (here)."""
+        import asyncio
+
         from desktop.client import ApiRequestError
 
         while True:
@@ -254,6 +274,8 @@ class ShellController(QObject):
         return self._spawn(self._call(client, request, on_done, on_error), name)
 
     async def _call(self, client, request, on_done, on_error) -> None:
+        import asyncio
+
         try:
             result = await request(client)
         except asyncio.CancelledError:
@@ -275,6 +297,8 @@ class ShellController(QObject):
         self._spawn(self._discover(), "shell-discover")
 
     async def _discover(self) -> None:
+        import asyncio
+
         from desktop.client import ApiRequestError
         from desktop.formatting import describe_accepted, describe_api_error
 
@@ -298,6 +322,8 @@ class ShellController(QObject):
 
     def shutdown(self) -> asyncio.Task:
         """Start the ordered shutdown (idempotent); ``stopped`` is emitted at the end."""
+        import asyncio
+
         if self._stop_task is None:
             emit(self.stopping)
             self._stop_task = asyncio.get_running_loop().create_task(
@@ -309,6 +335,8 @@ class ShellController(QObject):
         await self.shutdown()
 
     async def _stop(self) -> None:
+        import asyncio
+
         pending = [task for task in self._tasks if not task.done()]
         for task in pending:
             task.cancel()  # a cancelled Supervisor.start() stops what it started

@@ -13,7 +13,6 @@ it does nothing. ``JOBCTRL_HEAP_TRIM=0`` turns it off (for measuring it).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import ctypes
 import ctypes.util
@@ -22,6 +21,10 @@ import os
 import sys
 import time
 from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported where awaited: the desktop imports this before asyncio
+    import asyncio
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +85,8 @@ class BurstDetector:
 async def trim_after_bursts(stop: asyncio.Event | None = None, *, every_s: float = EVERY_S,
                             detector: BurstDetector | None = None) -> None:
     """Runs until cancelled (or ``stop`` is set); see the module docstring."""
+    import asyncio
+
     if not enabled():
         return
     detector = detector or BurstDetector()

@@ -1,8 +1,10 @@
-"""Process plumbing shared by every ``jobctrl`` entry point: logging, signals, exit."""
+"""Process plumbing shared by every ``jobctrl`` entry point: logging, signals, exit.
+
+asyncio is imported by the two helpers that need it: the desktop calls the others
+before its first frame, which paints before asyncio is loaded (desktop/app.py)."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import logging.handlers
@@ -11,6 +13,10 @@ import shutil
 import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import asyncio
 
 PARENT_POLL_S = 1.0
 
@@ -130,6 +136,8 @@ def configure_logging(
 
 
 def stop_on_signals(stop: asyncio.Event) -> None:
+    import asyncio
+
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows
@@ -138,6 +146,8 @@ def stop_on_signals(stop: asyncio.Event) -> None:
 
 async def stop_when_parent_dies(stop: asyncio.Event) -> None:
     """Portable backstop to the kernel's parent-death signal (macOS has none)."""
+    import asyncio
+
     parent = os.environ.get(PARENT_PID_ENV)
     if not parent:
         return

@@ -238,6 +238,7 @@ class MainWindow(QMainWindow):
         (the app calls it after the first frame, once the services are spawned)."""
         super().__init__(parent)
         self._painted = False
+        self.painted = False  # True once first_frame_painted was emitted
         self.controller = controller
         self.jobs_discovered = 0
         self._api_ready = False
@@ -271,10 +272,7 @@ class MainWindow(QMainWindow):
             self.build_current_view()
         self._update_actions()
         self.menu_actions.refresh.setEnabled(bool(self.live_views_shown()))
-        # Drags are watched app-wide: a text input under the cursor must not swallow a
-        # résumé file (it would paste its path).
         self.setAcceptDrops(True)
-        QApplication.instance().installEventFilter(self)
 
     # -- layout ---------------------------------------------------------------------------
 
@@ -532,7 +530,16 @@ class MainWindow(QMainWindow):
         if not self._painted:
             self._painted = True
             # After this paint has reached the screen, not in the middle of it.
-            QTimer.singleShot(0, lambda: emit(self.first_frame_painted))
+            QTimer.singleShot(0, self._announce_first_frame)
+
+    def _announce_first_frame(self) -> None:
+        self.painted = True
+        # Drags are watched app-wide: a text input under the cursor must not swallow a
+        # résumé file (it would paste its path). Installed after the first frame: an
+        # app-wide Python filter sees every event of every object, and wrapping each
+        # object's class for Python the first time (~150 Qt enum types) would delay it.
+        QApplication.instance().installEventFilter(self)
+        emit(self.first_frame_painted)
 
     def _connect(self) -> None:
         self.tabs.currentChanged.connect(self._on_tab_changed)

@@ -23,7 +23,7 @@ import pytest
 import pytest_asyncio
 
 from backend.supervision.supervisor import Supervisor
-from desktop.qt_compat import QEventLoop
+from desktop.qt_loop import QEventLoop
 from desktop.shell import ShellController
 
 

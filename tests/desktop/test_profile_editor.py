@@ -263,6 +263,7 @@ def test_a_resume_dropped_anywhere_on_the_window_is_imported(qtbot, tmp_path):
     qtbot.addWidget(window)
     window.resize(900, 600)
     window.show()
+    qtbot.waitUntil(lambda: window.painted)  # drags are watched from the first frame on
     started: list[tuple[Path, str]] = []
     window.importer.import_file = lambda path, origin: started.append((path, origin))
     resume = tmp_path / "resume.docx"
@@ -291,6 +292,7 @@ def test_a_refused_drop_says_why_in_the_banner(qtbot, tmp_path):
     window = MainWindow(ShellController(tmp_path, temporal_ui=False))
     qtbot.addWidget(window)
     window.show()
+    qtbot.waitUntil(lambda: window.painted)  # drags are watched from the first frame on
     resume = tmp_path / "resume.pdf"
     resume.write_bytes(b"%PDF")
     _drag(window.views["pipelines"], _mime(resume), drop=True)  # no services: refused at once
