@@ -555,6 +555,8 @@ def measure_memory(work: Path, args) -> dict:
         shell.wait_for("services_ready")
         if not args.skip_run:
             result["run"] = run_jobs(shell.app_dir, args.run_jobs)
+        if args.recycle_wait:
+            result["recycle"] = wait_for_recycle(shell.app_dir, args.recycle_wait)
         time.sleep(IDLE_QUIET_S)
         sizes = tree_rss(shell.process.pid)
         result["shell_idle_rss_mib"] = {name: mib(size) for name, size in sizes.items()}
@@ -562,6 +564,22 @@ def measure_memory(work: Path, args) -> dict:
     finally:
         shell.stop()
     return result
+
+
+def wait_for_recycle(app_dir: Path, timeout_s: float) -> dict:
+    """Wait (up to ``timeout_s``) for the idle worker's planned restart — the worker's pid
+    in runtime.json changes — and say how long it took and what else restarted with it."""
+    from backend.config import read_runtime_info
+
+    before = dict(read_runtime_info(app_dir).pids)
+    started = time.perf_counter()
+    while time.perf_counter() - started < timeout_s:
+        now = read_runtime_info(app_dir).pids
+        if now.get("worker") != before.get("worker"):
+            return {"after_s": round(time.perf_counter() - started, 1),
+                    "restarted": sorted(name for name in now if now[name] != before.get(name))}
+        time.sleep(1.0)
+    return {"after_s": None, "restarted": []}
 
 
 def run_jobs(app_dir: Path, count: int) -> dict:
@@ -735,6 +753,9 @@ def main() -> None:
     parser.add_argument("--launch-rounds", type=int, default=3)
     parser.add_argument("--skip-launch", action="store_true")
     parser.add_argument("--skip-latency", action="store_true", help="launch and memory only")
+    parser.add_argument("--recycle-wait", type=float, default=0.0,
+                        help="after the run, wait up to this many seconds for the idle worker's"
+                             " planned restart before the RSS reading (0: read at once)")
     parser.add_argument("--json")
     args = parser.parse_args()
     if args.role == "ui":

@@ -13,8 +13,8 @@ immortal, so there the probe below finds nothing and these helpers cost one attr
 check. Where the probe finds the drop, the helpers give the reference back after each
 such call. Emit the shell's signals with ``emit(signal, ...)``, never ``signal.emit(...)``;
 run the loop as ``QEventLoop`` from ``desktop.qt_loop`` (a module of its own, so that
-the first frame, which emits signals, paints before qasync and asyncio are imported). Pinning PySide6 below 6.12 (or to a fixed
-release) is the real fix; keep the probe test (tests/desktop) to catch a regression.
+the first frame, which emits signals, paints before qasync and asyncio are imported).
+Pinning PySide6 below 6.12 (or to a fixed release) is the real fix; keep the probe test (tests/desktop) to catch a regression.
 """
 
 from __future__ import annotations
