@@ -14,7 +14,8 @@ check. Where the probe finds the drop, the helpers give the reference back after
 such call. Emit the shell's signals with ``emit(signal, ...)``, never ``signal.emit(...)``;
 run the loop as ``QEventLoop`` from ``desktop.qt_loop`` (a module of its own, so that
 the first frame, which emits signals, paints before qasync and asyncio are imported).
-Pinning PySide6 below 6.12 (or to a fixed release) is the real fix; keep the probe test (tests/desktop) to catch a regression.
+Pinning PySide6 below 6.12 (or to a fixed release) is the real fix; keep the probe test
+(tests/desktop) to catch a regression.
 """
 
 from __future__ import annotations
