@@ -61,7 +61,7 @@ TRACE_ENV = "JOBCTRL_STARTUP_TRACE"  # backend/supervision/startup_trace.py
 STALL_TICK_MS = 5
 STALL_TARGET_MS = 50
 VISIBLE_KEYS = 20
-FIT_COLUMN = 3
+FIT_COLUMN = 4  # the Jobs table's Fit column (jobs_table_model.FIT); the baseline mirrors it
 WINDOW = (1100, 820)
 IDLE_QUIET_S = 5.0
 RUN_TIMEOUT_S = 1800.0
@@ -155,12 +155,12 @@ def _qt_classes():
     class _PlainModel(QAbstractTableModel):
         """The baseline: a list of lists; an event sets one value and emits dataChanged."""
 
-        titles = ("Title", "Company", "Location", "Fit", "Stage", "Status")
+        titles = ("Title", "Company", "Location", "Salary", "Fit", "Stage", "Status")
 
         def __init__(self, rows: list[dict]):
             super().__init__()
             self.keys = [row["jobId"] for row in rows]
-            self.cells = [[row["title"], row["company"], row.get("location") or "",
+            self.cells = [[row["title"], row["company"], row.get("location") or "", "",
                            "" if row.get("score") is None else str(row["score"]), "", ""]
                           for row in rows]
             self.position = {key: i for i, key in enumerate(self.keys)}
@@ -338,6 +338,10 @@ async def build_variant(name, rows, controller, plain_model_cls, probe_cls, tabl
         table.destroyed.connect(lambda: controller.event_received.disconnect(on_event))
         widget = table
     else:
+        from desktop.views.partials.jobs_table_model import FIT
+
+        # A probe on another column never sees a score: the run would report no paints.
+        assert FIT == FIT_COLUMN, f"the Jobs table's Fit column is {FIT}, not {FIT_COLUMN}"
         widget = jobs_view_cls(controller, row_limit=rows)
         table = widget.table
     probe = probe_cls(table)

@@ -139,3 +139,26 @@ def test_apply_review_shows_every_column_at_the_default_window_width(qtbot, tmp_
         <= table.viewport().width()
     assert not table.horizontalScrollBar().isVisible()
     assert table.columnWidth(0) >= 200  # the job title keeps its room
+
+
+def test_a_live_score_does_not_remeasure_the_table_but_a_longer_company_widens_its_column(
+        qtbot, tmp_path):
+    """Every streamed JobScored patches a row; re-fitting the columns on each one cost
+    ~20 ms per event in a burst (bench/desktop_latency.py). Only a fitted cell that now
+    wants more than the last fit gave starts a refit."""
+    view = JobsView(ShellController(tmp_path))
+    qtbot.addWidget(view)
+    view.resize(1240, 760)
+    view.show()
+    rows = [job_row(1, "Berlin"), job_row(2, "Remote (Worldwide)")]
+    view.apply({"params": view.query(), "total": 2, "items": rows})
+    fitter, table = view.column_fitter, view.table
+    qtbot.waitUntil(lambda: not fitter._timer.isActive())
+    company_before = table.columnWidth(COMPANY)
+
+    view.model.patch("job-1", {"score": 91})
+    assert not fitter._timer.isActive()  # the Fit column is fixed: nothing to measure
+
+    view.model.patch("job-1", {"company": "Harbourline Insurance and Reinsurance Group"})
+    assert fitter._timer.isActive()
+    qtbot.waitUntil(lambda: table.columnWidth(COMPANY) > company_before)
