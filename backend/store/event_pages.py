@@ -8,24 +8,17 @@ from collections.abc import Sequence
 
 import aiosqlite
 
-from backend.store.db import Database
+from backend.store.db import Database, fetch_rows
 from backend.store.events import StoredEvent
 
 EVENT_COLUMNS = "id, type, job_id, workflow_id, run_id, payload_json, created_at"
-
-
-async def _fetchall(reader: Database | aiosqlite.Connection, sql: str, params: tuple) -> list:
-    if isinstance(reader, Database):
-        return await reader.fetchall(sql, params)
-    async with reader.execute(sql, params) as cursor:
-        return list(await cursor.fetchall())
 
 
 async def events_after(conn: aiosqlite.Connection, tenant_id: str, after: int,
                        event_types: Sequence[str], limit: int) -> list[StoredEvent]:
     """The next ``limit`` events of ``event_types`` after id ``after``, in id order."""
     marks = ",".join("?" * len(event_types))
-    records = await _fetchall(
+    records = await fetch_rows(
         conn,
         f"SELECT {EVENT_COLUMNS} FROM job_events WHERE tenant_id = ? AND id > ?"
         f" AND type IN ({marks}) ORDER BY id LIMIT ?",
@@ -35,7 +28,7 @@ async def events_after(conn: aiosqlite.Connection, tenant_id: str, after: int,
 
 
 async def newest_event_id(reader: Database | aiosqlite.Connection, tenant_id: str) -> int:
-    rows = await _fetchall(
+    rows = await fetch_rows(
         reader, "SELECT COALESCE(MAX(id), 0) FROM job_events WHERE tenant_id = ?", (tenant_id,))
     return int(rows[0][0])
 

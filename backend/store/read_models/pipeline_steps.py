@@ -6,24 +6,17 @@ from collections.abc import Sequence
 
 import aiosqlite
 
-from backend.store.db import Database
+from backend.store.db import Database, fetch_rows
 from backend.store.event_pages import EVENT_COLUMNS
 from backend.store.events import StoredEvent
 
 TABLES = ("pipeline_step_projections",)
 
 
-async def _fetchall(reader: Database | aiosqlite.Connection, sql: str, params: tuple) -> list:
-    if isinstance(reader, Database):
-        return await reader.fetchall(sql, params)
-    async with reader.execute(sql, params) as cursor:
-        return list(await cursor.fetchall())
-
-
 async def read_row(reader: Database | aiosqlite.Connection, columns: Sequence[str], *,
                    tenant_id: str, run_id: str, step_kind: str, item_key: str):
     """One step's row (``columns``, in order), or None."""
-    records = await _fetchall(
+    records = await fetch_rows(
         reader,
         f"SELECT {', '.join(columns)} FROM pipeline_step_projections WHERE tenant_id = ?"
         " AND discover_run_id = ? AND step_kind = ? AND item_key = ?",
@@ -43,7 +36,7 @@ async def write_rows(conn: aiosqlite.Connection, columns: Sequence[str],
 async def execution_rows(reader: Database | aiosqlite.Connection, columns: Sequence[str],
                          ref) -> list:
     """Every step row of one exact execution, in a stable order."""
-    return await _fetchall(
+    return await fetch_rows(
         reader,
         f"SELECT {', '.join(columns)} FROM pipeline_step_projections WHERE tenant_id = ?"
         " AND discover_workflow_id = ? AND discover_run_id = ?"
@@ -62,7 +55,7 @@ async def run_events(conn: aiosqlite.Connection, tenant_id: str, run_id: str,
                      event_types: Sequence[str]) -> list[StoredEvent]:
     """Every event of ``event_types`` recorded under the run, in log order."""
     marks = ",".join("?" * len(event_types))
-    records = await _fetchall(
+    records = await fetch_rows(
         conn,
         f"SELECT {EVENT_COLUMNS} FROM job_events WHERE tenant_id = ? AND run_id = ?"
         f" AND type IN ({marks}) ORDER BY id",
