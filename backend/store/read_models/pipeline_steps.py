@@ -9,6 +9,7 @@ import aiosqlite
 from backend.store.db import Database, fetch_rows
 from backend.store.event_pages import EVENT_COLUMNS
 from backend.store.events import StoredEvent
+from backend.store.read_models import insert_or_replace
 
 TABLES = ("pipeline_step_projections",)
 
@@ -27,10 +28,7 @@ async def read_row(reader: Database | aiosqlite.Connection, columns: Sequence[st
 async def write_rows(conn: aiosqlite.Connection, columns: Sequence[str],
                      rows: Sequence[tuple]) -> None:
     """Insert or replace each row (``columns``, in order)."""
-    if rows:
-        await conn.executemany(
-            f"INSERT OR REPLACE INTO pipeline_step_projections ({', '.join(columns)})"
-            f" VALUES ({','.join('?' * len(columns))})", rows)
+    await insert_or_replace(conn, "pipeline_step_projections", columns, rows)
 
 
 async def execution_rows(reader: Database | aiosqlite.Connection, columns: Sequence[str],

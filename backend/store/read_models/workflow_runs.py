@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 import aiosqlite
 
 from backend.store.db import Database
+from backend.store.read_models import insert_or_replace
 
 TABLES = ("workflow_run_projections",)
 
@@ -34,10 +35,7 @@ async def read_row(db: Database, columns: Sequence[str], tenant_id: str, run_id:
 async def write_rows(conn: aiosqlite.Connection, columns: Sequence[str],
                      rows: Sequence[tuple]) -> None:
     """Insert or replace each row (``columns``, in order)."""
-    if rows:
-        await conn.executemany(
-            f"INSERT OR REPLACE INTO workflow_run_projections ({', '.join(columns)})"
-            f" VALUES ({','.join('?' * len(columns))})", rows)
+    await insert_or_replace(conn, "workflow_run_projections", columns, rows)
 
 
 async def started_runs_between(db: Database, tenant_id: str, started_type: str, *,
