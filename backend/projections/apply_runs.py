@@ -29,6 +29,7 @@ from backend.config import TENANT_ID
 from backend.projections import paging
 from backend.store import projection_builder
 from backend.store.db import Database
+from backend.store.read_models import apply_runs as rows
 
 APPLY_EVENT_TYPES = (
     "ApplyApproved", "ApplyRejected", "ApplyStarted", "ApplyAwaitingApproval",
@@ -107,8 +108,7 @@ def _apply(state: ApplyRunState, event_type: str, p: dict[str, Any],
 
 # --- rows ---------------------------------------------------------------------------------
 
-COLUMNS = ("job_id", "status", "target_kind", "packet_json", "approval_json", "failure_code",
-           "park_reason", "dry_run", "workflow_id", "run_id", "updated_at", "last_event_id")
+COLUMNS = rows.COLUMNS  # the table's columns are the store's
 
 
 def state_from_row(row) -> ApplyRunState:
@@ -132,17 +132,12 @@ def row_values(state: ApplyRunState) -> tuple:
 
 
 async def read_state(conn, job_id: str) -> ApplyRunState | None:
-    cursor = await conn.execute(
-        f"SELECT {', '.join(COLUMNS)} FROM apply_run_projections WHERE tenant_id = ?"
-        " AND job_id = ?", (TENANT_ID, job_id))
-    row = await cursor.fetchone()
+    row = await rows.read_row(conn, TENANT_ID, job_id)
     return state_from_row(row) if row else None
 
 
 async def write_state(conn, state: ApplyRunState) -> None:
-    await conn.execute(
-        f"INSERT OR REPLACE INTO apply_run_projections (tenant_id, {', '.join(COLUMNS)})"
-        f" VALUES ({', '.join('?' * (len(COLUMNS) + 1))})", row_values(state))
+    await rows.write_row(conn, row_values(state))
 
 
 WATERMARK_PREFIX = "apply_runs"
@@ -170,17 +165,10 @@ projection_builder.register(WATERMARK_PREFIX, APPLY_EVENT_TYPES, catch_up)
 
 async def rebuild_apply_runs(db: Database) -> int:
     """Fold every Apply* event again from scratch; returns the number of jobs."""
-    marks = ", ".join("?" * len(APPLY_EVENT_TYPES))
-    events = await db.fetchall(
-        f"SELECT id, type, job_id, workflow_id, run_id, payload_json FROM job_events"
-        f" WHERE tenant_id = ? AND type IN ({marks}) AND job_id IS NOT NULL ORDER BY id",
-        (TENANT_ID, *APPLY_EVENT_TYPES))
     states: dict[str, ApplyRunState] = {}
-    for event_id, event_type, job_id, workflow_id, run_id, payload_json in events:
+    for event_id, event_type, job_id, workflow_id, run_id, payload_json in \
+            await rows.job_events_of(db, TENANT_ID, APPLY_EVENT_TYPES):
         states[job_id] = fold(states.get(job_id), job_id, event_type, json.loads(payload_json),
                               event_id=event_id, workflow_id=workflow_id, run_id=run_id)
-    async with db.transaction() as conn:
-        await conn.execute("DELETE FROM apply_run_projections WHERE tenant_id = ?", (TENANT_ID,))
-        for state in states.values():
-            await write_state(conn, state)
+    await rows.replace_rows(db, TENANT_ID, [row_values(state) for state in states.values()])
     return len(states)

@@ -23,10 +23,11 @@ from typing import Any
 import aiosqlite
 
 from backend.config import TENANT_ID
-from backend.projections import paging, watermarks
-from backend.store import projection_builder
+from backend.projections import paging
+from backend.store import projection_builder, watermarks
 from backend.store.db import Database
 from backend.store.events import StoredEvent
+from backend.store.read_models import contacts as rows
 
 PAGE_SIZE = 500
 TASK_EVENTS = ("ContactResearchRequested", "ContactResearchStarted",
@@ -91,19 +92,12 @@ _TASK_COLUMNS = tuple(TaskProjection.__dataclass_fields__)
 
 async def _load_task(conn: aiosqlite.Connection, tenant_id: str,
                      task_id: str) -> TaskProjection | None:
-    async with conn.execute(
-        f"SELECT {', '.join(_TASK_COLUMNS)} FROM contact_research_task_projections"
-        " WHERE tenant_id = ? AND task_id = ?", (tenant_id, task_id)) as cursor:
-        record = await cursor.fetchone()
+    record = await rows.read_task(conn, tenant_id, task_id, _TASK_COLUMNS)
     return TaskProjection(*tuple(record)) if record else None
 
 
 async def _save_task(conn: aiosqlite.Connection, tenant_id: str, row: TaskProjection) -> None:
-    values = asdict(row)
-    await conn.execute(
-        f"INSERT OR REPLACE INTO contact_research_task_projections (tenant_id,"
-        f" {', '.join(_TASK_COLUMNS)}) VALUES (?, {','.join('?' * len(_TASK_COLUMNS))})",
-        (tenant_id, *(values[c] for c in _TASK_COLUMNS)))
+    await rows.write_task(conn, tenant_id, asdict(row))
 
 
 async def _fold_candidate(conn: aiosqlite.Connection, tenant_id: str,
@@ -111,21 +105,13 @@ async def _fold_candidate(conn: aiosqlite.Connection, tenant_id: str,
     p = paging.payload_dict(event)
     if not p.get("jobId") or not p.get("contactId"):
         return
-    await conn.execute(
-        "INSERT INTO contact_projections (tenant_id, job_id, contact_id, candidate_id, task_id,"
-        " name, title, email, source_url, confidence, evidence, found_at, last_event_id)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (tenant_id, job_id, contact_id) DO UPDATE SET"
-        " candidate_id = excluded.candidate_id, task_id = excluded.task_id,"
-        " name = excluded.name, title = excluded.title, email = excluded.email,"
-        " source_url = excluded.source_url, confidence = excluded.confidence,"
-        " evidence = excluded.evidence, found_at = excluded.found_at,"
-        " last_event_id = excluded.last_event_id"
-        " WHERE excluded.last_event_id > contact_projections.last_event_id",
-        (tenant_id, p["jobId"], p["contactId"], p.get("candidateId", ""), p.get("taskId", ""),
-         p.get("name"), p.get("title"), p.get("email"), p.get("sourceUrl"),
-         (p.get("confidencePct") or 0) / 100, p.get("evidence") or "",
-         p.get("occurredAt") or event.created_at, event.id))
+    await rows.upsert_candidate(
+        conn, tenant_id, job_id=p["jobId"], contact_id=p["contactId"],
+        candidate_id=p.get("candidateId", ""), task_id=p.get("taskId", ""),
+        name=p.get("name"), title=p.get("title"), email=p.get("email"),
+        source_url=p.get("sourceUrl"), confidence=(p.get("confidencePct") or 0) / 100,
+        evidence=p.get("evidence") or "", found_at=p.get("occurredAt") or event.created_at,
+        event_id=event.id)
 
 
 async def _fold_one_page(conn: aiosqlite.Connection, tenant_id: str, page_size: int) -> bool:
@@ -172,7 +158,7 @@ async def rebuild_contacts(db: Database, *, tenant_id: str = TENANT_ID,
                            page_size: int = PAGE_SIZE) -> int:
     return await paging.rebuild(
         db, tenant_id, watermark_name(tenant_id),
-        ("contact_projections", "contact_research_task_projections"),
+        rows.TABLES,
         lambda conn: _fold_one_page(conn, tenant_id, page_size))
 
 
@@ -183,15 +169,8 @@ async def job_contacts(db: Database, job_id: str, *, tenant_id: str = TENANT_ID
                        ) -> dict[str, list[dict[str, Any]]]:
     """The read model of ``GET /v1/jobs/{jobKey}/contacts`` (newest task first; the most
     confident candidates first)."""
-    tasks = await db.fetchall(
-        "SELECT task_id, workflow_id, run_id, status, requested_at, started_at, finished_at,"
-        " source_attempts_json, candidate_count, provider, model, failure_code"
-        " FROM contact_research_task_projections WHERE tenant_id = ? AND job_id = ?"
-        " ORDER BY requested_at DESC, task_id DESC", (tenant_id, job_id))
-    candidates = await db.fetchall(
-        "SELECT candidate_id, contact_id, task_id, name, title, email, source_url, confidence,"
-        " evidence, found_at FROM contact_projections WHERE tenant_id = ? AND job_id = ?"
-        " ORDER BY confidence DESC, COALESCE(name, email)", (tenant_id, job_id))
+    tasks = await rows.job_tasks(db, tenant_id, job_id)
+    candidates = await rows.job_candidates(db, tenant_id, job_id)
     return {
         "tasks": [{
             "taskId": t["task_id"], "workflowId": t["workflow_id"], "runId": t["run_id"],

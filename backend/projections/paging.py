@@ -7,7 +7,8 @@ of every matching append; :func:`refresh` and :func:`rebuild` run the same page 
 transactions of their own (the start-up catch-up, the repair, the tests).
 
 Each projection keeps its own fold; this module only owns the paging, so every builder
-moves its watermark by the same rule (see :func:`next_page`).
+moves its watermark by the same rule (see :func:`next_page`). The SQL it runs is the
+store's (:mod:`backend.store.event_pages`, :mod:`backend.store.watermarks`).
 """
 
 from __future__ import annotations
@@ -20,11 +21,9 @@ from typing import Any
 import aiosqlite
 
 from backend.domain.clock import parse_iso
-from backend.projections import watermarks
+from backend.store import event_pages, watermarks
 from backend.store.db import Database
 from backend.store.events import StoredEvent
-
-EVENT_COLUMNS = "id, type, job_id, workflow_id, run_id, payload_json, created_at"
 
 FoldPage = Callable[[aiosqlite.Connection], Awaitable[bool]]
 
@@ -56,34 +55,15 @@ def duration_ms(started_at: str | None, finished_at: str | None) -> int | None:
     return max(0, round(delta.total_seconds() * 1000))
 
 
-async def _fetchall(conn: aiosqlite.Connection, sql: str, params: tuple) -> list:
-    async with conn.execute(sql, params) as cursor:
-        return list(await cursor.fetchall())
-
-
-async def newest_event_id(db: Database, tenant_id: str) -> int:
-    row = await db.fetchone(
-        "SELECT COALESCE(MAX(id), 0) FROM job_events WHERE tenant_id = ?", (tenant_id,))
-    return row[0]
-
-
 async def next_page(conn: aiosqlite.Connection, tenant_id: str, after: int,
                     event_types: Sequence[str], page_size: int) -> Page:
     """The next ``page_size`` events of ``event_types`` after ``after``, inside the
     caller's write transaction."""
-    marks = ",".join("?" * len(event_types))
-    records = await _fetchall(
-        conn,
-        f"SELECT {EVENT_COLUMNS} FROM job_events WHERE tenant_id = ? AND id > ?"
-        f" AND type IN ({marks}) ORDER BY id LIMIT ?",
-        (tenant_id, after, *event_types, page_size),
-    )
-    events = [StoredEvent(*tuple(record)) for record in records]
+    events = await event_pages.events_after(conn, tenant_id, after, event_types, page_size)
     if len(events) < page_size:
         # Every event of these types up to the log's end is in this page (we hold the
         # write lock, so nothing new can commit): the watermark may jump past other events.
-        newest = (await _fetchall(conn, "SELECT COALESCE(MAX(id), 0) FROM job_events"
-                                        " WHERE tenant_id = ?", (tenant_id,)))[0][0]
+        newest = await event_pages.newest_event_id(conn, tenant_id)
         return Page(events, newest, more=False)
     return Page(events, events[-1].id, more=True)
 
@@ -127,7 +107,7 @@ async def refresh(db: Database, tenant_id: str, watermark_name: str,
     lock). ``fold_page`` re-reads the watermark inside its transaction, so concurrent
     builders never fold an event twice."""
     watermark = await watermarks.read_watermark(db, watermark_name)
-    if await newest_event_id(db, tenant_id) <= watermark:
+    if await event_pages.newest_event_id(db, tenant_id) <= watermark:
         return watermark
     more = True
     while more:
@@ -141,8 +121,7 @@ async def rebuild(db: Database, tenant_id: str, watermark_name: str, tables: Seq
     """Drop the tenant's rows of ``tables`` and fold the whole log again from event 0, in
     one transaction, so no reader of another connection sees a half-built table."""
     async with db.transaction() as conn:
-        for table in tables:
-            await conn.execute(f"DELETE FROM {table} WHERE tenant_id = ?", (tenant_id,))
+        await event_pages.delete_tenant_rows(conn, tables, tenant_id)
         await watermarks.write_watermark(conn, watermark_name, 0)
         while await fold_page(conn):
             pass

@@ -32,10 +32,11 @@ from pydantic import ValidationError
 
 from backend.config import TENANT_ID
 from backend.domain import events as ev
-from backend.projections import paging, watermarks
-from backend.store import coverage, projection_builder
+from backend.projections import paging
+from backend.store import coverage, projection_builder, watermarks
 from backend.store.db import Database
 from backend.store.events import StoredEvent
+from backend.store.read_models import pipeline_steps as step_rows
 
 # The writer of step events lives in the store; it is named here too because every step
 # writer (activities, history repair) reaches the projection through this module.
@@ -181,13 +182,6 @@ def fold_step(row: StepRow | None, event: StoredEvent, *, tenant_id: str = TENAN
 # --- rows --------------------------------------------------------------------------------
 
 
-async def _fetchall(conn, sql: str, params: tuple) -> list:
-    if isinstance(conn, Database):
-        return await conn.fetchall(sql, params)
-    async with conn.execute(sql, params) as cursor:
-        return list(await cursor.fetchall())
-
-
 def row_from_record(record: Any) -> StepRow:
     values = {column: record[index] for index, column in enumerate(COLUMNS)}
     if values["retryable"] is not None:
@@ -197,34 +191,19 @@ def row_from_record(record: Any) -> StepRow:
 
 async def load_row(conn, tenant_id: str, run_id: str, step_kind: str, item_key: str
                    ) -> StepRow | None:
-    records = await _fetchall(
-        conn,
-        f"SELECT {', '.join(COLUMNS)} FROM pipeline_step_projections WHERE tenant_id = ?"
-        " AND discover_run_id = ? AND step_kind = ? AND item_key = ?",
-        (tenant_id, run_id, step_kind, item_key),
-    )
-    return row_from_record(records[0]) if records else None
+    record = await step_rows.read_row(conn, COLUMNS, tenant_id=tenant_id, run_id=run_id,
+                                 step_kind=step_kind, item_key=item_key)
+    return row_from_record(record) if record else None
 
 
-async def _upsert(conn: aiosqlite.Connection, rows: list[StepRow]) -> None:
-    if rows:
-        await conn.executemany(
-            f"INSERT OR REPLACE INTO pipeline_step_projections ({', '.join(COLUMNS)})"
-            f" VALUES ({','.join('?' * len(COLUMNS))})",
-            [row.values() for row in rows],
-        )
+async def _upsert(conn: aiosqlite.Connection, steps: list[StepRow]) -> None:
+    await step_rows.write_rows(conn, COLUMNS, [step.values() for step in steps])
 
 
 async def list_steps(db_or_conn, ref) -> list[StepRow]:
     """Every step row of one exact execution, in a stable order."""
-    records = await _fetchall(
-        db_or_conn,
-        f"SELECT {', '.join(COLUMNS)} FROM pipeline_step_projections WHERE tenant_id = ?"
-        " AND discover_workflow_id = ? AND discover_run_id = ?"
-        " ORDER BY COALESCE(queued_at, started_at, finished_at), step_kind, item_key",
-        (ref.tenant_id, ref.discover_workflow_id, ref.discover_run_id),
-    )
-    return [row_from_record(record) for record in records]
+    return [row_from_record(record)
+            for record in await step_rows.execution_rows(db_or_conn, COLUMNS, ref)]
 
 
 @dataclass(frozen=True)
@@ -245,7 +224,6 @@ async def _write_watermark(conn: aiosqlite.Connection, tenant_id: str, event_id:
     await watermarks.write_watermark(conn, watermark_name(tenant_id), event_id)
 
 
-_TYPE_MARKS = ",".join("?" * len(STEP_EVENT_TYPES))
 
 
 async def _fold_events(conn: aiosqlite.Connection, tenant_id: str, events: list[StoredEvent],
@@ -314,7 +292,7 @@ async def rebuild_pipeline_steps(db: Database, *, tenant_id: str = TENANT_ID,
     restores key sets rather than writing new ones, so it never advances checkpoints
     (a ready proof over the restored rows is valid again by itself)."""
     return await paging.rebuild(db, tenant_id, watermark_name(tenant_id),
-                                ("pipeline_step_projections",),
+                                step_rows.TABLES,
                                 lambda conn: _fold_one_page(conn, tenant_id, page_size,
                                                             prove=False))
 
@@ -323,18 +301,8 @@ async def refold_execution(conn: aiosqlite.Connection, ref) -> None:
     """Rebuild one execution's rows from its events (inside the caller's transaction):
     the targeted repair for rows lost behind the builder's back. Never advances the
     checkpoint (the caller judges the proof afterwards)."""
-    await conn.execute(
-        "DELETE FROM pipeline_step_projections WHERE tenant_id = ? AND discover_workflow_id = ?"
-        " AND discover_run_id = ?",
-        (ref.tenant_id, ref.discover_workflow_id, ref.discover_run_id),
-    )
-    records = await _fetchall(
-        conn,
-        f"SELECT {paging.EVENT_COLUMNS} FROM job_events WHERE tenant_id = ? AND run_id = ?"
-        f" AND type IN ({_TYPE_MARKS}) ORDER BY id",
-        (ref.tenant_id, ref.discover_run_id, *STEP_EVENT_TYPES),
-    )
-    events = [StoredEvent(*tuple(record)) for record in records]
+    await step_rows.delete_execution(conn, ref)
+    events = await step_rows.run_events(conn, ref.tenant_id, ref.discover_run_id, STEP_EVENT_TYPES)
     events = [event for event in events
               if (step := parse_step_event(event)) is not None
               and step.discover_workflow_id == ref.discover_workflow_id]

@@ -31,10 +31,11 @@ import aiosqlite
 
 from backend.config import TENANT_ID
 from backend.domain.clock import parse_iso
-from backend.projections import paging, watermarks
-from backend.store import projection_builder
+from backend.projections import paging
+from backend.store import projection_builder, watermarks
 from backend.store.db import Database
 from backend.store.events import StoredEvent
+from backend.store.read_models import workflow_runs as run_rows
 
 log = logging.getLogger(__name__)
 
@@ -207,26 +208,13 @@ async def _write_watermark(conn: aiosqlite.Connection, tenant_id: str, event_id:
     await watermarks.write_watermark(conn, watermark_name(tenant_id), event_id)
 
 
-async def _fetchall(conn: aiosqlite.Connection, sql: str, params: tuple) -> list:
-    async with conn.execute(sql, params) as cursor:
-        return list(await cursor.fetchall())
-
-
 def row_from_record(record: Any) -> WorkflowRunRow:
     return WorkflowRunRow(**{column: record[column] for column in COLUMNS})
 
 
 async def _load_rows(conn: aiosqlite.Connection, tenant_id: str,
                      run_ids: set[str]) -> dict[str, WorkflowRunRow]:
-    if not run_ids:
-        return {}
-    marks = ",".join("?" * len(run_ids))
-    records = await _fetchall(
-        conn,
-        f"SELECT {', '.join(COLUMNS)} FROM workflow_run_projections"
-        f" WHERE tenant_id = ? AND run_id IN ({marks})",
-        (tenant_id, *run_ids),
-    )
+    records = await run_rows.read_rows(conn, COLUMNS, tenant_id, run_ids)
     return {record["run_id"]: row_from_record(record) for record in records}
 
 
@@ -246,12 +234,7 @@ async def _fold_one_page(conn: aiosqlite.Connection, tenant_id: str, page_size: 
             continue
         rows[run_id] = fold_workflow_event(rows.get(run_id), event, tenant_id=tenant_id)
     changed = [row for run_id, row in rows.items() if row is not None and row != before.get(run_id)]
-    if changed:
-        await conn.executemany(
-            f"INSERT OR REPLACE INTO workflow_run_projections ({', '.join(COLUMNS)})"
-            f" VALUES ({','.join('?' * len(COLUMNS))})",
-            [row.values() for row in changed],
-        )
+    await run_rows.write_rows(conn, COLUMNS, [row.values() for row in changed])
     if page.newest > after:
         await _write_watermark(conn, tenant_id, page.newest)
     return page.more
@@ -284,33 +267,17 @@ async def _started_runs(db: Database, tenant_id: str, watermark: int) -> int:
     if known and known[0] == watermark:
         return known[1]
     if known and known[0] < watermark:
-        new = await db.fetchone(
-            "SELECT COUNT(DISTINCT e.run_id) FROM job_events e"
-            " WHERE e.tenant_id = ? AND e.type = ? AND e.id > ? AND e.id <= ?"
-            " AND NOT EXISTS (SELECT 1 FROM job_events x WHERE x.tenant_id = e.tenant_id"
-            "   AND x.run_id = e.run_id AND x.id <= ? AND x.type = e.type)",
-            (tenant_id, STARTED, known[0], watermark, known[0]),
-        )
-        count = known[1] + int(new[0])
+        count = known[1] + await run_rows.started_runs_between(
+            db, tenant_id, STARTED, after=known[0], upto=watermark)
     else:
-        row = await db.fetchone(
-            "SELECT COUNT(DISTINCT run_id) FROM job_events"
-            " WHERE tenant_id = ? AND type = ? AND id <= ?",
-            (tenant_id, STARTED, watermark),
-        )
-        count = int(row[0])
+        count = await run_rows.started_runs_upto(db, tenant_id, STARTED, watermark)
     memo[tenant_id] = (watermark, count)
     return count
 
 
 async def _rows_lost(db: Database, tenant_id: str, watermark: int) -> bool:
     expected = await _started_runs(db, tenant_id, watermark)
-    present = await db.fetchone(
-        "SELECT COUNT(*) FROM workflow_run_projections"
-        " WHERE tenant_id = ? AND started_at IS NOT NULL",
-        (tenant_id,),
-    )
-    return int(present[0]) < expected
+    return await run_rows.started_row_count(db, tenant_id) < expected
 
 
 async def refresh_workflow_runs(
@@ -344,7 +311,7 @@ async def rebuild_workflow_runs(
     """Drop the tenant's rows and fold the whole log again from event 0, in one
     transaction, so no reader of another connection sees a half-built table."""
     return await paging.rebuild(db, tenant_id, watermark_name(tenant_id),
-                                ("workflow_run_projections",),
+                                run_rows.TABLES,
                                 lambda conn: _fold_one_page(conn, tenant_id, page_size))
 
 
@@ -353,10 +320,6 @@ async def rebuild_workflow_runs(
 
 async def get_run(db: Database, run_id: str, *, tenant_id: str = TENANT_ID
                   ) -> WorkflowRunRow | None:
-    record = await db.fetchone(
-        f"SELECT {', '.join(COLUMNS)} FROM workflow_run_projections"
-        " WHERE tenant_id = ? AND run_id = ?",
-        (tenant_id, run_id),
-    )
+    record = await run_rows.read_row(db, COLUMNS, tenant_id, run_id)
     return row_from_record(record) if record else None
 

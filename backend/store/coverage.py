@@ -53,7 +53,7 @@ from typing import Any
 import aiosqlite
 
 from backend.domain.clock import utc_now_iso
-from backend.store.db import Database
+from backend.store.db import Database, fetch_rows
 from backend.store.step_events import STEP_EVENT_TYPES
 
 DIGEST_ALGORITHM = "coverage-digest-v1"
@@ -138,19 +138,12 @@ def canonical_digest(member_keys: Iterable[str], step_keys: Iterable[str]) -> st
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-async def _fetchall(conn: aiosqlite.Connection | Database, sql: str, params: tuple) -> list:
-    if isinstance(conn, Database):
-        return await conn.fetchall(sql, params)
-    async with conn.execute(sql, params) as cursor:
-        return list(await cursor.fetchall())
-
-
 async def member_keys(conn, ref) -> set[str]:
     """The execution's member keys, read as one concatenated value: a large execution's
     keys cost one row, not thousands of row objects, on every revalidating read. A key
     that itself holds the separator (never a real JobId) falls back to reading rows."""
     key = (ref.tenant_id, ref.discover_workflow_id, ref.discover_run_id)
-    (count, text), = await _fetchall(
+    (count, text), = await fetch_rows(
         conn,
         "SELECT COUNT(*), group_concat(job_id || '|' || cohort, char(10))"
         " FROM discovery_execution_jobs WHERE tenant_id = ?"
@@ -158,7 +151,7 @@ async def member_keys(conn, ref) -> set[str]:
     parts = text.split("\n") if text else []
     if len(parts) == count:
         return set(parts)
-    rows = await _fetchall(
+    rows = await fetch_rows(
         conn,
         "SELECT job_id, cohort FROM discovery_execution_jobs WHERE tenant_id = ?"
         " AND discover_workflow_id = ? AND discover_run_id = ?", key)
@@ -166,7 +159,7 @@ async def member_keys(conn, ref) -> set[str]:
 
 
 async def projected_step_keys(conn, ref) -> set[str]:
-    rows = await _fetchall(
+    rows = await fetch_rows(
         conn,
         "SELECT step_kind, item_key FROM pipeline_step_projections WHERE tenant_id = ?"
         " AND discover_workflow_id = ? AND discover_run_id = ?",
@@ -203,7 +196,7 @@ async def event_step_keys(conn, ref) -> set[str]:
     # Through the type index from the run's first event on: only the step events logged
     # since the execution began are read, not every event of the run (a Discover run
     # also owns one JobDiscovered per job) nor every step event of the whole history.
-    rows = await _fetchall(
+    rows = await fetch_rows(
         conn,
         "SELECT DISTINCT json_extract(payload_json, '$.stepKind'),"
         " json_extract(payload_json, '$.itemKey') FROM job_events INDEXED BY job_events_type"
@@ -227,7 +220,7 @@ def coverage_from_record(record: Any, *, downgraded: bool = False) -> Coverage:
 
 async def read_checkpoint(conn, ref) -> Coverage | None:
     """The stored row as it is (no revalidation)."""
-    rows = await _fetchall(
+    rows = await fetch_rows(
         conn,
         f"SELECT {', '.join(COLUMNS)} FROM discovery_execution_recoveries"
         " WHERE tenant_id = ? AND discover_workflow_id = ? AND discover_run_id = ?",

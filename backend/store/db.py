@@ -254,6 +254,16 @@ class Database:
         return int(rows[0][0])
 
 
+async def fetch_rows(reader: Database | aiosqlite.Connection, sql: str,
+                     params: Iterable[Any] = ()) -> list:
+    """Every row of ``sql`` from the database (its reader) or, inside a transaction, the
+    connection the caller holds: the repositories' one helper for both."""
+    if isinstance(reader, Database):
+        return await reader.fetchall(sql, params)
+    async with reader.execute(sql, tuple(params)) as cursor:
+        return list(await cursor.fetchall())
+
+
 IN_CHUNK = 500  # ids per "IN (...)": well under SQLite's variable limit
 
 

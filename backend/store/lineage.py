@@ -34,7 +34,7 @@ import aiosqlite
 from backend.domain.clock import parse_iso, to_iso, utc_now_iso
 from backend.domain.stages import STAGES
 from backend.store import coverage
-from backend.store.db import Database
+from backend.store.db import fetch_rows
 
 Cohort = Literal["observed_this_run", "existing_backlog"]
 PlanState = Literal["pending", "failed", "planned", "not_eligible"]
@@ -121,24 +121,17 @@ def _key(ref) -> tuple[str, str, str]:
     return (ref.tenant_id, ref.discover_workflow_id, ref.discover_run_id)
 
 
-async def _fetchall(conn, sql: str, params: tuple) -> list:
-    if isinstance(conn, Database):
-        return await conn.fetchall(sql, params)
-    async with conn.execute(sql, params) as cursor:
-        return list(await cursor.fetchall())
-
-
 async def read_members(conn, ref, job_ids: Iterable[str] | None = None) -> dict[str, Member]:
     """The execution's rows (all, or the given JobIds), by JobId."""
     sql = (f"SELECT {', '.join(_COLUMNS)} FROM discovery_execution_jobs"
            " WHERE tenant_id = ? AND discover_workflow_id = ? AND discover_run_id = ?")
     if job_ids is None:
-        return {row[0]: _member(row) for row in await _fetchall(conn, sql, _key(ref))}
+        return {row[0]: _member(row) for row in await fetch_rows(conn, sql, _key(ref))}
     wanted = list(dict.fromkeys(job_ids))
     found: dict[str, Member] = {}
     for start in range(0, len(wanted), 500):
         chunk = wanted[start : start + 500]
-        rows = await _fetchall(conn, sql + f" AND job_id IN ({','.join('?' * len(chunk))})",
+        rows = await fetch_rows(conn, sql + f" AND job_id IN ({','.join('?' * len(chunk))})",
                                (*_key(ref), *chunk))
         found.update((row[0], _member(row)) for row in rows)
     return found
@@ -289,7 +282,7 @@ async def fail_pending_plans(conn: aiosqlite.Connection, ref, reason: str = "pla
 
 
 async def cohort_job_ids(conn, ref, cohort: Cohort) -> list[str]:
-    rows = await _fetchall(
+    rows = await fetch_rows(
         conn,
         "SELECT job_id FROM discovery_execution_jobs WHERE tenant_id = ?"
         " AND discover_workflow_id = ? AND discover_run_id = ? AND cohort = ?"
@@ -301,7 +294,7 @@ async def cohort_job_ids(conn, ref, cohort: Cohort) -> list[str]:
 
 async def membership_counts(conn, ref) -> dict[tuple[str, str], int]:
     """``{(cohort, plan_state): count}`` for one execution (for the operations reader)."""
-    rows = await _fetchall(
+    rows = await fetch_rows(
         conn,
         "SELECT cohort, plan_state, COUNT(*) FROM discovery_execution_jobs"
         " WHERE tenant_id = ? AND discover_workflow_id = ? AND discover_run_id = ?"

@@ -35,16 +35,7 @@ SQL_FETCHES = {"fetchall", "fetchone"}
 EVENT_WRITERS = {"append_event", "EVENT_INSERT_SQL", "event_params"}
 EVENT_INSERT = re.compile(r"INSERT\s+(OR\s+\w+\s+)?INTO\s+job_events\b", re.IGNORECASE)
 
-SQL_OUTSIDE_STORE = {
-    # The projections' own table reads and folds (docs/architecture.md, "Keeping the read
-    # models"): still to move behind store repositories (issue 17).
-    "backend/projections/apply_runs.py",
-    "backend/projections/contacts.py",
-    "backend/projections/paging.py",
-    "backend/projections/pipeline_steps.py",
-    "backend/projections/watermarks.py",
-    "backend/projections/workflow_runs.py",
-}
+SQL_OUTSIDE_STORE: set[str] = set()  # the projections' tables too: store/read_models/
 
 EVENT_WRITES_OUTSIDE_STORE: set[str] = set()  # the store is the one writer
 

@@ -65,6 +65,19 @@ async def find_cancel_request(client: Client, row: WorkflowRunRow):
     return None
 
 
+UNREADABLE = object()  # read_cancel_request: the history cannot be read right now
+
+
+async def read_cancel_request(client: Client, row: WorkflowRunRow):
+    """The run's cancel-request history event; None when it has none; ``UNREADABLE`` when
+    the history cannot be read now (Temporal away, a timeout): then nothing is recorded."""
+    try:
+        return await asyncio.wait_for(find_cancel_request(client, row), HISTORY_TIMEOUT_S)
+    except Exception as error:  # noqa: BLE001 - history unreadable: retried later
+        log.info("history of run %s not readable (%s)", row.run_id, type(error).__name__)
+        return UNREADABLE
+
+
 def cancellation_fact(row: WorkflowRunRow, found,
                       source_boundary: str) -> ev.WorkflowCancellationRequested:
     """The requester fact a history's cancel-request event proves (requester and reason
@@ -91,13 +104,8 @@ async def restore_cancel_requester(db: Database, client: Client, row: WorkflowRu
     was written. An unreadable history writes nothing (the live backfill may later)."""
     if await any_recorded(db, *_requester_keys(row.run_id)):
         return False
-    try:
-        found = await asyncio.wait_for(find_cancel_request(client, row), HISTORY_TIMEOUT_S)
-    except Exception as error:  # noqa: BLE001 - history unreadable: nothing to restore
-        log.info("recovered run %s: history not readable (%s)", row.run_id,
-                 type(error).__name__)
-        return False
-    if found is None:
+    found = await read_cancel_request(client, row)
+    if found is None or found is UNREADABLE:
         return False
     event = cancellation_fact(row, found, RECOVERED_BOUNDARY)
     return await run_records.record_run_fact(
@@ -139,11 +147,8 @@ async def backfill_requester(db: Database, client: Client, row: WorkflowRunRow,
     fact was written. An unreadable history writes nothing (retried after a pause)."""
     if not checks.due(row) or await any_recorded(db, *_requester_keys(row.run_id)):
         return False
-    try:
-        found = await asyncio.wait_for(find_cancel_request(client, row), HISTORY_TIMEOUT_S)
-    except Exception as error:  # noqa: BLE001 - history unavailable: no backfill now
-        log.info("history of run %s not readable (%s); no requester backfill", row.run_id,
-                 type(error).__name__)
+    found = await read_cancel_request(client, row)
+    if found is UNREADABLE:
         checks.mark(row, failed=True)
         return False
     if found is None:
