@@ -22,7 +22,7 @@ from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError, RPCStatusCode
 
 from backend.domain import events as ev
-from backend.domain.clock import utc_now
+from backend.domain.clock import to_iso, utc_now
 from backend.llm.admission import release as release_reservation
 from backend.projections.workflow_runs import (
     NOT_FOUND_STATUS,
@@ -70,7 +70,9 @@ class ReconcileReport:
 
 
 async def open_runs(db: Database, *, older_than: timedelta = MIN_AGE) -> list[WorkflowRunRow]:
-    cutoff = (utc_now() - older_than).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    # To the millisecond, as started_at is stored: a cutoff cut to the whole second left a
+    # run started earlier in that same second out of a pass with ``older_than`` 0.
+    cutoff = to_iso(utc_now() - older_than)
     records = await run_records.open_runs(db, started_before=cutoff,
                                           not_found_status=NOT_FOUND_STATUS)
     return [row_from_record(record) for record in records]
