@@ -114,7 +114,7 @@ def source_resume(profile: CandidateProfile) -> JsonResume:
     hit = _SOURCE_CACHE.get(id(profile))
     if hit is not None and hit[0] is profile:
         return hit[1]
-    from backend.profile_import import structure_text  # import rules: loaded only when needed
+    from backend.domain.resume_structure import structure_text  # loaded only when needed
 
     parsed, _unplaced = structure_text(profile.resume_text)
     parsed = parsed.model_copy(update={"basics": parsed.basics.model_copy(update={

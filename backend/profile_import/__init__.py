@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from backend.domain.resume import JsonResume
+from backend.domain.resume_structure import structure_lines, structure_text
 from backend.profile_import.errors import (
     ResumeEncrypted,
     ResumeImportError,
@@ -21,7 +22,6 @@ from backend.profile_import.errors import (
     ResumeUnsupportedType,
 )
 from backend.profile_import.extract import MAX_BYTES, MAX_PDF_PAGES, extract
-from backend.profile_import.structure import structure_lines
 
 __all__ = [
     "MAX_BYTES",
@@ -59,6 +59,3 @@ def import_resume(data: bytes, *, file_name: str | None, content_type: str | Non
                         pages=extracted.pages, characters=len(text), text=text)
 
 
-def structure_text(text: str) -> tuple[JsonResume, list[str]]:
-    """Pasted or stored résumé text → (draft résumé, lines that could not be placed)."""
-    return structure_lines(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))

@@ -2,7 +2,7 @@
 
 The format is decided from the bytes first (a PDF is a PDF whatever it is called), then
 from the file name and content type. Readers keep line breaks and turn list items into
-"• " lines, so :mod:`backend.profile_import.structure` sees the same shape whatever the
+"• " lines, so :mod:`backend.domain.resume_structure` sees the same shape whatever the
 source was.
 """
 

@@ -17,7 +17,7 @@ def structure_legacy_profile(conn: sqlite3.Connection) -> None:
     document becomes work entries, education and skills, best effort. The revision is
     kept: the candidate said nothing new, so nothing is rescored."""
     from backend.domain.profile import CandidateProfile
-    from backend.profile_import import structure_text
+    from backend.domain.resume_structure import structure_text
 
     for tenant_id, profile_json in conn.execute(
             "SELECT tenant_id, profile_json FROM candidate_profiles").fetchall():

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
+from backend.domain.resume_structure import Line, heading_kind
+from backend.domain.resume_vocabulary import iso_date, location_of
 from backend.profile_import import structure_text
-from backend.profile_import.structure import Line, heading_kind
-from backend.profile_import.vocabulary import iso_date, location_of
 
 
 def _jobs(text: str) -> list[dict]:

@@ -17,8 +17,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from backend.domain import resume_vocabulary as vocab
 from backend.domain.resume import JsonResume
-from backend.profile_import import vocabulary as vocab
 
 # --------------------------------------------------------------------------- lines
 
@@ -708,3 +708,8 @@ def _texts(value: Any) -> list[str]:
     if isinstance(value, list):
         return [text for item in value for text in _texts(item)]
     return []
+
+
+def structure_text(text: str) -> tuple[JsonResume, list[str]]:
+    """Pasted or stored résumé text → (draft résumé, lines that could not be placed)."""
+    return structure_lines(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
