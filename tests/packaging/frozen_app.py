@@ -12,6 +12,7 @@ last two.
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import json
 import os
@@ -78,7 +79,7 @@ def completed(args: list[str], steps: list[subprocess.CompletedProcess]) -> subp
 
 
 @dataclass
-class Installation:
+class Installation(abc.ABC):
     """What every platform's installation answers; the subclasses say where and how."""
 
     home: Path
@@ -87,12 +88,14 @@ class Installation:
     secret_store_words = "OS keyring"  # what the app reports as where provider keys go
 
     @property
+    @abc.abstractmethod
     def prefix(self) -> Path:  # the program folder
-        raise NotImplementedError
+        """Where it is on this platform."""
 
     @property
+    @abc.abstractmethod
     def executable(self) -> Path:
-        raise NotImplementedError
+        """Where it is on this platform."""
 
     @property
     def command_link(self) -> Path:  # what a user types in a terminal
@@ -107,18 +110,20 @@ class Installation:
         return self.library_dir / "bin" / "temporal"
 
     @property
+    @abc.abstractmethod
     def default_app_dir(self) -> Path:
-        raise NotImplementedError
+        """Where it is on this platform."""
 
     def env(self, **extra: str) -> dict[str, str]:
         return user_env(self.home, **extra)
 
+    @abc.abstractmethod
     def run_installer(self) -> subprocess.CompletedProcess:
-        raise NotImplementedError
+        """The platform's installer, run as its user would (install or upgrade)."""
 
+    @abc.abstractmethod
     def launcher_problems(self) -> list[str]:
         """What a user would miss to start JobCtrl the platform's way (empty: nothing)."""
-        raise NotImplementedError
 
     def stop(self, process: FrozenProcess, sig: int) -> int:
         return process.stop(sig)
