@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from desktop.client import ApiClient, StreamedEvent
 
@@ -44,3 +44,64 @@ def run_finished(run_id: str) -> Callable[[StreamedEvent], bool]:
         )
 
     return finished
+
+
+async def start_and_watch(
+    api: ApiClient,
+    start: Callable[[], Awaitable[dict]],
+    *,
+    timeout: float = 180,
+    live_timeout: float = 10,
+) -> tuple[dict, list[StreamedEvent]]:
+    """Subscribe (from now on), call ``start``, and collect until the workflow execution
+    it names (``firstExecutionRunId``) ends. A quick run can end before ``start`` returns:
+    every event is kept and matched once the id is known, so that end is never missed."""
+    live = asyncio.Event()
+    arrived = asyncio.Event()
+    received: list[StreamedEvent] = []
+
+    def on_state(state: str) -> None:
+        if state == "live":
+            live.set()
+
+    async def pump() -> None:
+        stream = api.events(None, on_state=on_state)
+        async with contextlib.aclosing(stream):
+            async for event in stream:
+                received.append(event)
+                arrived.set()
+
+    async def until_finished(finished: Callable[[StreamedEvent], bool]) -> list[StreamedEvent]:
+        scanned = 0
+        while True:
+            arrived.clear()
+            for index in range(scanned, len(received)):
+                if finished(received[index]):
+                    return received[: index + 1]
+            scanned = len(received)
+            await arrived.wait()
+
+    pumping = asyncio.create_task(pump())
+    try:
+        await asyncio.wait_for(_first_of(live.wait(), pumping), live_timeout)
+        accepted = await start()
+        finished = run_finished(accepted["firstExecutionRunId"])
+        events = await asyncio.wait_for(_first_of(until_finished(finished), pumping), timeout)
+        return accepted, events
+    finally:
+        pumping.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await pumping
+
+
+async def _first_of(wanted: Awaitable, pumping: asyncio.Task):
+    """``wanted``'s result, or the stream's own error if the stream ends first."""
+    waiting = asyncio.ensure_future(wanted)
+    try:
+        await asyncio.wait({waiting, pumping}, return_when=asyncio.FIRST_COMPLETED)
+        if not waiting.done():
+            pumping.result()  # raises the stream's error
+            raise RuntimeError("the event stream ended before the awaited event")
+        return waiting.result()
+    finally:
+        waiting.cancel()

@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 
-from tests.integration.events_helpers import collect_until, run_finished
+from tests.integration.events_helpers import collect_until, start_and_watch
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
 
@@ -16,17 +16,9 @@ DEMO_DISTINCT_JOBS = 234  # 240 postings, 6 of them the same posting behind trac
 
 async def start_discover_and_watch(api, **extra):
     """Subscribe first (no Last-Event-ID: only what happens from now on), then start."""
-    live = asyncio.Event()
-    holder: dict = {}
-
-    def finished(event):
-        return "runId" in holder and run_finished(holder["runId"])(event)
-
-    watcher = asyncio.create_task(collect_until(api, finished, last_event_id=None, started=live))
-    await asyncio.wait_for(live.wait(), 10)
-    accepted = await api.run_stage("discover", **extra)
-    holder["runId"] = accepted["firstExecutionRunId"]
-    return accepted, await watcher
+    accepted, events = await start_and_watch(api, lambda: api.run_stage("discover", **extra))
+    assert accepted["alreadyRunning"] is False, "the previous Discover was still named running"
+    return accepted, events
 
 
 async def test_first_discover_streams_every_job_once(api):

@@ -22,7 +22,7 @@ import pytest
 import pytest_asyncio
 
 from desktop.client import ApiClient
-from tests.integration.events_helpers import collect_until, run_finished
+from tests.integration.events_helpers import start_and_watch
 from tests.packaging.frozen_app import (
     FrozenProcess,
     Installation,
@@ -88,21 +88,12 @@ def stop_cleanly(process: FrozenProcess, installed: Installation, sig: int = sig
 async def discover_over_sse(info) -> tuple[dict, list]:
     api = ApiClient.from_runtime(info)
     try:
-        live = asyncio.Event()
-        holder: dict = {}
-
-        def finished(event) -> bool:
-            return "runId" in holder and run_finished(holder["runId"])(event)
-
-        watcher = asyncio.create_task(collect_until(api, finished, last_event_id=None, started=live))
-        await asyncio.wait_for(live.wait(), 30)
         await api.put_profile(PROFILE)
         # Below the default minimum fit (50) most demo jobs stop after Score; a fit floor of 0
         # (Settings) sends every job on through Tailor, Cover and the PDFs.
         await api.patch_settings(minFitScore=0)
-        accepted = await api.run_stage("discover")
-        holder["runId"] = accepted["firstExecutionRunId"]
-        events = await watcher
+        accepted, events = await start_and_watch(
+            api, lambda: api.run_stage("discover"), live_timeout=30)
         return {"accepted": accepted, "runs": await api.discovery_runs(),
                 "jobs": (await api.jobs(limit=1))["total"], "secrets": await api.secret_names(),
                 "pdfs": await every_job_rendered(api)}, events

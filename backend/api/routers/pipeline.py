@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 from pydantic import ConfigDict, Field, model_validator
+from temporalio.client import WorkflowFailureError
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from backend.api.errors import ApiError, error_responses, noop_responses, rule_error
@@ -144,15 +145,15 @@ async def run_stage(body: RunStageRequest, request: Request) -> RunStageAccepted
     )
 
 
-CLOSING_GRACE_S = 10.0
+CLOSING_GRACE_S = 30.0
 
 
 async def _start_discover(context, client, source_ids) -> tuple[str, bool]:
     """One Discover at a time: while one runs, report the execution that owns the
     deterministic id. A run that has already recorded its outcome but whose workflow has
-    not closed yet (its last step is returning) is waited for, so a Discover requested
-    right after the previous one finished starts a new run instead of naming the old one."""
-    deadline = asyncio.get_running_loop().time() + CLOSING_GRACE_S
+    not closed yet (its last workflow task is still queued: seconds on a busy worker) is
+    waited for, on Temporal's own close, so a Discover requested right after the previous
+    one finished starts a new run instead of naming the old one."""
     while True:
         try:
             handle = await client.start_workflow(
@@ -163,9 +164,21 @@ async def _start_discover(context, client, source_ids) -> tuple[str, bool]:
         except WorkflowAlreadyStartedError as running:
             status = await discovery_runs.run_status(context.db, running.run_id)
             finishing = status is not None and status != "running"
-            if not finishing or asyncio.get_running_loop().time() > deadline:
+            if not finishing or not await _closed_within(client, running.run_id, CLOSING_GRACE_S):
                 return running.run_id, True
-            await asyncio.sleep(0.1)
+
+
+async def _closed_within(client, run_id: str, timeout: float) -> bool:
+    """True once that Discover execution has closed (however it ended), False if it is
+    still open after ``timeout``."""
+    handle = client.get_workflow_handle(DISCOVER_WORKFLOW_ID, run_id=run_id)
+    try:
+        await asyncio.wait_for(handle.result(follow_runs=False), timeout)
+    except TimeoutError:
+        return False
+    except WorkflowFailureError:  # failed, canceled or terminated: closed all the same
+        pass
+    return True
 
 
 async def _run_job_stage_everywhere(context, client, stage: str):
