@@ -34,6 +34,12 @@ async def user_statuses(conn: aiosqlite.Connection, job_ids: list[str]) -> dict[
         conn, "SELECT job_id, user_status FROM jobs WHERE job_id IN ({marks})", (), job_ids))
 
 
+async def job_titles(conn: aiosqlite.Connection, job_ids: list[str]) -> dict[str, str]:
+    """Each existing job's title."""
+    return dict(await select_in_chunks(
+        conn, "SELECT job_id, title FROM jobs WHERE job_id IN ({marks})", (), job_ids))
+
+
 async def running_preparation_jobs(conn: aiosqlite.Connection, workflow_type: str,
                                    tenant_id: str = TENANT_ID) -> set[str]:
     """Jobs with a preparation run open in the run read model (open but not yet holding a

@@ -109,6 +109,19 @@ def jobs_with_materials(app_dir: Path) -> set[str]:
             "SELECT job_id FROM job_materials UNION SELECT job_id FROM job_artifacts")}
 
 
+async def test_the_first_fitting_jobs_are_prepared_ahead_of_the_rest_of_the_board(prepared):
+    """Depth first (STAGE_PRIORITY, one write partition): the first résumé PDF was done
+    while most of the board still waited for its Score, not after every job was scored."""
+    with sqlite3.connect(prepared["app_dir"] / "jobctrl.db") as conn:
+        (first_pdf,) = conn.execute(
+            "SELECT min(finished_at) FROM job_stage_states"
+            " WHERE stage = 'pdf' AND status = 'succeeded'").fetchone()
+        (scored_before,) = conn.execute(
+            "SELECT count(*) FROM job_stage_states WHERE stage = 'score' AND started_at < ?",
+            (first_pdf,)).fetchone()
+    assert scored_before < 234 / 2, (scored_before, first_pdf)
+
+
 async def test_only_jobs_at_or_above_the_threshold_get_materials(prepared):
     """The whole demo board, offline, a backend-engineer profile, the default threshold:
     every job is scored; exactly the ones at or above it are prepared and wait in Apply

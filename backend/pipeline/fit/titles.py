@@ -10,7 +10,10 @@ full-stack), 2 the same cluster, 3 another line of work (backend ↔ sales).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
+
+from backend.pipeline.text import title_similarity
 
 # (family, readable name, cluster, title pattern). Order matters: the first match wins, so
 # specific titles ("Sales Engineer", "Engineering Manager") come before generic ones.
@@ -131,3 +134,22 @@ def level_from_years(years: float) -> int:
 
 def level_label(level: int) -> str:
     return LEVEL_NAMES[level]
+
+
+# --------------------------------------------------------------------------- preparation order
+
+
+def likely_fit_first(titles: Mapping[str, str], target_titles: Sequence[str]) -> list[str]:
+    """Job ids, the titles nearest the profile's targets first (the same line of work,
+    then the most target words), the board's order kept among equals. Only an order for
+    the queue, from the title alone: Score still decides every job's fit."""
+    targets = [family for target in target_titles if (family := title_family(target))]
+
+    def distance(job_id: str) -> tuple[int, float]:
+        title = titles[job_id]
+        family = title_family(title)
+        nearest = min((family_distance(t, family) for t in targets), default=3) if family else 3
+        words = max((title_similarity(t, title) for t in target_titles), default=0.0)
+        return nearest, -words
+
+    return sorted(titles, key=distance)

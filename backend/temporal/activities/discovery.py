@@ -452,6 +452,18 @@ class DiscoveryActivities:
         profile = await read_profile(conn)
         return set(RETRYABLE_BLOCKS) - (set() if profile else {PROFILE_MISSING})
 
+    async def _likely_fit_first(self, conn, job_ids: list[str]) -> list[str]:
+        """The order children start in (their stages queue first come first served):
+        the titles nearest the profile's targets first, so the first materials a job
+        seeker can use, and the first Tailor/Cover/PDF durations the ETA needs, come
+        from the first fitting jobs rather than after the whole board's Score."""
+        from backend.pipeline.fit.titles import likely_fit_first  # the fit rules: not at start-up
+
+        saved = await read_profile(conn)
+        targets = saved[1].target_titles if saved else []
+        titles = await plan_inputs.job_titles(conn, job_ids)
+        return likely_fit_first({job_id: titles.get(job_id, "") for job_id in job_ids}, targets)
+
     async def _sweep_backlog(self, ref: DiscoveryExecutionRef, step: StepClock) -> None:
         """Link pre-existing eligible jobs — work left in a stage, none active, not
         user-set, not already in this execution — as ``existing_backlog``."""
@@ -523,7 +535,8 @@ class DiscoveryActivities:
                     conn, step.completed(target_count=len(job_ids), planned_count=planned,
                                          not_eligible_count=not_eligible),
                     tenant_id=ref.tenant_id)
-        return to_start
+            order = await self._likely_fit_first(conn, list(to_start))
+        return {job_id: to_start[job_id] for job_id in order}
 
     # -- finalize --------------------------------------------------------------------------
 

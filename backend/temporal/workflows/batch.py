@@ -91,7 +91,7 @@ class BatchStageWorkflow:
 
     async def _item(self, run: RunRef, input: BatchInput, job_id: str, stage: str,
                     timeout: timedelta) -> BatchItem:
-        options = stage_options(input.heartbeat_timeout_s)
+        options = stage_options(input.heartbeat_timeout_s, stage)
         options["schedule_to_close_timeout"] = timeout
         options["start_to_close_timeout"] = min(options["start_to_close_timeout"], timeout)
         try:

@@ -55,7 +55,7 @@ class JobPreparationWorkflow:
         try:
             return await workflow.execute_activity(
                 STAGE_ACTIVITY[stage], stage_input, result_type=StageOutcome,
-                **stage_options(input.heartbeat_timeout_s))
+                **stage_options(input.heartbeat_timeout_s, stage))
         except ActivityError as error:
             if is_cancelled_exception(error):
                 raise
