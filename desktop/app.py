@@ -30,6 +30,7 @@ from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
 from backend.desktop_contract import configure_logging, hard_exit, startup_milestone, trim_after_bursts
 from desktop import theme
+from desktop.qt_sources import forget_module_sources
 from desktop.shell import ShellController
 from desktop.single_instance import InstanceServer, activate_running_instance
 from desktop.views.main_window import MainWindow
@@ -251,6 +252,9 @@ async def _main(shell: DesktopShell) -> int:
 
 
 def run_desktop(paths, args) -> None:
+    # Before the bulk of the imports (views, HTTP client, supervisor): PySide6 would keep
+    # every module's source text in memory all week (desktop/qt_sources.py).
+    forget_module_sources()
     configure_logging(paths.logs, "desktop", console=True, verbose=getattr(args, "verbose", False))
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("JobCtrl")

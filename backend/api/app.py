@@ -61,7 +61,8 @@ def create_app(
             db, paths, context.temporal,
             lambda: context.settings.stage_heartbeat_timeout_s)
         app.state.profile_drainer.kick()
-        trimmer = asyncio.create_task(trim_after_bursts())  # memory back after big pages
+        # memory back after big pages: SQLite's page caches, then the heap
+        trimmer = asyncio.create_task(trim_after_bursts(release=db.release_memory))
         try:
             yield
         finally:

@@ -9,6 +9,10 @@ shell): it wakes every ``every_s``, and trims once the process used at least
 core over the last interval) — so an idle process is never touched twice and a busy one
 is not interrupted. A trim costs a few milliseconds. Without glibc (macOS, Windows, musl)
 it does nothing. ``JOBCTRL_HEAP_TRIM=0`` turns it off (for measuring it).
+
+``release``: a process's own caches to empty first, at the same moment (the API and the
+worker: SQLite's page cache of each connection, ``Database.release_memory``), so the heap
+trim can hand those pages back too.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import logging
 import os
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -83,7 +88,8 @@ class BurstDetector:
 
 
 async def trim_after_bursts(stop: asyncio.Event | None = None, *, every_s: float = EVERY_S,
-                            detector: BurstDetector | None = None) -> None:
+                            detector: BurstDetector | None = None,
+                            release: Callable[[], Awaitable[None]] | None = None) -> None:
     """Runs until cancelled (or ``stop`` is set); see the module docstring."""
     import asyncio
 
@@ -95,7 +101,17 @@ async def trim_after_bursts(stop: asyncio.Event | None = None, *, every_s: float
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), timeout=every_s)
         if detector.burst_ended():
-            started = time.perf_counter()
-            trim_heap()
-            log.debug("heap trimmed after a burst in %.1f ms",
-                      (time.perf_counter() - started) * 1000)
+            await trim_now(release)
+
+
+async def trim_now(release: Callable[[], Awaitable[None]] | None = None) -> None:
+    """Empty the process's own caches (``release``), then trim the heap."""
+    started = time.perf_counter()
+    if release is not None:
+        try:
+            await release()
+        except Exception:  # noqa: BLE001 - a cache that cannot be emptied now is kept
+            log.warning("releasing caches before the heap trim failed", exc_info=True)
+    trim_heap()
+    log.debug("caches released and heap trimmed after a burst in %.1f ms",
+              (time.perf_counter() - started) * 1000)

@@ -239,6 +239,13 @@ class Database:
             finally:
                 await self._reader.execute("ROLLBACK")
 
+    async def release_memory(self) -> None:
+        """Hand back what SQLite caches for each connection (its page cache: up to
+        ``cache_size``, 2 MiB, per connection once a burst has read that much). Safe inside
+        an open transaction (only clean pages go); the next reads fill it again."""
+        for conn in {id(conn): conn for conn in (self._conn, self._reader)}.values():
+            await conn.execute("PRAGMA shrink_memory")
+
     async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[aiosqlite.Row]:
         async with self._reads().execute(sql, tuple(params)) as cursor:
             return list(await cursor.fetchall())

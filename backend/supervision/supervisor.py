@@ -53,6 +53,11 @@ PORT_PROBE_TIMEOUT_S = 0.5
 # SQLite file; its heap after a 1,000-job run is ~170 MiB over its empty size).
 TEMPORAL_RECYCLE_GROWN_MIB = 64.0
 TEMPORAL_RECYCLE_GROWN_ENV = "JOBCTRL_RECYCLE_TEMPORAL_GROWN_MIB"
+# ... and the API too, past this much (~11 MiB over its empty size after a 1,000-job run,
+# from the first use of its routes and the pages it served; bench/README.md). Its streams
+# resume by Last-Event-ID: the window says "Reconnecting…" for the seconds it takes.
+API_RECYCLE_GROWN_MIB = 8.0
+API_RECYCLE_GROWN_ENV = "JOBCTRL_RECYCLE_API_GROWN_MIB"
 
 
 async def port_accepts(address: str) -> bool:
@@ -258,24 +263,30 @@ class Supervisor:
             ready_signal=lambda pid: self._ready_signals.wait("worker", pid),
             console_log=console_log_file(self.paths.logs, "worker"),
             log_file=log_file(self.paths.logs, "worker"),
-            before_planned_restart=self._recycle_temporal_if_grown,
+            before_planned_restart=self._recycle_grown_services,
         )
 
-    async def _recycle_temporal_if_grown(self) -> None:
-        """The worker stopped on purpose, idle: restart the embedded dev server too while
-        no worker is connected, if that gives enough memory back. The API's client
-        reconnects by itself; health reports Temporal unreachable for those seconds and
-        the worker ``planned_restart``."""
-        temporal = self.service("temporal")
-        if temporal is None:  # an external Temporal is not ours to restart
+    async def _recycle_grown_services(self) -> None:
+        """The worker stopped on purpose, idle: restart the embedded dev server, then the
+        API, while no worker is connected, each only if that gives enough memory back.
+        The API's client reconnects to Temporal by itself (health reports Temporal
+        unreachable for those seconds and the worker ``planned_restart``); the window's
+        event stream resumes from its last event once the new API listens."""
+        await self._restart_if_grown("temporal", TEMPORAL_RECYCLE_GROWN_ENV,
+                                     TEMPORAL_RECYCLE_GROWN_MIB)
+        await self._restart_if_grown("api", API_RECYCLE_GROWN_ENV, API_RECYCLE_GROWN_MIB)
+
+    async def _restart_if_grown(self, name: str, env_name: str, default_mib: float) -> None:
+        service = self.service(name)
+        if service is None:  # an external Temporal is not ours to restart
             return
-        threshold = float(os.environ.get(TEMPORAL_RECYCLE_GROWN_ENV) or TEMPORAL_RECYCLE_GROWN_MIB)
-        grown = temporal.grown_bytes()
+        threshold = float(os.environ.get(env_name) or default_mib)
+        grown = service.grown_bytes()
         if grown is None or grown < threshold * 1024 * 1024:
             return
-        log.info("Temporal holds %.0f MiB more than at start: restarting it with the worker",
-                 grown / 1024 / 1024)
-        await temporal.restart_planned()
+        log.info("%s holds %.0f MiB more than at start: restarting it with the worker",
+                 name, grown / 1024 / 1024)
+        await service.restart_planned()
 
     def _api_spec(self, env: dict[str, str], port: int) -> ServiceSpec:
         # uvicorn binds its socket only once the app's lifespan has started: a port that

@@ -201,7 +201,7 @@ async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event
                 client.workflow_service, namespace=settings.temporal.namespace,
                 task_queues=[TASK_QUEUE, PREP_TASK_QUEUE],
             )
-            trimmer = asyncio.create_task(trim_after_bursts(stop))
+            trimmer = asyncio.create_task(trim_after_bursts(stop, release=db.release_memory))
             recycler = IdleRecycler(db, client, tracker, recycle or RecyclePolicy(quiet_s=0))
             recycling = asyncio.create_task(recycler.run(stop))
             beats = asyncio.create_task(heartbeat_loop(

@@ -2,12 +2,19 @@
 
 Each row is a sentence (``desktop/presenters/activity.py``); the event's type, ids and
 codes are the row's ``DetailsRole`` for the view's "Technical details", never its text.
+
+A row keeps its sentence, its tone and the event's payload as compact JSON text, not the
+parsed event: the list holds up to ``DEFAULT_MAX_ROWS`` rows all week, and a parsed payload
+(a dict of strings) costs ~4x its JSON text. Only a tooltip, the Technical details or a
+caller asking for the event (``EventRole``) parse it again (issue 18: 8.4 → ~2.6 MiB for
+5,000 rows of a real 1,000-job run, bench/README.md).
 """
 
 from __future__ import annotations
 
+import json
+import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
@@ -64,14 +71,25 @@ DetailsRole = Qt.ItemDataRole.UserRole + 3  # ((label, value), ...) for Technica
 Index = QModelIndex | QPersistentModelIndex
 
 
-@dataclass(frozen=True)
 class EventRow:
-    event: StreamedEvent
-    line: ActivityLine
+    """One row: the sentence and tone shown, and what Technical details needs."""
+
+    __slots__ = ("event_id", "event_type", "payload_json", "text", "tone")
+
+    def __init__(self, event: StreamedEvent, line: ActivityLine):
+        self.event_id = event.id
+        self.event_type = sys.intern(event.type)  # a few dozen types, shared by every row
+        self.payload_json = json.dumps(event.payload, ensure_ascii=False, separators=(",", ":"))
+        self.text = line.text
+        self.tone: Tone = line.tone
 
     @property
-    def text(self) -> str:
-        return self.line.text
+    def payload(self) -> dict:
+        return json.loads(self.payload_json)
+
+    @property
+    def event(self) -> StreamedEvent:
+        return StreamedEvent(self.event_id, self.event_type, self.payload)
 
 
 class EventListModel(QAbstractListModel):
@@ -138,17 +156,17 @@ class EventListModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return row.text
         if role == Qt.ItemDataRole.ForegroundRole:
-            return qcolor(TEXT_COLORS[row.line.tone]) if TEXT_COLORS[row.line.tone] else None
+            return qcolor(TEXT_COLORS[row.tone]) if TEXT_COLORS[row.tone] else None
         if role == Qt.ItemDataRole.DecorationRole:
-            return tone_dot(row.line.tone)
+            return tone_dot(row.tone)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return occurred_text(row.event.payload)
+            return occurred_text(row.payload)
         if role == DetailsRole:  # made when asked: most rows are never inspected
-            return technical_details(row.event.id, row.event.type, row.event.payload)
+            return technical_details(row.event_id, row.event_type, row.payload)
         if role == EventRole:
             return row.event
         if role == EventTypeRole:
-            return row.event.type
+            return row.event_type
         return None
 
     def row_text(self, row: int) -> str:
@@ -158,5 +176,5 @@ class EventListModel(QAbstractListModel):
         return [row.text for row in self._rows]
 
     def last_event_id(self) -> int | None:
-        return self._rows[-1].event.id if self._rows else None
+        return self._rows[-1].event_id if self._rows else None
 

@@ -50,3 +50,29 @@ def test_a_selected_row_shows_its_type_and_ids_under_technical_details(qtbot):
     assert "JobScored #7" in text and "offline-heuristic" in text and "prep-x" in text
     activity.technical.set_expanded(True)
     assert activity.technical.details.isVisible()
+
+
+def test_a_row_keeps_the_event_as_text_and_gives_it_back_whole(qtbot):
+    """Rows hold the payload as compact JSON (memory, issue 18): every role that reads the
+    event — the tooltip, Technical details, the event itself — still sees all of it, and a
+    caller changing its own payload dict afterwards changes nothing in the list."""
+    from PySide6.QtCore import Qt
+
+    from desktop.models.event_list_model import DetailsRole, EventRole, EventTypeRole
+
+    activity = ActivityView()
+    qtbot.addWidget(activity)
+    payload = {"jobId": "job_" + "1" * 24, "score": 82, "rationale": "Zürich — fine",
+               "matched": ["Python", "Go"], "occurredAt": "2026-12-02T01:02:03Z"}
+    event = StreamedEvent(9, "JobScored", dict(payload))
+    activity.append(event)
+    event.payload["score"] = 1  # the caller's dict, not the row's
+    index = activity.model.index(0)
+    assert index.data(EventRole) == StreamedEvent(9, "JobScored", payload)
+    assert index.data(EventTypeRole) == "JobScored"
+    assert index.data(Qt.ItemDataRole.ToolTipRole).startswith("At ")
+    details = dict(index.data(DetailsRole))
+    assert details["Event"] == "JobScored #9"
+    assert details["rationale"] == "Zürich — fine" and details["matched"] == '["Python", "Go"]'
+    assert activity.model.row_text(0) == "Scored a job: fit 82"
+    assert activity.model.last_event_id() == 9

@@ -1,6 +1,7 @@
 """An idle worker restarts itself to give memory back — never while a workflow is open —
-with the dev server restarted alongside it, and after the restart a new Discover works
-(the probe workflow started before it is still there). Real dev server, worker and API."""
+with the dev server and the API restarted alongside it, and after the restart a new
+Discover works through the new API (the probe workflow started before it is still there).
+Real dev server, worker and API."""
 
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ async def test_a_recycle_waits_for_open_work_and_a_discover_works_after_it(tmp_p
     restore_environ = override_environ(JOBCTRL_RECYCLE_QUIET_S=str(QUIET_S),
                                        JOBCTRL_RECYCLE_GROWN_MIB="-1024",
                                        JOBCTRL_RECYCLE_TEMPORAL_GROWN_MIB="-1024",
+                                       JOBCTRL_RECYCLE_API_GROWN_MIB="-1024",
                                        JOBCTRL_RECYCLE_CHECK_S="0.5")
     statuses = []
     supervisor = Supervisor(app_dir, temporal_ui=False, on_status=statuses.append)
@@ -48,7 +50,8 @@ async def test_a_recycle_waits_for_open_work_and_a_discover_works_after_it(tmp_p
         await supervisor.start()
         ready_at = time.monotonic()
         worker, temporal_service = supervisor.service("worker"), supervisor.service("temporal")
-        first_pid, temporal_pid = worker.pid, temporal_service.pid
+        api_service = supervisor.service("api")
+        first_pid, temporal_pid, api_pid = worker.pid, temporal_service.pid, api_service.pid
         temporal = await Client.connect(supervisor.info.temporal_address)
         probe = await temporal.start_workflow("IdleRecycleProbe", id=f"probe-{uuid.uuid4().hex}",
                                               task_queue=NOBODY_POLLS)
@@ -66,12 +69,15 @@ async def test_a_recycle_waits_for_open_work_and_a_discover_works_after_it(tmp_p
             return worker.planned_restarts == 1
         await wait_for(recycled, timeout=60)
         assert worker.pid != first_pid
-        # Forced here (any size): the dev server restarted with it, from its SQLite file.
+        # Forced here (any size): the dev server restarted with it, from its SQLite file,
+        # and the API, on the same port (runtime.json names its new pid).
         assert temporal_service.planned_restarts == 1 and temporal_service.pid != temporal_pid
+        assert api_service.planned_restarts == 1 and api_service.pid != api_pid
+        assert supervisor.info.pids["api"] == api_service.pid
         after = [(s.name, s.state) for s in statuses[seen:]]
-        assert after == [("temporal", "ready"), ("worker", "ready")], \
+        assert after == [("temporal", "ready"), ("api", "ready"), ("worker", "ready")], \
             "a planned restart is not shown as a fault"
-        assert (worker.restarts, temporal_service.restarts) == (0, 0)
+        assert (worker.restarts, temporal_service.restarts, api_service.restarts) == (0, 0, 0)
         # Its history survived the restart (the file keeps it): the probe is still known.
         assert (await probe.describe()).status == WorkflowExecutionStatus.TERMINATED
 
