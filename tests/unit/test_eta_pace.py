@@ -146,11 +146,11 @@ def pace_inputs(pace: Pace | None, *, remaining: int = 1000, samples: int = 25,
 
 
 def test_the_range_brackets_the_measured_pace():
-    # 5,000 rows at 10 rows a second (2 a stage): 500 s either way; the pace may double or
-    # halve before the end: 250 s .. 1000 s, rounded outward to the minute.
+    # 5,000 rows at 10 rows a second (2 a stage): 500 s either way; the pace may triple or
+    # halve before the end: 166.7 s .. 1000 s, rounded outward to the minute.
     eta = estimate_overall(pace_inputs(Pace(recent=steady(60), run=steady(1200, 600))))
     assert isinstance(eta, EtaRange)
-    assert (eta.low_seconds, eta.high_seconds) == (240, 1020)
+    assert (eta.low_seconds, eta.high_seconds) == (120, 1020)
 
 
 def test_the_slowest_window_and_stage_set_the_high_end():
@@ -161,8 +161,8 @@ def test_the_slowest_window_and_stage_set_the_high_end():
     eta = estimate_overall(pace_inputs(Pace(recent=recent, run=run)))
     assert isinstance(eta, EtaRange)
     # slowest: score's 1000 rows at 1 row a second, slowed 2x = 2000 s (-> 2040);
-    # quickest: the recent pooled pace, 5000 rows at 9 rows a second, doubled = 277.8 s.
-    assert (eta.low_seconds, eta.high_seconds) == (240, 2040)
+    # quickest: the recent pooled pace, 5000 rows at 9 rows a second, tripled = 185.2 s.
+    assert (eta.low_seconds, eta.high_seconds) == (180, 2040)
     assert eta.confidence == "medium"  # recent and run-long pace disagree by more than 1.5x
 
 
