@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 # trace, memory trim, private files), re-exported; these modules import only the standard library.
 from backend.paths import write_private_json  # noqa: F401
 from backend.process.heap_trim import trim_after_bursts  # noqa: F401
+from backend.process.startup_trace import milestone as startup_milestone  # noqa: F401
 from backend.supervision.process import configure_logging, hard_exit  # noqa: F401
-from backend.supervision.startup_trace import milestone as startup_milestone  # noqa: F401
 
 if TYPE_CHECKING:
     from pathlib import Path

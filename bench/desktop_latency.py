@@ -57,7 +57,7 @@ from _common import (
     write_json,
 )
 
-TRACE_ENV = "JOBCTRL_STARTUP_TRACE"  # backend/supervision/startup_trace.py
+TRACE_ENV = "JOBCTRL_STARTUP_TRACE"  # backend/process/startup_trace.py
 STALL_TICK_MS = 5
 STALL_TARGET_MS = 50
 VISIBLE_KEYS = 20

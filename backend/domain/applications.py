@@ -18,6 +18,9 @@ from typing import Literal
 
 from backend.domain.clock import parse_iso
 
+# The longest follow-up email body accepted (the API's request model and the writer).
+MAX_FOLLOW_UP_BODY_CHARS = 5000
+
 ApplicationStage = Literal["applied", "heard_back", "interviewing", "offer", "rejected",
                            "withdrawn", "ghosted"]
 # The board's columns, in order: the way forward, then the ways an application ends.

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+from backend.domain.applications import MAX_FOLLOW_UP_BODY_CHARS
 from backend.domain.fit import FitLedger
 from backend.domain.profile import CandidateProfile
 from backend.pipeline.documents import CoverLetterDoc, LetterParagraph
@@ -19,7 +20,7 @@ from backend.pipeline.score import JobText
 from backend.pipeline.truth import check_letter
 
 CLOSING = "Kind regards,"
-MAX_BODY_CHARS = 5000
+MAX_BODY_CHARS = MAX_FOLLOW_UP_BODY_CHARS
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ import sys
 
 from backend.paths import AppPaths
 from backend.process.ready_signal import signal_ready
+from backend.process.startup_trace import milestone
 from backend.supervision import startup_gc
 from backend.supervision.ports import LOOPBACK
 from backend.supervision.process import (
@@ -33,6 +34,7 @@ def _temporal_address() -> str:
 def _ready(service: str) -> None:
     """The child is ready: collection resumes (paused by the cli), the supervisor is told."""
     startup_gc.resume()
+    milestone(f"{service}_ready")
     signal_ready(service)
 
 
@@ -78,6 +80,7 @@ def run_api_process(paths: AppPaths, *, port: int, verbose: bool = False) -> Non
     if not token:
         sys.exit("JOBCTRL_API_TOKEN is not set: start the API through `jobctrl serve`.")
     keepalive = float(os.environ.get("JOBCTRL_SSE_KEEPALIVE_S", "15"))
+    milestone("api_imported")  # what follows is the app's routes, lifespan and listen
     app = create_app(paths, api_token=token, temporal_address=_temporal_address(),
                      sse_keepalive_s=keepalive)
     config = uvicorn.Config(app, host=LOOPBACK, port=port, log_config=None,

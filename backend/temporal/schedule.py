@@ -31,7 +31,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from backend.config import TASK_QUEUE, AppPaths, DiscoveryScheduleSettings, load_settings
 from backend.temporal.contracts import DiscoverInput
-from backend.temporal.workflows.discover import DISCOVER_WORKFLOW_ID
+from backend.temporal.start_contracts import DISCOVER_WORKFLOW_ID
 
 log = logging.getLogger(__name__)
 

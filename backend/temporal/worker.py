@@ -22,6 +22,7 @@ from backend.config import (
 )
 from backend.process.heap_trim import trim_after_bursts
 from backend.process.ready_signal import signal_ready
+from backend.process.startup_trace import milestone
 from backend.store.db import Database
 from backend.store.heartbeats import write_heartbeat
 from backend.temporal.activities.apply import ApplyActivities
@@ -165,10 +166,12 @@ async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event
     """Runs until ``stop``; True when it stopped to be recycled (idle and grown).
     ``recycle``: None or disabled, never (only a supervised worker is started again).
     ``on_ready`` runs once, after the first heartbeat row (the supervisor's readiness)."""
+    milestone("worker_imported")  # start-up milestones: logged (and traced for bench/)
     settings = load_settings(paths)
     db = await Database.open(paths.database)
     await projections.catch_up(db)  # appends fold themselves; this takes any backlog
     client = await connect_with_retry(settings.temporal, temporal_address, timeout=30)
+    milestone("worker_connected")
     tracker = ActivitySlotTracker()
     slots = settings.worker_activity_slots
     identity = worker_identity(
@@ -188,8 +191,10 @@ async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event
         activities=preparation_activities(db, paths),
         max_concurrent_activities=slots, **common,
     )
+    milestone("worker_built")
     await reconcile_safely(db, client, paths)  # before accepting work, as the spec asks
     await reconcile_from_settings_file(paths, client)  # the discovery schedule, too
+    milestone("worker_reconciled")
     recycler = None
     try:
         async with orchestration, preparation:

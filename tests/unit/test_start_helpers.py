@@ -11,8 +11,8 @@ import pytest
 
 from backend.config import load_settings
 from backend.paths import AppPaths, UnreadableSettings, configured_temporal_address
-from backend.process import heap_trim
-from backend.supervision import display_probe, startup_trace
+from backend.process import heap_trim, startup_trace
+from backend.supervision import display_probe
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import JSONResponse, Response
@@ -25,16 +25,19 @@ from backend.domain import applications as domain
 from backend.domain.application_state import ApplicationState
 from backend.domain.clock import local_today, local_zone, to_iso, utc_now
 from backend.domain.fit import FitLedger
-from backend.domain.interview_calendar import interviews_ics
 from backend.domain.model import CamelModel
 from backend.pipeline.documents import CoverLetterDoc
-from backend.pipeline.follow_up import MAX_BODY_CHARS, check_follow_up, draft_follow_up
-from backend.pipeline.score import JobText
-from backend.pipeline.truth import UnsupportedClaim
 from backend.store import applications as store
 from backend.store.profile import read_profile
-from backend.temporal.workflows.follow_up import WORKFLOW_TYPE as FOLLOW_UP_WORKFLOW
-from backend.temporal.workflows.follow_up import FollowUpWorkflowInput
+from backend.temporal.start_contracts import FOLLOW_UP_WORKFLOW_TYPE as FOLLOW_UP_WORKFLOW
+from backend.temporal.start_contracts import FollowUpWorkflowInput
+
+if TYPE_CHECKING:
+    from backend.pipeline.truth import UnsupportedClaim
+
+# The follow-up writer, its honest-claims gate (the fit rules) and the calendar export are
+# imported by the routes that use them: the API's start then does not pay for them
+# (bench/README.md, "Start-up after issue 18, session 5").
 
 log = logging.getLogger(__name__)
 
@@ -388,6 +391,8 @@ async def cancel_interview(request: Request, job_key: str = JOB_KEY,
 async def interviews_calendar(request: Request, job_key: str = JOB_KEY) -> Response:
     detail = await _read_detail(request, job_key)
     interviews = [domain.Interview(**i.model_dump()) for i in detail.interviews]
+    from backend.domain.interview_calendar import interviews_ics
+
     text = interviews_ics(job_key, detail.title, detail.company, interviews, now=utc_now())
     return Response(text, media_type="text/calendar; charset=utf-8", headers={
         "Content-Disposition": f'attachment; filename="interviews-{job_key}.ics"'})
@@ -413,7 +418,7 @@ class FollowUpEmailRequest(CamelModel):
     model_config = REQUEST_CONFIG
     recipient: str = Field(max_length=320, pattern=EMAIL_PATTERN)
     subject: str = Field(min_length=1, max_length=200)
-    body: str = Field(min_length=1, max_length=MAX_BODY_CHARS)
+    body: str = Field(min_length=1, max_length=domain.MAX_FOLLOW_UP_BODY_CHARS)
 
 
 class FollowUpEmailAccepted(CamelModel):
@@ -436,6 +441,8 @@ async def _writing_facts(request: Request, job_key: str):
     if saved is None:
         raise ApiError(409, "profile_missing", "Save your profile first (Settings): the email "
                        "is written from it.")
+    from backend.pipeline.text import JobText
+
     snapshot = facts.snapshot
     job = JobText(title=state.title, company=state.company,
                   location=snapshot.location if snapshot else None, remote=None,
@@ -456,6 +463,9 @@ def _unsupported(claim: UnsupportedClaim) -> ApiError:
 async def follow_up_draft(request: Request, job_key: str = JOB_KEY) -> FollowUpDraftOut:
     """A follow-up email drafted from the profile and the letter sent; nothing is saved or
     sent. It passed the honest-claims gate."""
+    from backend.pipeline.follow_up import check_follow_up, draft_follow_up
+    from backend.pipeline.truth import UnsupportedClaim
+
     profile, letter, ledger, job, recipient = await _writing_facts(request, job_key)
     draft = draft_follow_up(profile, title=job.title, company=job.company, letter=letter)
     try:
@@ -474,6 +484,9 @@ async def send_follow_up(body: FollowUpEmailRequest, request: Request,
     """Send this email from the user's own account (``FollowUpEmailWorkflow``), at most
     once: the text must pass the honest-claims gate, and the worker must be running,
     before anything is recorded."""
+    from backend.pipeline.follow_up import check_follow_up
+    from backend.pipeline.truth import UnsupportedClaim
+
     context = request.app.state.context
     profile, _letter, ledger, job, _recipient = await _writing_facts(request, job_key)
     try:

@@ -26,9 +26,8 @@ from backend.projections.apply_runs import STATUSES, TERMINAL_STATUSES, read_sta
 from backend.store import apply as store
 from backend.store.jobs import job_exists
 from backend.store.profile import read_profile
-from backend.temporal.activities.apply import mark_user_applied
 from backend.temporal.loops.auto_apply import LoopStatus, describe_loop, observe, reconcile_auto_apply
-from backend.temporal.workflows.apply import ApplyWorkflowInput, apply_workflow_id
+from backend.temporal.start_contracts import ApplyWorkflowInput, apply_workflow_id
 
 router = APIRouter(tags=["apply"], dependencies=[Depends(require_token)])
 
@@ -214,6 +213,9 @@ async def reject(request: Request, body: RejectRequest | None = None,
 async def mark_applied(request: Request, job_key: str = JOB_KEY) -> ApplyItem:
     """The user finished the application themselves (a form, or a send we could not
     confirm)."""
+    # Imported here: the apply activities' module (the worker's) costs the API's start.
+    from backend.temporal.activities.apply import mark_user_applied
+
     job, _, _ = await _prepared_or_error(request, job_key)
     if job.status in ("in_progress", "applied", "rejected"):
         raise _wrong_state(job, "mark applied")

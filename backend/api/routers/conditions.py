@@ -20,7 +20,6 @@ from pydantic import ConfigDict, Field, field_validator
 from backend.api.errors import error_responses, noop_responses
 from backend.api.security import require_token
 from backend.domain.model import CamelModel
-from backend.pipeline.access_grants import normalize_host
 from backend.store.condition_jobs import jobs_blocked_by, record_condition_resolved
 from backend.temporal.activities.continuation import ContinuationInput
 from backend.temporal.continuations import condition_workflow_id, start_or_attach
@@ -39,6 +38,10 @@ class ResolveEnrichCondition(CamelModel):
     @field_validator("host")
     @classmethod
     def _host(cls, value: str) -> str:
+        # Imported at first use: the grants module brings httpx, which the API's start
+        # does not otherwise need.
+        from backend.pipeline.access_grants import normalize_host
+
         return normalize_host(value)
 
 

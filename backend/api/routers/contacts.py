@@ -17,8 +17,8 @@ from backend.domain.model import CamelModel
 from backend.projections.contacts import job_contacts
 from backend.store import contacts as store
 from backend.store.jobs import job_exists
-from backend.temporal.activities.contacts import ContactResearchInput
-from backend.temporal.workflows.contact_research import WORKFLOW_TYPE
+from backend.temporal.start_contracts import CONTACT_RESEARCH_WORKFLOW_TYPE as WORKFLOW_TYPE
+from backend.temporal.start_contracts import ContactResearchInput
 
 log = logging.getLogger(__name__)
 

@@ -33,7 +33,7 @@ from backend.store.staleness import (
 from backend.temporal.batch_contracts import BatchInput
 from backend.temporal.contracts import DiscoverInput
 from backend.temporal.dispatch import stages_from, start_policy_rerun, start_preparation
-from backend.temporal.workflows.discover import DISCOVER_WORKFLOW_ID
+from backend.temporal.start_contracts import DISCOVER_WORKFLOW_ID
 
 router = APIRouter(tags=["pipeline"], dependencies=[Depends(require_token)])
 

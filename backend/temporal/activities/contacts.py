@@ -34,17 +34,11 @@ from backend.temporal.activities.heartbeating import heartbeating
 from backend.temporal.activities.lifecycle import record_run_started, record_run_terminal
 from backend.temporal.contracts import RunRef
 from backend.temporal.llm_access import build_provider, typed_failure
+from backend.temporal.start_contracts import ContactResearchInput  # noqa: F401 - re-exported
 
 log = logging.getLogger(__name__)
 
 FETCH_TIMEOUT_S = 20
-
-
-class ContactResearchInput(CamelModel):
-    """Input of ``ContactResearchWorkflow`` (id ``contacts-{jobId}-{seq}``)."""
-
-    job_id: str
-    task_id: str
 
 
 class ContactTaskInput(CamelModel):

@@ -27,7 +27,7 @@ from backend.llm.budget import read_spend_budget_status
 from backend.store import apply as apply_store
 from backend.store import run_records
 from backend.store.db import Database
-from backend.temporal.workflows.apply import APPLY_LOOP_WORKFLOW_ID, ApplyWorkflowInput
+from backend.temporal.start_contracts import APPLY_LOOP_WORKFLOW_ID, ApplyWorkflowInput
 
 log = logging.getLogger(__name__)
 

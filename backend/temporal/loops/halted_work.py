@@ -48,11 +48,11 @@ from backend.store.db import Database
 from backend.store.preparation_halts import newest_failed_preparations
 from backend.store.resume_intents import record_resume_intent, request_contact_research_resume
 from backend.store.staleness import busy_jobs
-from backend.temporal.activities.contacts import ContactResearchInput
 from backend.temporal.activities.discovery import decide_preparation
 from backend.temporal.batch_contracts import BatchInput
 from backend.temporal.contracts import prep_workflow_id
 from backend.temporal.dispatch import start_preparation
+from backend.temporal.start_contracts import ContactResearchInput
 from backend.temporal.workflows.batch import PAID_STAGES as BATCH_PAID_STAGES
 from backend.temporal.workflows.batch import WORKFLOW_TYPE as BATCH_TYPE
 from backend.temporal.workflows.contact_research import PAID_CALLS as CONTACT_PAID_CALLS

@@ -27,6 +27,12 @@ with workflow.unsafe.imports_passed_through():
         FailClaimInput,
     )
     from backend.temporal.contracts import RunRef
+    from backend.temporal.start_contracts import (  # noqa: F401 - re-exported for starters
+        APPLY_LOOP_WORKFLOW_ID,
+        APPLY_WORKFLOW_TYPE,
+        ApplyWorkflowInput,
+        apply_workflow_id,
+    )
     from backend.temporal.workflows.common import (
         BOOKKEEPING,
         check_spend,
@@ -37,21 +43,8 @@ with workflow.unsafe.imports_passed_through():
         stage_options,
     )
 
-WORKFLOW_TYPE = "ApplyWorkflow"
-APPLY_LOOP_WORKFLOW_ID = "apply-auto-local"
+WORKFLOW_TYPE = APPLY_WORKFLOW_TYPE
 POLLS_PER_RUN = 200  # then continue as new, so the history stays small
-
-
-def apply_workflow_id(job_key: str) -> str:
-    return f"apply-{job_key}"
-
-
-class ApplyWorkflowInput(CamelModel):
-    job_key: str | None = None
-    continuous: bool = False
-    auto_apply_loop: bool = False
-    poll_interval_s: int = Field(default=3, ge=1, le=3600)
-    heartbeat_timeout_s: int = Field(default=120, ge=5, le=600)
 
 
 class ApplyResult(CamelModel):

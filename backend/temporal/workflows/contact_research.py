@@ -12,10 +12,10 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from backend.temporal.activities.contacts import (
         ContactCloseInput,
-        ContactResearchInput,
         ContactResearchOutcome,
         ContactTaskInput,
     )
+    from backend.temporal.start_contracts import CONTACT_RESEARCH_WORKFLOW_TYPE, ContactResearchInput
     from backend.temporal.workflows.common import (
         BOOKKEEPING,
         check_spend,
@@ -24,7 +24,7 @@ with workflow.unsafe.imports_passed_through():
         stage_options,
     )
 
-WORKFLOW_TYPE = "ContactResearchWorkflow"
+WORKFLOW_TYPE = CONTACT_RESEARCH_WORKFLOW_TYPE
 PAID_CALLS = 1  # one candidate extraction
 
 

@@ -41,9 +41,9 @@ with workflow.unsafe.imports_passed_through():
         PrepInput,
         prep_workflow_id,
     )
+    from backend.temporal.start_contracts import DISCOVER_WORKFLOW_ID  # noqa: F401 - re-exported
     from backend.temporal.workflows.common import BOOKKEEPING, NON_RETRYABLE
 
-DISCOVER_WORKFLOW_ID = "discover-local"
 FANOUT_BATCH = 50  # child starts issued together in one workflow task
 # Replay guard: executions recorded before the backlog sweep existed skip it on replay.
 SWEEP_PATCH = "existing-backlog-sweep-v1"

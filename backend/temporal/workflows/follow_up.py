@@ -14,13 +14,13 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError, is_cancelled_exception
 
 with workflow.unsafe.imports_passed_through():
-    from backend.domain.model import CamelModel
     from backend.temporal.activities.follow_up import (
         FailFollowUpInput,
         FollowUpEmailInput,
         FollowUpEmailOutcome,
     )
     from backend.temporal.contracts import RunRef
+    from backend.temporal.start_contracts import FOLLOW_UP_WORKFLOW_TYPE, FollowUpWorkflowInput
     from backend.temporal.workflows.common import (
         BOOKKEEPING,
         closing_on_error,
@@ -30,13 +30,7 @@ with workflow.unsafe.imports_passed_through():
         stage_options,
     )
 
-WORKFLOW_TYPE = "FollowUpEmailWorkflow"
-
-
-class FollowUpWorkflowInput(CamelModel):
-    job_key: str
-    round: int
-    heartbeat_timeout_s: int = 120
+WORKFLOW_TYPE = FOLLOW_UP_WORKFLOW_TYPE
 
 
 @workflow.defn(name=WORKFLOW_TYPE)
