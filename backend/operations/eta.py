@@ -43,7 +43,7 @@ Measured pace (``EtaInputs.pace``)
     quick one, every row that holds a slot before it for the slow one) and a per-stage one
     (the slowest stage of the chain at its own settle rate). The factors, 3 and 2, are
     what bench/eta_calibration.py measured the pace to swing within one run on 2 cores.
-    Fewer than 10 rows settled, or less than 5 s of window, is ``insufficient_samples``.
+    Fewer than 10 rows settled, or less than 10 s of window, is ``insufficient_samples``.
 
 Both ends are rounded outward: to the minute under an hour, to 5 minutes from an hour up
 (low floors, high ceils). Confidence is ``high`` at >= 20 samples for every priced stage
@@ -101,7 +101,7 @@ WORKER_STALE_AFTER: Final = timedelta(seconds=45)
 # evidence a number needs.
 PACE_WINDOW: Final = timedelta(seconds=30)
 RUN_PACE_WINDOW: Final = timedelta(minutes=10)
-MIN_PACE_WINDOW: Final = timedelta(seconds=5)
+MIN_PACE_WINDOW: Final = timedelta(seconds=10)
 MIN_PACE_ROWS: Final = 10
 MIN_STAGE_PACE_ROWS: Final = 20  # a stage's own drain rate needs this many of its rows
 # Full-window pace with this many settled rows can back a high-confidence range.

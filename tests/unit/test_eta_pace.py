@@ -168,12 +168,12 @@ def test_the_slowest_window_and_stage_set_the_high_end():
 
 def test_a_pace_from_a_few_rows_or_seconds_is_not_known_yet():
     for pace in (Pace(recent=steady(1)),  # 5 rows
-                 Pace(recent=Throughput(settled={"enrich": 500}, window_seconds=4))):
+                 Pace(recent=Throughput(settled={"enrich": 500}, window_seconds=5))):
         eta = estimate_overall(pace_inputs(pace))
         assert isinstance(eta, EtaWithheld)
         assert (eta.state, eta.reason) == ("calibrating", "insufficient_samples")
         assert "pace" in (eta.detail or "")
-    enough = Pace(recent=Throughput(settled={"enrich": MIN_PACE_ROWS}, window_seconds=5))
+    enough = Pace(recent=Throughput(settled={"enrich": MIN_PACE_ROWS}, window_seconds=10))
     assert isinstance(estimate_overall(pace_inputs(enough)), EtaRange)
 
 
