@@ -4,7 +4,7 @@
 after ``delay`` seconds with an empty board: it paces the run without adding jobs whose
 downstream work could keep a run draining for later tests. The source is added *turned
 off*, so Discover runs of other tests (every enabled source) never crawl it; a test selects
-it explicitly with ``sourceIds``. Before it yields, the shared app is idle (``wait_idle``).
+it explicitly with ``sourceIds``.
 Teardown cancels any run the test recorded, waits until it is closed (so no later test
 finds a Discover still running) and restores the sources.
 
@@ -47,7 +47,6 @@ def extra_source(live_services, source_id: str, delay: float):
                   "baseUrl": boards.base_url, "enabled": False}
         http.patch("/v1/settings", json={"sources": [*original, source]}).raise_for_status()
         try:
-            wait_idle(http)
             yield started_runs
         finally:
             for run_id in started_runs:
@@ -68,21 +67,23 @@ def wait_closed(http: httpx.Client, run_id: str) -> None:
         time.sleep(0.25)
 
 
-def wait_idle(http: httpx.Client) -> None:
+def wait_idle(live_services) -> None:
     """Until no Discover, preparation or batch of an earlier test is running. The shared
     app keeps preparing after a test ends (test_jobs_view's Discover fans out 234 jobs
     through every stage, minutes on a busy 2-core machine), and while the last run's
     jobs drain the Discover button stays disabled (the recovery gate): a test that
-    clicks it must not race that drain against its own short wait."""
+    clicks it must not race that drain against its own short wait. (A Discover started
+    through the API needs no such wait: the gate is the view's.)"""
     deadline = time.monotonic() + IDLE_TIMEOUT_S
     running: list[str] = []
-    while time.monotonic() < deadline:
-        page = http.get("/v1/workflow-runs", params={"status": "running", "limit": 200}).json()
-        running = [item["workflowType"] for item in page["items"]
-                   if item["workflowType"] in DRAINING_TYPES]
-        if not running and page["total"] <= len(page["items"]):
-            return
-        time.sleep(0.5)
+    with api(live_services) as http:
+        while time.monotonic() < deadline:
+            page = http.get("/v1/workflow-runs", params={"status": "running", "limit": 200}).json()
+            running = [item["workflowType"] for item in page["items"]
+                       if item["workflowType"] in DRAINING_TYPES]
+            if not running and page["total"] <= len(page["items"]):
+                return
+            time.sleep(0.5)
     raise AssertionError(f"setup: earlier tests' work never finished: {running}")
 
 

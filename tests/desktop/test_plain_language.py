@@ -111,11 +111,16 @@ def _populate(qtbot, http, seen: list[tuple[str, str | None]], app_dir: Path) ->
         finally:
             wait_closed(http, run_id)
     job = _prepared_job(http)
+    # Counted from before each action: the job's first score (and any earlier mark) is
+    # in ``seen`` already, and would end the wait before the rescore had scored anything.
+    scored = seen.count(("JobScored", job))
     http.post(f"/v1/jobs/{job}/actions/rescore", json={}).raise_for_status()
-    qtbot.waitUntil(lambda: ("JobScored", job) in seen, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: seen.count(("JobScored", job)) > scored, timeout=RUN_TIMEOUT_MS)
+    marked = seen.count(("JobUserStatusChanged", job))
     for mark in ("applied", None):
         http.post(f"/v1/jobs/{job}/actions/mark", json={"userStatus": mark}).raise_for_status()
-    qtbot.waitUntil(lambda: seen.count(("JobUserStatusChanged", job)) == 2, timeout=60_000)
+    qtbot.waitUntil(lambda: seen.count(("JobUserStatusChanged", job)) == marked + 2,
+                    timeout=60_000)
     _populated["job"] = job
 
 
