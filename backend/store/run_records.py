@@ -152,6 +152,24 @@ async def record_run_fact(
     return written is not None
 
 
+async def record_verdict(db: Database, event: ev.WorkflowReconciled, *, job_id: str | None,
+                         while_status: str) -> bool:
+    """A reconcile verdict, written only while the run's row still shows ``while_status``
+    (checked under the write lock); False when another pass judged the run first. Two
+    passes that overlap (the worker's and one run by hand or by a test) then record one
+    verdict, not two."""
+    async with db.transaction() as conn:
+        async with conn.execute(
+                "SELECT status FROM workflow_run_projections WHERE tenant_id = ? AND run_id = ?",
+                (TENANT_ID, event.run_id)) as cursor:
+            found = await cursor.fetchone()
+        if found is None or found[0] != while_status:
+            return False
+        written = await append_event(conn, event, job_id=job_id, workflow_id=event.workflow_id,
+                                     run_id=event.run_id)
+    return written is not None
+
+
 async def failed_run_error_code(db: Database, run_id: str) -> str | None:
     """The error code of the run's WorkflowFailed event (the newest), or None."""
     row = await db.fetchone(

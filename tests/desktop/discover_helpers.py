@@ -7,6 +7,9 @@ off*, so Discover runs of other tests (every enabled source) never crawl it; a t
 it explicitly with ``sourceIds``.
 Teardown cancels any run the test recorded, waits until it is closed (so no later test
 finds a Discover still running) and restores the sources.
+
+``start_own_discover`` starts a Discover of the test's own, ``wait_idle`` waits for the
+work earlier tests left running: setup only, never an assertion about timing.
 """
 
 from __future__ import annotations
@@ -19,6 +22,11 @@ import httpx
 from tests.fakes.job_boards import JobBoards
 
 CLOSE_TIMEOUT_S = 300.0  # a whole Discover on a machine that may be busy
+IDLE_TIMEOUT_S = 600.0  # the demo board's 234 preparations (every stage) on a busy machine
+# Runs that end by themselves; the standing apply loop (ApplyWorkflow) runs on until
+# switched off and holds no Discover back.
+DRAINING_TYPES = ("DiscoverWorkflow", "JobPreparationWorkflow", "BatchStageWorkflow",
+                  "PolicyRerunWorkflow", "PreparationContinuationWorkflow")
 
 
 def api(live_services) -> httpx.Client:
@@ -57,3 +65,41 @@ def wait_closed(http: httpx.Client, run_id: str) -> None:
         if response.status_code == 200 and response.json()["status"] != "running":
             return
         time.sleep(0.25)
+
+
+def wait_idle(live_services) -> None:
+    """Until no Discover, preparation or batch of an earlier test is running. The shared
+    app keeps preparing after a test ends (test_jobs_view's Discover fans out 234 jobs
+    through every stage, minutes on a busy 2-core machine), and while the last run's
+    jobs drain the Discover button stays disabled (the recovery gate): a test that
+    clicks it must not race that drain against its own short wait. (A Discover started
+    through the API needs no such wait: the gate is the view's.)"""
+    deadline = time.monotonic() + IDLE_TIMEOUT_S
+    running: list[str] = []
+    with api(live_services) as http:
+        while time.monotonic() < deadline:
+            page = http.get("/v1/workflow-runs", params={"status": "running", "limit": 200}).json()
+            running = [item["workflowType"] for item in page["items"]
+                       if item["workflowType"] in DRAINING_TYPES]
+            if not running and page["total"] <= len(page["items"]):
+                return
+            time.sleep(0.5)
+    raise AssertionError(f"setup: earlier tests' work never finished: {running}")
+
+
+def start_own_discover(http: httpx.Client, **body) -> dict:
+    """Start a Discover (``body``: e.g. ``sourceIds``) and return its answer. One Discover
+    runs at a time: while another test's run still holds the deterministic id the answer
+    names that run (``alreadyRunning``), so wait for it to close and ask again."""
+    deadline = time.monotonic() + CLOSE_TIMEOUT_S
+    while True:
+        # The API may wait up to 30 s for a finishing run to close before it answers.
+        answer = http.post("/v1/pipeline/actions/run-stage", json={"stage": "discover", **body},
+                           timeout=90)
+        answer.raise_for_status()
+        accepted = answer.json()
+        if not accepted["alreadyRunning"]:
+            return accepted
+        if time.monotonic() > deadline:
+            raise AssertionError("setup: another Discover run never finished")
+        wait_closed(http, accepted["firstExecutionRunId"])

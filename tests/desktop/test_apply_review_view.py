@@ -16,7 +16,7 @@ from backend.domain.clock import parse_iso
 from backend.sources.board_file import demo_board_text
 from desktop.presenters.runs import local_time_text
 from desktop.views.apply_review_view import UPDATED, ApplyReviewView
-from tests.desktop.discover_helpers import api
+from tests.desktop.discover_helpers import api, start_own_discover
 from tests.fakes.posting_pages import PostingPagesServer
 from tests.integration.test_preparation import PROFILE
 
@@ -46,8 +46,7 @@ def prepared_jobs(live_services, tmp_path, count: int = 2):
         http.patch("/v1/settings", json={"sources": [*original, source]}).raise_for_status()
         try:
             http.put("/v1/profile", json=PROFILE).raise_for_status()
-            http.post("/v1/pipeline/actions/run-stage",
-                      json={"stage": "discover", "sourceIds": ["apply-review"]}).raise_for_status()
+            start_own_discover(http, sourceIds=["apply-review"])
             deadline = time.monotonic() + PREPARED_TIMEOUT_S
             while not _all_prepared(http, count):
                 if time.monotonic() > deadline:

@@ -28,7 +28,7 @@ from desktop.views.partials.batch_actions import (
     describe_stale_answer,
 )
 from desktop.views.partials.blocked_site_notice import describe_resolution, robots_blocked_host
-from tests.desktop.discover_helpers import api
+from tests.desktop.discover_helpers import api, start_own_discover
 from tests.fakes.posting_pages import PostingPagesServer
 from tests.integration.test_preparation import PROFILE
 
@@ -112,21 +112,6 @@ def test_only_a_robots_block_shows_the_notice():
 
 # -- against the live services ------------------------------------------------------------
 
-def discover_own_source(http) -> None:
-    """Start Discover over this module's source; if another test's run still holds the
-    deterministic id, wait for it to close and ask again."""
-    deadline = time.monotonic() + SETUP_TIMEOUT_S
-    while True:
-        answer = http.post("/v1/pipeline/actions/run-stage",
-                           json={"stage": "discover", "sourceIds": [SOURCE_ID]})
-        answer.raise_for_status()
-        if not answer.json()["alreadyRunning"]:
-            return
-        if time.monotonic() > deadline:
-            raise AssertionError("another Discover run never finished")
-        time.sleep(1)
-
-
 def job(http, key: str) -> dict:
     response = http.get(f"/v1/jobs/{key}")
     response.raise_for_status()
@@ -177,7 +162,7 @@ def board(live_services, tmp_path_factory):
         http.patch("/v1/settings", json={"sources": [*original, source]}).raise_for_status()
         try:
             http.put("/v1/profile", json=PROFILE).raise_for_status()
-            discover_own_source(http)
+            start_own_discover(http, sourceIds=[SOURCE_ID])
 
             def prepared() -> bool:
                 try:

@@ -20,7 +20,7 @@ from desktop.tray import SpendTray, TraySnapshot
 from desktop.views.main_window import MainWindow
 from desktop.views.partials.run_headline import BAR_STEPS
 from desktop.views.pipelines_view import PipelinesView
-from tests.desktop.discover_helpers import extra_source
+from tests.desktop.discover_helpers import extra_source, wait_idle
 from tests.desktop.recorded_operations import STATES, recorded
 from tests.desktop.test_main_window import FakeClient, FakeSupervisor
 
@@ -350,6 +350,7 @@ def test_discover_moves_the_progress_bar_until_the_run_completes(
         qtbot, live_controller, live_services):
     # The paced source answers after 15 s: meanwhile the bar is busy (the total is not
     # known yet); then it shows how much of the run's measured work is done.
+    wait_idle(live_services)  # the Discover button waits for earlier tests' work
     with extra_source(live_services, "paced-gh", delay=15) as started_runs:
         view = make_view(qtbot, live_controller)
         seen: list[tuple] = []
@@ -384,6 +385,7 @@ def test_discover_moves_the_progress_bar_until_the_run_completes(
 
 @pytest.mark.integration
 def test_cancel_stops_a_running_discover(qtbot, live_controller, live_services):
+    wait_idle(live_services)  # the Discover button waits for earlier tests' work
     with extra_source(live_services, "stuck-gh", delay=120) as started_runs:
         view = make_view(qtbot, live_controller)
         with qtbot.waitSignal(view.refreshed, timeout=20_000):

@@ -23,7 +23,7 @@ from backend.domain.profile import CandidateProfile
 from backend.sources.board_file import demo_board_text
 from desktop.views.live_view import LiveView
 from desktop.views.main_window import MainWindow
-from tests.desktop.discover_helpers import api, wait_closed
+from tests.desktop.discover_helpers import api, start_own_discover, wait_closed
 from tests.desktop.plain_walk import problems_in, read, scan
 from tests.plain_words import findings
 
@@ -103,8 +103,7 @@ def _populate(qtbot, http, seen: list[tuple[str, str | None]], app_dir: Path) ->
         sample = http.post("/v1/profile/import", params={"sample": "true"}, timeout=60)
         http.put("/v1/profile", json=sample.json()["profile"]).raise_for_status()
     with _walk_board(http, app_dir):
-        accepted = http.post("/v1/pipeline/actions/run-stage", json={"stage": "discover"})
-        run_id = accepted.json()["firstExecutionRunId"]
+        run_id = start_own_discover(http)["firstExecutionRunId"]
         try:
             prepared = _every(2.0, lambda: _prepared_job(http))
             qtbot.waitUntil(lambda: ("DiscoveryRunCompleted", None) in seen
@@ -112,11 +111,16 @@ def _populate(qtbot, http, seen: list[tuple[str, str | None]], app_dir: Path) ->
         finally:
             wait_closed(http, run_id)
     job = _prepared_job(http)
+    # Counted from before each action: the job's first score (and any earlier mark) is
+    # in ``seen`` already, and would end the wait before the rescore had scored anything.
+    scored = seen.count(("JobScored", job))
     http.post(f"/v1/jobs/{job}/actions/rescore", json={}).raise_for_status()
-    qtbot.waitUntil(lambda: ("JobScored", job) in seen, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: seen.count(("JobScored", job)) > scored, timeout=RUN_TIMEOUT_MS)
+    marked = seen.count(("JobUserStatusChanged", job))
     for mark in ("applied", None):
         http.post(f"/v1/jobs/{job}/actions/mark", json={"userStatus": mark}).raise_for_status()
-    qtbot.waitUntil(lambda: seen.count(("JobUserStatusChanged", job)) == 2, timeout=60_000)
+    qtbot.waitUntil(lambda: seen.count(("JobUserStatusChanged", job)) == marked + 2,
+                    timeout=60_000)
     _populated["job"] = job
 
 

@@ -12,7 +12,7 @@ from PySide6.QtCore import QDate, Qt
 from desktop.client import StreamedEvent
 from desktop.shell import ShellController
 from desktop.views.runs_view import CUSTOM_DATES, RunsView
-from tests.desktop.discover_helpers import api, extra_source, wait_closed
+from tests.desktop.discover_helpers import api, extra_source, start_own_discover, wait_closed
 
 pytestmark = pytest.mark.desktop
 live = pytest.mark.integration
@@ -27,9 +27,7 @@ def demo_runs(live_services):
     """At least one finished demo-board Discover, so the list has more than a page."""
     with api(live_services) as http:
         if http.get("/v1/workflow-runs", params={"limit": 1}).json()["total"] <= 60:
-            accepted = http.post("/v1/pipeline/actions/run-stage",
-                                 json={"stage": "discover"}).json()
-            wait_closed(http, accepted["firstExecutionRunId"])
+            wait_closed(http, start_own_discover(http)["firstExecutionRunId"])
         yield http
 
 
@@ -131,10 +129,7 @@ def _durations(view: RunsView) -> list[int]:
 def test_cancel_a_running_discover_from_its_detail(qtbot, live_controller, live_services):
     with extra_source(live_services, "stuck-runs-gh", delay=120) as started_runs:
         with api(live_services) as http:
-            accepted = http.post("/v1/pipeline/actions/run-stage",
-                                 json={"stage": "discover", "sourceIds": ["stuck-runs-gh"]})
-        assert accepted.status_code == 202, accepted.text
-        run_id = accepted.json()["firstExecutionRunId"]
+            run_id = start_own_discover(http, sourceIds=["stuck-runs-gh"])["firstExecutionRunId"]
         started_runs.append(run_id)
 
         view = make_view(qtbot, live_controller)
@@ -187,8 +182,7 @@ def test_selection_survives_refetches_while_a_discover_runs(
     refreshes: list[int] = []
     view.refreshed.connect(lambda: refreshes.append(view.model.rowCount()))
 
-    accepted = demo_runs.post("/v1/pipeline/actions/run-stage", json={"stage": "discover"}).json()
-    new_run = accepted["firstExecutionRunId"]
+    new_run = start_own_discover(demo_runs)["firstExecutionRunId"]
     try:
         # The new run appears above the chosen one, then finishes, while events arrive.
         qtbot.waitUntil(lambda: view.model.row_of(new_run) == 0, timeout=TIMEOUT_MS)

@@ -162,6 +162,8 @@ async def standalone_api(app_dir, **env_extra):
                     if (await http.get("/v1/health")).status_code == 200:
                         break
                 await asyncio.sleep(0.1)
+            else:  # say so, rather than let the test fail on a refused connection
+                raise AssertionError(f"the standalone API never answered (exit code {process.poll()})")
             yield http
     finally:
         process.terminate()

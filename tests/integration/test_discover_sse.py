@@ -88,6 +88,7 @@ async def test_replay_from_zero_and_from_a_cut_point(api, session_app_dir):
 async def test_reconnect_gets_exactly_the_events_missed_while_away(api, session_app_dir):
     away_from = stored_events(session_app_dir)[-1][0]
     accepted = await api.run_stage("discover")
+    assert accepted["alreadyRunning"] is False, "the previous Discover was still named running"
     await wait_for_run(api, accepted["firstExecutionRunId"])
     missed = stored_events(session_app_dir, after=away_from)
     assert missed, "the run wrote events while the client was away"

@@ -67,6 +67,9 @@ def preparations_settled(app_dir: Path, at_least: int) -> bool:
 
 async def discover(api: ApiClient, app_dir: Path, **extra) -> DiscoveryExecutionRef:
     accepted = await api.run_stage("discover", **extra)
+    # Named running, the answer would be the previous execution, and every assertion
+    # after it would read that run's lineage instead of this one's.
+    assert accepted["alreadyRunning"] is False, "the previous Discover was still named running"
     run_id = accepted["firstExecutionRunId"]
     await wait_until(lambda: run_finished(app_dir, run_id), timeout=180, what="discover")
     return DiscoveryExecutionRef(tenant_id="local", discover_workflow_id=accepted["workflowId"],

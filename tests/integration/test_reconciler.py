@@ -71,6 +71,13 @@ def events_of(app_dir, run_id: str) -> list[str]:
             "SELECT type FROM job_events WHERE run_id = ? ORDER BY id", (run_id,))]
 
 
+def reconciled_verdicts(app_dir, run_id: str) -> list[str]:
+    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+        return [row[0] for row in conn.execute(
+            "SELECT json_extract(payload_json, '$.verdict') FROM job_events"
+            " WHERE run_id = ? AND type = 'WorkflowReconciled' ORDER BY id", (run_id,))]
+
+
 def open_reservations(app_dir, run_id: str) -> int:
     with sqlite3.connect(app_dir / "jobctrl.db") as conn:
         return conn.execute("SELECT COUNT(*) FROM llm_spend_reservations WHERE run_id = ?"
@@ -117,8 +124,9 @@ async def test_a_lost_history_is_provisional_and_recovers(stuck):
     for part in history.parent.glob("history.db*"):
         part.rename(aside / part.name)
     await temporal.start()  # an empty history: the run is gone
-    report = await reconcile_runs(stuck["db"], await client_for(stuck), older_than=timedelta(0))
-    assert run_id in report.not_found
+    # The worker's own pass (every 15 s, once the run is 30 s old) may judge it first:
+    # the verdict is asserted, not which pass gave it (a verdict is recorded only once).
+    await reconcile_runs(stuck["db"], await client_for(stuck), older_than=timedelta(0))
     assert (await get_run(stuck["db"], run_id)).status == "reconciled_not_found"
 
     await temporal.stop()
@@ -127,8 +135,7 @@ async def test_a_lost_history_is_provisional_and_recovers(stuck):
     for part in aside.iterdir():
         part.rename(history.parent / part.name)
     await temporal.start()
-    report = await reconcile_runs(stuck["db"], await client_for(stuck), older_than=timedelta(0))
-    assert run_id in report.recovered
+    await reconcile_runs(stuck["db"], await client_for(stuck), older_than=timedelta(0))
     assert (await get_run(stuck["db"], run_id)).status == "running"
-    timeline = events_of(stuck["app_dir"], run_id)
-    assert timeline.count("WorkflowReconciled") == 2  # the false verdict stays visible
+    assert reconciled_verdicts(stuck["app_dir"], run_id) == [
+        "reconciled_not_found", "recovered"]  # the false verdict stays visible, each once

@@ -90,17 +90,17 @@ async def reconcile_runs(db: Database, client: Client, *, older_than: timedelta 
             described = await client.get_workflow_handle(row.workflow_id,
                                                          run_id=row.run_id).describe()
         except RPCError as error:
-            if error.status == RPCStatusCode.NOT_FOUND and row.status == "running":
-                await _verdict(db, row, "reconciled_not_found", None)
+            if (error.status == RPCStatusCode.NOT_FOUND and row.status == "running"
+                    and await _verdict(db, row, "reconciled_not_found", None)):
                 report.not_found.append(row.run_id)
             continue  # unreachable right now: probe again next time
         status = described.status
         if row.status == NOT_FOUND_STATUS:
-            await _verdict(db, row, "recovered", status.name.lower() if status else None)
-            report.recovered.append(row.run_id)
-            # Temporal facts of the lost window come back as recovered evidence.
-            if await restore_cancel_requester(db, client, row):
-                report.restored_requesters.append(row.run_id)
+            if await _verdict(db, row, "recovered", status.name.lower() if status else None):
+                report.recovered.append(row.run_id)
+                # Temporal facts of the lost window come back as recovered evidence.
+                if await restore_cancel_requester(db, client, row):
+                    report.restored_requesters.append(row.run_id)
         elif _cancel_requested(described) and await backfill_requester(db, client, row,
                                                                         checks):
             report.backfilled_requesters.append(row.run_id)  # asked outside JobCtrl
@@ -128,13 +128,15 @@ def _cancel_requested(described) -> bool:
 
 
 async def _verdict(db: Database, row: WorkflowRunRow, verdict: str,
-                   observed: str | None) -> None:
-    await run_records.record_run_fact(
+                   observed: str | None) -> bool:
+    """Recorded only while the run still shows the status this pass read (False: another
+    pass got there first)."""
+    return await run_records.record_verdict(
         db,
         ev.WorkflowReconciled(workflow_id=row.workflow_id, run_id=row.run_id,
                               workflow_type=row.workflow_type, verdict=verdict,
                               observed_status=observed),
-        job_id=row.job_id)
+        job_id=row.job_id, while_status=row.status)
 
 
 async def _record_closed(db: Database, row: WorkflowRunRow, outcome: str,
