@@ -8,8 +8,9 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 from pydantic import ConfigDict, Field, model_validator
-from temporalio.client import WorkflowFailureError
+from temporalio.client import WorkflowContinuedAsNewError, WorkflowFailureError
 from temporalio.exceptions import WorkflowAlreadyStartedError
+from temporalio.service import RPCError
 
 from backend.api.errors import ApiError, error_responses, noop_responses, rule_error
 from backend.api.partial import REQUEST_CONFIG
@@ -174,9 +175,9 @@ async def _closed_within(client, run_id: str, timeout: float) -> bool:
     handle = client.get_workflow_handle(DISCOVER_WORKFLOW_ID, run_id=run_id)
     try:
         await asyncio.wait_for(handle.result(follow_runs=False), timeout)
-    except TimeoutError:
+    except (TimeoutError, RPCError):  # not closed yet, or Temporal cannot tell: still named
         return False
-    except WorkflowFailureError:  # failed, canceled or terminated: closed all the same
+    except (WorkflowFailureError, WorkflowContinuedAsNewError):  # closed all the same
         pass
     return True
 
