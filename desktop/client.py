@@ -18,6 +18,14 @@ from backend.desktop_contract import RuntimeInfo
 
 RECONNECT_MIN_S = 0.25
 RECONNECT_MAX_S = 10.0
+# A request whose connection is refused never reached a server: it is sent again, for this
+# long in any case (an API that a crash took away is back within about a second)...
+REFUSED_RETRY_S = 2.0
+# ... and for this long while the API is away on purpose (a planned restart: the
+# supervisor's API_READY_TIMEOUT_S), waiting for it to be back rather than polling.
+PLANNED_RESTART_WAIT_S = 30.0
+RETRY_PAUSE_S = 0.1
+IDEMPOTENT_METHODS = frozenset({"GET", "HEAD"})
 
 
 class ApiRequestError(RuntimeError):
@@ -46,9 +54,44 @@ class StreamedEvent:
     payload: dict[str, Any]
 
 
+class PlannedRestart:
+    """Whether the API is away on purpose (the supervisor said "recycling"), and a way to
+    wait until it is back ("ready") or no longer expected back (any other state)."""
+
+    def __init__(self) -> None:
+        self._back = asyncio.Event()
+        self._back.set()
+
+    @property
+    def away(self) -> bool:
+        return not self._back.is_set()
+
+    def note(self, state: str) -> None:
+        """The API service's latest state, as the supervisor reports it."""
+        if state == "recycling":
+            self._back.clear()
+        else:
+            self._back.set()
+
+    async def until_back(self, timeout: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._back.wait(), timeout)
+
+
+def may_send_again(method: str, error: httpx.TransportError, *, planned: bool) -> bool:
+    """A refused connection never reached a server: any request may go again. Anything
+    else may have reached a live API, so only a read goes again, and only while the API is
+    away on purpose (its old process closed the connection as it stopped); a command is
+    never sent twice."""
+    if isinstance(error, httpx.ConnectError):
+        return True
+    return planned and method.upper() in IDEMPOTENT_METHODS
+
+
 class ApiClient:
     def __init__(self, base_url: str, token: str):
         self.base_url = base_url
+        self.planned_restart = PlannedRestart()
         self._http = httpx.AsyncClient(
             base_url=base_url,
             headers={"Authorization": f"Bearer {token}"},
@@ -63,8 +106,27 @@ class ApiClient:
     async def close(self) -> None:
         await self._http.aclose()
 
+    async def _send(self, method: str, path: str, **kwargs) -> httpx.Response:
+        """One request; sent again while the API restarts (``may_send_again``), so a call
+        made during a planned restart waits for the new API and then succeeds."""
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        while True:
+            try:
+                return await self._http.request(method, path, **kwargs)
+            except httpx.TransportError as error:
+                planned = self.planned_restart.away
+                bound = PLANNED_RESTART_WAIT_S if planned else REFUSED_RETRY_S
+                left = started + bound - loop.time()
+                if left <= 0 or not may_send_again(method, error, planned=planned):
+                    raise
+            if self.planned_restart.away:
+                await self.planned_restart.until_back(left)
+            else:
+                await asyncio.sleep(min(RETRY_PAUSE_S, left))
+
     async def _json(self, method: str, path: str, **kwargs) -> Any:
-        response = await self._http.request(method, path, **kwargs)
+        response = await self._send(method, path, **kwargs)
         if response.status_code >= 400:
             raise _typed_error(response)
         return response.json()
@@ -156,7 +218,7 @@ class ApiClient:
         return await self._json("GET", "/v1/secrets")
 
     async def put_secret(self, name: str, value: str) -> None:
-        response = await self._http.put(f"/v1/secrets/{name}", json={"value": value})
+        response = await self._send("PUT", f"/v1/secrets/{name}", json={"value": value})
         if response.status_code >= 400:
             raise _typed_error(response)
 
@@ -209,7 +271,7 @@ class ApiClient:
         return await self._json("GET", f"/v1/applications/{job_key}/follow-up/email")
 
     async def interviews_ics(self, job_key: str) -> str:
-        response = await self._http.get(f"/v1/applications/{job_key}/interviews.ics")
+        response = await self._send("GET", f"/v1/applications/{job_key}/interviews.ics")
         if response.status_code >= 400:
             raise _typed_error(response)
         return response.text
@@ -241,7 +303,10 @@ class ApiClient:
         *,
         on_state: Callable[[str], None] | None = None,
     ) -> AsyncIterator[StreamedEvent]:
-        """Yields events forever, reconnecting after drops without losing or repeating one."""
+        """Yields events forever, reconnecting after drops without losing or repeating one.
+
+        A drop while the API restarts on purpose is reported "resuming", not
+        "reconnecting": the stream waits for the new API and resumes at once, no backoff."""
         backoff = RECONNECT_MIN_S
         report = on_state or (lambda state: None)
         while True:
@@ -266,6 +331,10 @@ class ApiClient:
                             yield StreamedEvent(last_event_id, sse.event, json.loads(sse.data))
             except (httpx.TransportError, httpx.StreamError):
                 pass
+            if self.planned_restart.away:
+                report("resuming")
+                await self.planned_restart.until_back(PLANNED_RESTART_WAIT_S)
+                continue
             report("reconnecting")
             await asyncio.sleep(backoff)
             backoff = min(backoff * 2, RECONNECT_MAX_S)

@@ -211,6 +211,10 @@ class ShellController(QObject):
 
     def _on_status(self, status: ServiceStatus) -> None:
         self.statuses[status.name] = status
+        if status.name == "api" and self.client is not None:
+            # Called in-process before the supervisor stops the API on purpose: the
+            # client's calls and stream then wait for the new API instead of failing.
+            self.client.planned_restart.note(status.state)
         if status.name == "api" and status.state == "starting":
             self._launched.set()  # the last child; its process is spawned right after this
         emit(self.service_status, status)

@@ -19,7 +19,10 @@ from backend.supervision.recycle import RECYCLE_EXIT_CODE
 
 log = logging.getLogger(__name__)
 
-ServiceState = Literal["stopped", "starting", "ready", "restarting", "failed", "external"]
+# "recycling": stopped on purpose to start again at once (a planned restart, not a fault:
+# backend/supervision/recycle.py); "ready" follows with PLANNED_RESTART_DETAIL.
+ServiceState = Literal["stopped", "starting", "ready", "restarting", "recycling", "failed",
+                       "external"]
 StatusCallback = Callable[["ServiceStatus"], None]
 
 BACKOFF_START_S = 0.5
@@ -30,6 +33,7 @@ READY_POLL_S = 0.1           # a service without a readiness signal is checked t
 SIGNAL_FALLBACK_POLL_S = 5.0  # one with a signal: checked when it signals, else this often
 EXIT_CHECK_S = 0.1           # how soon a child that dies while starting is noticed
 PLANNED_RESTART_DETAIL = "restarted while idle to give memory back"
+RECYCLING_DETAIL = "restarting while idle to give memory back"
 
 
 def resident_bytes(pid: int | None) -> int | None:
@@ -209,10 +213,11 @@ class ManagedService:
 
     async def _recycle(self) -> bool:
         """The child stopped on purpose, idle, to come back at its empty size: start it
-        again at once, and tell no one of a restart that is not a fault (the status stays
-        "ready"; once the new process is ready it is reported with its new pid). False
-        when it did not come back: the crash path (backoff, "restarting") takes over."""
+        again at once. Reported "recycling", not "restarting" (it is not a fault), then
+        "ready" with its new pid. False when it did not come back: the crash path
+        (backoff, "restarting") takes over."""
         log.info("%s restarts while idle to give memory back (planned)", self.spec.name)
+        self._report("recycling", RECYCLING_DETAIL)
         if self.spec.before_planned_restart is not None:
             try:
                 await self.spec.before_planned_restart()
@@ -234,9 +239,12 @@ class ManagedService:
         self._report("ready", PLANNED_RESTART_DETAIL)
 
     async def restart_planned(self) -> None:
-        """Stop and start again on purpose, while nothing uses this child: no status on
-        the way (it is not a fault), the new pid reported once it is ready. A child that
-        does not come back goes through the crash path (backoff, "restarting")."""
+        """Stop and start again on purpose, while nothing uses this child: "recycling"
+        before it stops (in-process listeners learn it before the child is gone: the
+        desktop's client then waits for it instead of failing), the new pid reported
+        "ready" once it is back. A child that does not come back goes through the crash
+        path (backoff, "restarting")."""
+        self._report("recycling", RECYCLING_DETAIL)
         self._stopping = True
         if self._monitor:
             self._monitor.cancel()

@@ -55,7 +55,8 @@ TEMPORAL_RECYCLE_GROWN_MIB = 64.0
 TEMPORAL_RECYCLE_GROWN_ENV = "JOBCTRL_RECYCLE_TEMPORAL_GROWN_MIB"
 # ... and the API too, past this much (~11 MiB over its empty size after a 1,000-job run,
 # from the first use of its routes and the pages it served; bench/README.md). Its streams
-# resume by Last-Event-ID: the window says "Reconnecting…" for the seconds it takes.
+# resume by Last-Event-ID. It is reported "recycling" before it stops, so the desktop's
+# calls wait for the new API and its status line stays "Ready" (desktop/client.py).
 API_RECYCLE_GROWN_MIB = 8.0
 API_RECYCLE_GROWN_ENV = "JOBCTRL_RECYCLE_API_GROWN_MIB"
 
@@ -271,7 +272,7 @@ class Supervisor:
         API, while no worker is connected, each only if that gives enough memory back.
         The API's client reconnects to Temporal by itself (health reports Temporal
         unreachable for those seconds and the worker ``planned_restart``); the window's
-        event stream resumes from its last event once the new API listens."""
+        calls wait for the new API and its event stream resumes from its last event."""
         await self._restart_if_grown("temporal", TEMPORAL_RECYCLE_GROWN_ENV,
                                      TEMPORAL_RECYCLE_GROWN_MIB)
         await self._restart_if_grown("api", API_RECYCLE_GROWN_ENV, API_RECYCLE_GROWN_MIB)

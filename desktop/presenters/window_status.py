@@ -1,5 +1,6 @@
 """The window's one status line (Qt-free): what a job seeker needs to know about the
-background service — starting, ready, reconnecting, stopping — in plain words. Which
+background service — starting, ready, reconnecting, stopping — in plain words (a
+planned restart to free memory reads as ready: nothing waits on it, nothing is lost). Which
 service is in which state, their process ids and the Temporal Web UI link are in
 Pipelines → Details → Services, for whoever wants them.
 """
@@ -7,10 +8,16 @@ Pipelines → Details → Services, for whoever wants them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 SERVICES = ("temporal", "worker", "api")
 UP_STATES = frozenset({"ready", "external"})
+# A planned restart (the idle recycle, backend/supervision/recycle.py) is not a fault, and
+# nothing is lost by it: the line stays calm while a service is "recycling" and while the
+# event stream is "resuming" after it (desktop/client.py), and calls wait for the API.
+CALM_STATES = UP_STATES | {"recycling"}
+CALM_STREAMS = frozenset({"live", "resuming"})
+PLANNED_RESTART_WORDS = "Restarting the background service to free memory; nothing is lost"
 DETAILS_HINT = "Which service is doing what: Pipelines → Details → Services"
 
 
@@ -18,6 +25,9 @@ DETAILS_HINT = "Which service is doing what: Pipelines → Details → Services"
 class StatusLine:
     tone: str  # a desktop.theme COLORS key: ok | busy | bad | idle
     text: str
+    # What is happening meanwhile, for the tooltip (not part of the state: READY during a
+    # planned restart is still READY).
+    details: str | None = field(default=None, compare=False)
 
 
 READY = StatusLine("ok", "Ready")
@@ -40,6 +50,7 @@ def status_line(services: Mapping[str, str], stream: str, *, was_ready: bool,
         return STOPPING
     if start_failed or "failed" in states:
         return NOT_RUNNING  # the banner says why and offers Retry
-    if all(state in UP_STATES for state in states) and stream == "live":
-        return READY
+    if all(state in CALM_STATES for state in states) and stream in CALM_STREAMS:
+        planned = "recycling" in states or stream == "resuming"
+        return replace(READY, details=PLANNED_RESTART_WORDS) if planned else READY
     return RECONNECTING if was_ready else STARTING

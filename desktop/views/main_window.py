@@ -560,7 +560,8 @@ class MainWindow(QMainWindow):
         self.service_states[status.name] = status.state
         self._show_status()
         if status.name == "api":
-            self._api_ready = status.state == "ready"
+            # Calls made while it restarts on purpose wait for it (desktop/client.py).
+            self._api_ready = status.state in ("ready", "recycling")
             self._update_actions()
         if status.state == "failed" and self._runtime is not None:
             # A service that ran and then failed for good (no automatic restart left).

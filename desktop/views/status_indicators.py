@@ -18,6 +18,7 @@ SERVICE_STATES = {
     "ready": ("ok", "ready"),
     "external": ("ok", "external"),
     "restarting": ("busy", "restarting…"),
+    "recycling": ("ok", "restarting to free memory"),
     "failed": ("bad", "failed"),
     "stopped": ("idle", "stopped"),
 }
@@ -26,6 +27,7 @@ STREAM_STATES = {
     "connecting": ("busy", "connecting…"),
     "live": ("ok", "live"),
     "reconnecting": ("busy", "reconnecting…"),
+    "resuming": ("ok", "resuming after a restart"),
 }
 
 
@@ -46,7 +48,7 @@ class WindowStatusLine(QLabel):
         color = COLORS[line.tone]
         self.setText(f"<span style='color:{color}; font-size:14pt'>●</span>&nbsp;"
                      f"<span style='color:{color}'>{html.escape(line.text)}</span>")
-        self.setToolTip(DETAILS_HINT)
+        self.setToolTip(f"{line.details}.\n{DETAILS_HINT}" if line.details else DETAILS_HINT)
         self.setAccessibleName(line.text)
 
     def plain_text(self) -> str:

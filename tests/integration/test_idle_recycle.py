@@ -75,7 +75,8 @@ async def test_a_recycle_waits_for_open_work_and_a_discover_works_after_it(tmp_p
         assert api_service.planned_restarts == 1 and api_service.pid != api_pid
         assert supervisor.info.pids["api"] == api_service.pid
         after = [(s.name, s.state) for s in statuses[seen:]]
-        assert after == [("temporal", "ready"), ("api", "ready"), ("worker", "ready")], \
+        assert after == [("worker", "recycling"), ("temporal", "recycling"), ("temporal", "ready"),
+                         ("api", "recycling"), ("api", "ready"), ("worker", "ready")], \
             "a planned restart is not shown as a fault"
         assert (worker.restarts, temporal_service.restarts, api_service.restarts) == (0, 0, 0)
         # Its history survived the restart (the file keeps it): the probe is still known.

@@ -1,5 +1,6 @@
 """A child that exits with the recycle code is started again at once, and no one is told
-of a restart (no "restarting" status, no crash count); any other exit still is."""
+of a fault (it is "recycling", not "restarting", and no crash is counted); any other
+exit still is."""
 
 from __future__ import annotations
 
@@ -67,8 +68,9 @@ async def run_until_second_start(tmp_path, first_exit: int):
 async def test_a_planned_exit_restarts_at_once_without_a_fault(tmp_path):
     service, statuses = await run_until_second_start(tmp_path, RECYCLE_EXIT_CODE)
     assert (service.planned_restarts, service.restarts) == (1, 0)
-    assert [state for state, _ in statuses] == ["starting", "ready", "ready"]
-    assert statuses[2][1] == "restarted while idle to give memory back"
+    assert [state for state, _ in statuses] == ["starting", "ready", "recycling", "ready"]
+    assert statuses[2][1] == "restarting while idle to give memory back"
+    assert statuses[3][1] == "restarted while idle to give memory back"
 
 
 async def test_any_other_exit_is_still_a_crash(tmp_path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from desktop.presenters.window_status import (
     NOT_RUNNING,
+    PLANNED_RESTART_WORDS,
     READY,
     RECONNECTING,
     STARTING,
@@ -27,6 +28,17 @@ def test_ready_only_when_every_service_is_up_and_the_stream_is_live():
 def test_a_gap_after_being_ready_is_a_reconnection_not_a_start():
     assert status_line(UP, "reconnecting", was_ready=True) == RECONNECTING
     assert status_line({**UP, "api": "restarting"}, "live", was_ready=True) == RECONNECTING
+
+
+def test_a_planned_restart_stays_calm_and_says_what_happens():
+    recycling = status_line({**UP, "api": "recycling"}, "resuming", was_ready=True)
+    assert recycling == READY and recycling.details == PLANNED_RESTART_WORDS
+    assert status_line({**UP, "worker": "recycling"}, "live", was_ready=True) == READY
+    assert status_line(UP, "resuming", was_ready=True) == READY  # back, stream resumes
+    assert status_line(UP, "live", was_ready=True).details is None
+    # The restart did not go as planned: that one is a reconnection again.
+    assert status_line({**UP, "api": "restarting"}, "resuming", was_ready=True) == RECONNECTING
+    assert "_" not in PLANNED_RESTART_WORDS and "API" not in PLANNED_RESTART_WORDS
 
 
 def test_failure_stopping_and_stopped():
