@@ -19,20 +19,29 @@ async def collect_until(
 ) -> list[StreamedEvent]:
     received: list[StreamedEvent] = []
 
-    def on_state(state: str) -> None:
-        if state == "live" and started is not None:
-            started.set()
+    def keep(event: StreamedEvent) -> bool:
+        received.append(event)
+        return stop_when(event)
 
-    async def run() -> None:
-        stream = api.events(last_event_id, on_state=on_state)
-        async with contextlib.aclosing(stream):
-            async for event in stream:
-                received.append(event)
-                if stop_when(event):
-                    return
-
-    await asyncio.wait_for(run(), timeout=timeout)
+    await asyncio.wait_for(follow(api, last_event_id, keep, live=started), timeout=timeout)
     return received
+
+
+async def follow(api: ApiClient, last_event_id: int | None,
+                 on_event: Callable[[StreamedEvent], bool], *,
+                 live: asyncio.Event | None = None) -> None:
+    """Stream events to ``on_event`` until it returns True; ``live`` is set once the
+    stream is live."""
+
+    def on_state(state: str) -> None:
+        if state == "live" and live is not None:
+            live.set()
+
+    stream = api.events(last_event_id, on_state=on_state)
+    async with contextlib.aclosing(stream):
+        async for event in stream:
+            if on_event(event):
+                return
 
 
 def run_finished(run_id: str) -> Callable[[StreamedEvent], bool]:
@@ -60,16 +69,10 @@ async def start_and_watch(
     arrived = asyncio.Event()
     received: list[StreamedEvent] = []
 
-    def on_state(state: str) -> None:
-        if state == "live":
-            live.set()
-
-    async def pump() -> None:
-        stream = api.events(None, on_state=on_state)
-        async with contextlib.aclosing(stream):
-            async for event in stream:
-                received.append(event)
-                arrived.set()
+    def keep(event: StreamedEvent) -> bool:
+        received.append(event)
+        arrived.set()
+        return False
 
     async def until_finished(finished: Callable[[StreamedEvent], bool]) -> list[StreamedEvent]:
         scanned = 0
@@ -81,7 +84,7 @@ async def start_and_watch(
             scanned = len(received)
             await arrived.wait()
 
-    pumping = asyncio.create_task(pump())
+    pumping = asyncio.create_task(follow(api, None, keep, live=live))
     try:
         await asyncio.wait_for(_first_of(live.wait(), pumping), live_timeout)
         accepted = await start()
