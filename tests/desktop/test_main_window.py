@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QApplication, QPushButton
 from backend.config import RuntimeInfo
 from backend.supervision.services import ServiceStatus
 from desktop.app import DesktopShell
-from desktop.client import ApiRequestError, StreamedEvent
+from desktop.client import ApiRequestError, PlannedRestart, StreamedEvent
 from desktop.models.event_list_model import EventListModel
 from desktop.shell import DiscoverOutcome, ShellController
 from desktop.views.main_window import MainWindow
@@ -244,6 +244,7 @@ class FakeClient:
                                               "phase": "completed"})
         self.sources = [{"id": "demo_board", "kind": "demo_board", "enabled": True}]
         self.run_stage_calls: list[tuple[str, dict]] = []
+        self.planned_restart = PlannedRestart()  # the shell tells it the API's states
 
     async def pipeline_operations(self) -> dict:
         return self.operations
