@@ -178,7 +178,7 @@ async def _closed_within(client, run_id: str, timeout: float) -> bool:
     except (TimeoutError, RPCError):  # not closed yet, or Temporal cannot tell: still named
         return False
     except (WorkflowFailureError, WorkflowContinuedAsNewError):  # closed all the same
-        pass
+        return True
     return True
 
 

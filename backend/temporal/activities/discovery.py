@@ -447,20 +447,20 @@ class DiscoveryActivities:
         return FanoutPlan(job_ids=list(planned), heartbeat_timeout_s=heartbeat_timeout_s,
                           required_steps={job_id: list(s) for job_id, s in planned.items()})
 
-    async def _lifting_blocks(self, conn) -> set[str]:
+    @staticmethod
+    def _lifting_blocks(saved_profile) -> set[str]:
         # A job blocked only for want of a profile is worth retrying once one exists.
-        profile = await read_profile(conn)
-        return set(RETRYABLE_BLOCKS) - (set() if profile else {PROFILE_MISSING})
+        return set(RETRYABLE_BLOCKS) - (set() if saved_profile else {PROFILE_MISSING})
 
-    async def _likely_fit_first(self, conn, job_ids: list[str]) -> list[str]:
+    @staticmethod
+    async def _likely_fit_first(conn, job_ids: list[str], saved_profile) -> list[str]:
         """The order children start in (their stages queue first come first served):
         the titles nearest the profile's targets first, so the first materials a job
         seeker can use, and the first Tailor/Cover/PDF durations the ETA needs, come
         from the first fitting jobs rather than after the whole board's Score."""
         from backend.pipeline.fit.titles import likely_fit_first  # the fit rules: not at start-up
 
-        saved = await read_profile(conn)
-        targets = saved[1].target_titles if saved else []
+        targets = saved_profile[1].target_titles if saved_profile else []
         titles = await plan_inputs.job_titles(conn, job_ids)
         return likely_fit_first({job_id: titles.get(job_id, "") for job_id in job_ids}, targets)
 
@@ -468,7 +468,7 @@ class DiscoveryActivities:
         """Link pre-existing eligible jobs — work left in a stage, none active, not
         user-set, not already in this execution — as ``existing_backlog``."""
         async with self._db.transaction() as conn:
-            lifting = sorted(await self._lifting_blocks(conn))
+            lifting = sorted(self._lifting_blocks(await read_profile(conn)))
             running = await plan_inputs.running_preparation_jobs(
                 conn, PREP_WORKFLOW_TYPE, ref.tenant_id)
             candidates = await plan_inputs.backlog_candidates(
@@ -494,7 +494,8 @@ class DiscoveryActivities:
         async with self._db.transaction() as conn:
             for job_id in job_ids:
                 await stage_store.ensure_rows(conn, job_id)
-            lifting = await self._lifting_blocks(conn)
+            saved_profile = await read_profile(conn)
+            lifting = self._lifting_blocks(saved_profile)
             by_job = await plan_inputs.stage_states(conn, job_ids, ref.tenant_id)
             users = await plan_inputs.user_statuses(conn, job_ids)
             running = await plan_inputs.running_preparation_jobs(
@@ -535,7 +536,7 @@ class DiscoveryActivities:
                     conn, step.completed(target_count=len(job_ids), planned_count=planned,
                                          not_eligible_count=not_eligible),
                     tenant_id=ref.tenant_id)
-            order = await self._likely_fit_first(conn, list(to_start))
+            order = await self._likely_fit_first(conn, list(to_start), saved_profile)
         return {job_id: to_start[job_id] for job_id in order}
 
     # -- finalize --------------------------------------------------------------------------
