@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import subprocess
 import sys
 import time
@@ -84,6 +85,29 @@ class ServiceSpec:
         files = [self.console_log] + ([self.log_file] if self.log_file else [])
         return "see " + " and ".join(str(path) for path in files)
 
+    def last_error(self, pid: int) -> str | None:
+        """The last ERROR its own log holds from process ``pid``, without time and logger:
+        often the reason itself (a port taken, a database refused)."""
+        return last_error_line(self.log_file, pid) if self.log_file else None
+
+
+LOG_TAIL_BYTES = 16 * 1024
+
+
+def last_error_line(path: Path, pid: int) -> str | None:
+    """Lines read ``<time> <name>[<pid>] ERROR <logger>: <message>`` (backend/logs)."""
+    pattern = re.compile(rf"\[{pid}\] ERROR [\w.]+: (?P<message>.+)$")
+    try:
+        with path.open("rb") as log:
+            log.seek(max(0, path.stat().st_size - LOG_TAIL_BYTES))
+            tail = log.read().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    for line in reversed(tail.splitlines()):
+        if match := pattern.search(line):
+            return match["message"].strip()
+    return None
+
 
 class ManagedService:
     def __init__(self, spec: ServiceSpec, children: ChildRegistry, on_status: StatusCallback):
@@ -154,9 +178,10 @@ class ManagedService:
         next_check = start if signalled is None else start + interval
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
+                reason = self.spec.last_error(self._process.pid)
                 raise ServiceFailed(
-                    f"{self.spec.name} exited with code {self._process.returncode} while starting;"
-                    f" {self.spec.where_to_look()}"
+                    f"{self.spec.name} exited with code {self._process.returncode} while starting"
+                    f"{f' ({reason})' if reason else ''}; {self.spec.where_to_look()}"
                 )
             now = time.monotonic()
             if now >= next_check or (signalled is not None and signalled.done()):

@@ -30,7 +30,7 @@ from backend.process.ready_signal import ReadyListener
 from backend.store.schema_version import refuse_newer_database
 from backend.supervision.children import ChildRegistry
 from backend.supervision.embedded_temporal import dev_server_argv, temporal_binary
-from backend.supervision.ports import LOOPBACK, port_or_free
+from backend.supervision.ports import LOOPBACK, settle_ports
 from backend.supervision.private_files import make_private, restrict_umask
 from backend.supervision.process import child_command, console_log_file, log_file
 from backend.supervision.services import ManagedService, ServiceSpec, ServiceStatus, StatusCallback
@@ -150,11 +150,14 @@ class Supervisor:
         refuse_newer_database(self.paths.database)
         external = configured_temporal_address(self.paths)
         # Every port is settled before anything is spawned: a taken one fails cleanly.
-        temporal_port = None if external else port_or_free(
-            self._requested_temporal_port, "Temporal dev server")
-        ui_port = (port_or_free(None, "Temporal Web UI")
-                   if self._temporal_ui and not external else None)
-        api_port = port_or_free(self._requested_api_port, "JobCtrl API")
+        ports = settle_ports({
+            "JobCtrl API": self._requested_api_port,
+            **({} if external else {"Temporal dev server": self._requested_temporal_port}),
+            **({"Temporal Web UI": None} if self._temporal_ui and not external else {}),
+        })
+        api_port = ports["JobCtrl API"]
+        temporal_port = ports.get("Temporal dev server")
+        ui_port = ports.get("Temporal Web UI")
         await self._ready_signals.start()
 
         if external:

@@ -5,6 +5,8 @@ marks itself ready and waits to be stopped.
     log_probe.py LOG_DIR NAME log COUNT     COUNT log records, then ready
     log_probe.py LOG_DIR NAME raw BYTES     BYTES of raw stdout, then ready
     log_probe.py LOG_DIR NAME crash TEXT    TEXT on stderr before any logging, exit 3
+    log_probe.py LOG_DIR NAME fail TEXT     TEXT logged as an ERROR, exit 3 (uvicorn's way
+                                            when its port is taken)
     log_probe.py LOG_DIR NAME stream COUNT  ready, then COUNT raw chunks while running, each
                                             once the supervisor has trimmed the last; then
                                             the done marker
@@ -57,6 +59,10 @@ def stream(log_dir: Path, name: str, count: int) -> None:
 def main(log_dir: Path, name: str, mode: str, arg: str) -> int:
     if mode == "crash":
         sys.stderr.write(f"{arg}\n")
+        return 3
+    if mode == "fail":
+        configure_logging(log_dir, name, console=not supervised())
+        logging.getLogger("uvicorn.error").error(arg)
         return 3
     if mode == "log":
         configure_logging(log_dir, name, console=not supervised())

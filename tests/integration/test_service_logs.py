@@ -134,6 +134,25 @@ async def test_a_crash_before_logging_is_in_the_console_log_the_error_names(tmp_
     assert console_log_file(log_dir, NAME).read_text(encoding="utf-8") == "r" * 10
 
 
+async def test_a_start_that_fails_says_the_childs_own_last_error(tmp_path):
+    log_dir = tmp_path / "logs"
+    log_dir.mkdir()
+    # An earlier process's error in the same log is not this start's reason.
+    log_file(log_dir, NAME).write_text(
+        "2026-12-01 10:00:00,000 probe[1] ERROR probe: an old, unrelated failure\n")
+    reason = "[Errno 98] error while attempting to bind on address: address already in use"
+    with pytest.raises(ServiceFailed) as failure:
+        await run_once(tmp_path, probe_spec(log_dir, "fail", reason))
+
+    message = str(failure.value)
+    assert f"exited with code 3 while starting ({reason}); see " in message
+    assert "old, unrelated" not in message
+
+    with pytest.raises(ServiceFailed) as silent:
+        await run_once(tmp_path, probe_spec(log_dir, "crash", "no logging yet"))
+    assert "while starting; see " in str(silent.value)  # nothing logged: no reason made up
+
+
 async def test_a_child_writing_far_more_than_the_bound_keeps_its_log_bounded(tmp_path):
     log_dir = tmp_path / "logs"
     bound = 4_000

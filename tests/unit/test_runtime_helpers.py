@@ -24,7 +24,15 @@ from backend.config import (
 )
 from backend.domain.source_config import DemoBoardSource, JsonFileSource
 from backend.supervision.children import ChildRegistry
-from backend.supervision.ports import LOOPBACK, PortInUseError, ensure_port_free, port_or_free
+from backend.supervision.ports import (
+    LOOPBACK,
+    PortInUseError,
+    ensure_port_free,
+    ephemeral_range,
+    free_ports,
+    pick_range,
+    settle_ports,
+)
 
 # --- ports ------------------------------------------------------------------------------
 
@@ -60,9 +68,47 @@ def test_ensure_port_free_returns_a_free_port_and_leaves_it_free():
         again.bind((LOOPBACK, port))
 
 
-def test_port_or_free_picks_a_port_when_none_is_given():
-    port = port_or_free(None, "API")
-    assert 0 < port < 65536
+def test_picks_are_distinct_and_below_the_ephemeral_range():
+    # Outgoing connections and the kernel's own picks take ports from the ephemeral range:
+    # a port picked there can be gone by the time the child binds it (a CI failure).
+    low = ephemeral_range()[0]
+    ports = free_ports(200)
+    assert len(set(ports)) == 200
+    if pick_range() is not None:
+        assert all(20000 <= port < low for port in ports)
+    for port in ports:  # each is free again once picked
+        ensure_port_free(port, "API")
+
+
+def test_the_pick_range_stays_below_what_the_kernel_hands_out(tmp_path):
+    linux = tmp_path / "ip_local_port_range"
+    linux.write_text("32768\t60999\n")
+    assert ephemeral_range(linux) == (32768, 60999)
+    assert pick_range(ephemeral_range(linux)) == range(20000, 32768)
+    assert pick_range((49152, 65535)) == range(20000, 49152)  # macOS, Windows
+    assert pick_range((1024, 65535)) is None  # nothing left below: the kernel chooses
+    linux.write_text("garbage")
+    assert ephemeral_range(linux) == (49152, 65535)
+    assert ephemeral_range(tmp_path / "absent") == (49152, 65535)
+
+
+def test_a_taken_candidate_falls_back_to_the_kernels_choice():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as holder:
+        holder.bind((LOOPBACK, 0))
+        port = holder.getsockname()[1]
+        picked = free_ports(2, range(port, port + 1))
+    assert port not in picked and len(set(picked)) == 2
+
+
+def test_settle_ports_keeps_the_asked_ones_and_picks_the_others_apart():
+    asked = free_ports(1)[0]
+    ports = settle_ports({"JobCtrl API": asked, "Temporal dev server": None, "Web UI": None})
+    assert ports["JobCtrl API"] == asked
+    assert len(set(ports.values())) == 3
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as holder:
+        holder.bind((LOOPBACK, asked))
+        with pytest.raises(PortInUseError, match="JobCtrl API"):
+            settle_ports({"JobCtrl API": asked, "Temporal dev server": None})
 
 
 # --- ChildRegistry ----------------------------------------------------------------------
