@@ -55,7 +55,9 @@ class SourceLinkEntry(BaseModel):
 
 
 def _source_or_link(entry: Any) -> str:
-    linked = isinstance(entry, dict) and "link" in entry and "kind" not in entry
+    # a dict when validating the body, the model itself when dumping it
+    linked = isinstance(entry, SourceLinkEntry) or (
+        isinstance(entry, dict) and "link" in entry and "kind" not in entry)
     return "[link]" if linked else "[source]"
 
 
