@@ -11,7 +11,7 @@ import subprocess
 import httpx
 import pytest
 
-from backend.supervision.ports import free_port
+from backend.supervision.ports import free_ports
 from backend.supervision.supervisor import child_command
 from tests.integration.conftest import write_settings
 
@@ -147,7 +147,8 @@ async def test_commands_answer_503_while_the_worker_is_stopped(running, base_url
 async def standalone_api(app_dir, **env_extra):
     """The API process alone, pointed at a Temporal address where nothing listens."""
     write_settings(app_dir)
-    port, dead_temporal = free_port(), f"127.0.0.1:{free_port()}"
+    port, dead_port = free_ports(2)  # one pick: the two never coincide
+    dead_temporal = f"127.0.0.1:{dead_port}"
     env = {**os.environ, "JOBCTRL_API_TOKEN": "t0ken", "JOBCTRL_TEMPORAL_ADDRESS": dead_temporal,
            **env_extra}
     process = subprocess.Popen(
