@@ -13,13 +13,13 @@ import threading
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-import httpx
 import pytest
 import pytest_asyncio
 
 from backend.store.spend import utc_day
 from backend.supervision.supervisor import Supervisor
 from desktop.client import ApiClient
+from tests.api_http import api_http
 from tests.fakes.smtp_server import FakeSmtpServer
 from tests.integration.conftest import write_settings
 from tests.integration.env_helpers import override_environ
@@ -101,8 +101,7 @@ async def apply_env(tmp_path_factory):
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
     api = ApiClient.from_runtime(supervisor.info)
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    http = api_http(supervisor.info)
     assert (await http.put("/v1/secrets/smtp", json={"value": "mail-pass"})).status_code == 204
     assert (await http.put("/v1/profile", json=PROFILE)).status_code == 200
     await api.run_stage("discover")

@@ -13,7 +13,6 @@ import sqlite3
 import threading
 from datetime import timedelta
 
-import httpx
 import pytest
 import pytest_asyncio
 
@@ -22,6 +21,7 @@ from backend.store.db import Database
 from backend.supervision.supervisor import Supervisor
 from backend.temporal.client import connect_temporal
 from backend.temporal.loops.reconciler import reconcile_runs
+from tests.api_http import api_http
 from tests.integration.conftest import write_settings
 from tests.integration.test_contact_research import (
     FILLER,
@@ -100,8 +100,7 @@ async def gated(tmp_path_factory):
                                             "url": f"{web.url}/slow/{{company}}"}])
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url, timeout=30,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    http = api_http(supervisor.info)
     started = await http.post("/v1/pipeline/actions/run-stage", json={"stage": "discover"})
     assert started.status_code == 202, started.text
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-import httpx
 import pytest
 import pytest_asyncio
 
 from backend.supervision.supervisor import Supervisor
+from tests.api_http import api_http
 from tests.fakes.smtp_server import FakeSmtpServer
 from tests.integration.conftest import write_settings
 from tests.integration.env_helpers import override_environ
@@ -42,8 +42,7 @@ async def mail_env(tmp_path_factory):
     restore_environ = override_environ(JOBCTRL_SECRETS_BACKEND="file", JOBCTRL_ENABLE_FAULTS="1")
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url, timeout=30,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    http = api_http(supervisor.info)
     assert (await http.put("/v1/secrets/smtp", json={"value": "mail-pass"})).status_code == 204
     assert (await http.put("/v1/profile", json=PROFILE)).status_code == 200
     yield {"app_dir": app_dir, "http": http, "smtp": smtp, "supervisor": supervisor}

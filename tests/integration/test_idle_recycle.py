@@ -10,11 +10,11 @@ import sqlite3
 import time
 import uuid
 
-import httpx
 import pytest
 from temporalio.client import Client, WorkflowExecutionStatus
 
 from backend.supervision.supervisor import Supervisor
+from tests.api_http import api_http
 from tests.integration.conftest import write_settings
 from tests.integration.env_helpers import override_environ
 from tests.integration.test_paid_pipeline import demo_subset
@@ -82,9 +82,7 @@ async def test_a_recycle_waits_for_open_work_and_a_discover_works_after_it(tmp_p
         # Its history survived the restart (the file keeps it): the probe is still known.
         assert (await probe.describe()).status == WorkflowExecutionStatus.TERMINATED
 
-        async with httpx.AsyncClient(
-                base_url=supervisor.info.api_base_url,
-                headers={"Authorization": f"Bearer {supervisor.info.api_token}"}) as http:
+        async with api_http(supervisor.info) as http:
             async def healthy() -> bool:  # the API's Temporal client reconnects by itself
                 return (await http.get("/v1/health")).json()["status"] == "ok"
             await wait_for(healthy, timeout=30)

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import sqlite3
 
-import httpx
 import pytest
 import pytest_asyncio
 
 from backend.supervision.supervisor import Supervisor
+from tests.api_http import api_http
 from tests.integration.conftest import write_settings
 from tests.integration.env_helpers import override_environ
 from tests.integration.test_paid_pipeline import count_events, demo_subset, prep_terminals
@@ -35,8 +35,7 @@ async def app(tmp_path_factory):
     restore = override_environ(JOBCTRL_ENABLE_FAULTS="1")
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    http = api_http(supervisor.info)
     try:
         assert (await http.put("/v1/profile", json=PROFILE)).status_code == 200
         await wait_for(lambda: continuation_done(app_dir), timeout=60)  # its preflight, too

@@ -10,13 +10,13 @@ import sqlite3
 from contextlib import asynccontextmanager
 from decimal import Decimal
 
-import httpx
 import pytest
 import pytest_asyncio
 
 from backend.config import TemporalSettings
 from backend.supervision.supervisor import Supervisor
 from backend.temporal.client import connect_temporal
+from tests.api_http import api_http
 from tests.fakes.llm_servers import FakeLlmServer
 from tests.integration.conftest import write_settings
 from tests.integration.env_helpers import override_environ
@@ -88,8 +88,7 @@ async def paid_app(app_dir, jobs: int, daily_budget_usd: float, **environ: str):
     restore_environ = override_environ(JOBCTRL_SECRETS_BACKEND="file", **environ)
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    http = api_http(supervisor.info)
     try:
         assert (await http.put("/v1/secrets/openai", json={"value": "sk-test-123"})
                 ).status_code == 204

@@ -8,12 +8,12 @@ import json
 import sqlite3
 from pathlib import Path
 
-import httpx
 import pytest
 import pytest_asyncio
 
 from backend.supervision.supervisor import Supervisor
 from desktop.client import ApiClient
+from tests.api_http import api_http
 from tests.integration.conftest import write_settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
@@ -60,8 +60,7 @@ async def prepared(tmp_path_factory):
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
     api = ApiClient.from_runtime(supervisor.info)
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    http = api_http(supervisor.info)
     assert (await http.put("/v1/profile", json=PROFILE)).status_code == 200
     accepted = await api.run_stage("discover")
     await wait_for(lambda: all_pdfs_done(http), timeout=600)

@@ -8,10 +8,10 @@ import sqlite3
 import stat
 from pathlib import Path
 
-import httpx
 import pytest
 
 from backend.supervision.supervisor import Supervisor
+from tests.api_http import api_http
 from tests.integration.conftest import write_settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session"),
@@ -40,8 +40,7 @@ async def run_and_write(app_dir: Path) -> list[str]:
     await supervisor.start()
     try:
         info = supervisor.info
-        async with httpx.AsyncClient(base_url=info.api_base_url, headers={
-                "Authorization": f"Bearer {info.api_token}"}) as http:
+        async with api_http(info) as http:
             saved = await http.put("/v1/profile", json={"targetTitles": ["Backend Engineer"]})
             assert saved.status_code == 200, saved.text
         running = readable_by_others(app_dir)

@@ -7,20 +7,18 @@ import io
 import sqlite3
 import zipfile
 
-import httpx
 import pytest
 from fpdf import FPDF
 
 from backend.profile_import import MAX_BYTES
+from tests.api_http import api_http
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
 
 
 @pytest.fixture
 async def http(running):
-    async with httpx.AsyncClient(
-            base_url=running.info.api_base_url,
-            headers={"Authorization": f"Bearer {running.info.api_token}"}) as client:
+    async with api_http(running.info) as client:
         yield client
 
 

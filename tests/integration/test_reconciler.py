@@ -8,7 +8,6 @@ import sqlite3
 import subprocess
 from datetime import timedelta
 
-import httpx
 import pytest
 import pytest_asyncio
 
@@ -19,6 +18,7 @@ from backend.supervision.embedded_temporal import temporal_binary
 from backend.supervision.supervisor import Supervisor
 from backend.temporal.client import connect_temporal
 from backend.temporal.loops.reconciler import reconcile_runs
+from tests.api_http import api_http
 from tests.fakes.llm_servers import FakeLlmServer
 from tests.integration.conftest import write_settings
 from tests.integration.test_paid_pipeline import demo_subset
@@ -40,8 +40,7 @@ async def stuck(tmp_path_factory):
                         "model": "llama3"})
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    http = api_http(supervisor.info)
     await http.put("/v1/profile", json=PROFILE)
     await http.post("/v1/pipeline/actions/run-stage", json={"stage": "discover"})
     db = await Database.open(AppPaths(app_dir).database)

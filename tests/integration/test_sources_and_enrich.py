@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 import sqlite3
 
-import httpx
 import pytest
 import pytest_asyncio
 
 from backend.domain.ids import job_id_for_url
 from backend.supervision.supervisor import Supervisor
+from tests.api_http import api_http
 from tests.fakes.job_boards import SHARED_POSTING_URL, JobBoards
 from tests.fakes.posting_pages import PostingPagesServer
 from tests.integration.conftest import write_settings
@@ -49,8 +49,7 @@ async def world(tmp_path_factory):
     ])
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    http = api_http(supervisor.info)
     await http.put("/v1/profile", json=PROFILE)
     await http.post("/v1/pipeline/actions/run-stage", json={"stage": "discover"})
     ids = {name: job_id_for_url(url) for name, url in urls.items()}
