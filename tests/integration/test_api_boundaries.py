@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import sqlite3
 import subprocess
 
 import httpx
@@ -14,13 +13,14 @@ import pytest
 from backend.supervision.ports import free_ports
 from backend.supervision.supervisor import child_command
 from tests.api_http import REQUEST_TIMEOUT
+from tests.app_db import connect_db
 from tests.integration.conftest import write_settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
 
 
 def durable_counts(app_dir) -> tuple[int, int]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         events = conn.execute("SELECT COUNT(*) FROM job_events").fetchone()[0]
         runs = conn.execute("SELECT COUNT(*) FROM discovery_runs").fetchone()[0]
     return events, runs

@@ -4,13 +4,12 @@ many of them were in flight at once."""
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 import pytest_asyncio
 
 from backend.supervision.supervisor import Supervisor
 from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.fakes.llm_servers import FakeLlmServer
 from tests.integration.conftest import write_settings
 from tests.integration.env_helpers import override_environ
@@ -24,7 +23,7 @@ WORKERS = 2
 
 
 def query(app_dir, sql: str, params=()) -> list[tuple]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(sql, params).fetchall()
 
 

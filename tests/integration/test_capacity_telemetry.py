@@ -18,6 +18,7 @@ from backend.store.heartbeats import ACTIVITY_STAGE
 from backend.supervision.supervisor import Supervisor
 from desktop.client import ApiClient
 from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.integration.conftest import write_settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
@@ -39,7 +40,7 @@ PROFILE = {
 
 
 def raw_heartbeats(database) -> list[dict]:
-    conn = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    conn = connect_db(f"file:{database}?mode=ro", uri=True)
     conn.row_factory = sqlite3.Row
     try:
         return [dict(row) for row in conn.execute(

@@ -6,7 +6,6 @@ Enrich condition that resumes exactly the jobs carrying it."""
 from __future__ import annotations
 
 import json
-import sqlite3
 
 import pytest
 import pytest_asyncio
@@ -18,6 +17,7 @@ from backend.sources.board_file import demo_board_text
 from backend.supervision.supervisor import Supervisor
 from backend.temporal.client import connect_temporal
 from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.fakes.posting_pages import PostingPagesServer
 from tests.integration.conftest import write_settings
 from tests.integration.env_helpers import override_environ
@@ -35,7 +35,7 @@ def page_posting(key: str, url: str, title: str) -> dict:
 
 
 def query(app_dir, sql: str, params=()) -> list[tuple]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(sql, params).fetchall()
 
 

@@ -5,7 +5,6 @@ real loopback OpenAI-compatible server that counts every paid call."""
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 from collections import Counter
 from decimal import Decimal
@@ -16,6 +15,7 @@ import pytest_asyncio
 
 from backend.supervision.supervisor import Supervisor
 from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.fakes.llm_servers import FakeLlmServer
 from tests.integration.conftest import write_settings
 from tests.integration.test_preparation import wait_for
@@ -136,7 +136,7 @@ async def contacts_app(tmp_path_factory):
 
 
 def _rows(app_dir, sql: str, params: tuple = ()) -> list:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(sql, params).fetchall()
 
 

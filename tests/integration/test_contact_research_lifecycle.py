@@ -9,7 +9,6 @@ left running afterwards never adds candidates to the closed task."""
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 from datetime import timedelta
 
@@ -22,6 +21,7 @@ from backend.supervision.supervisor import Supervisor
 from backend.temporal.client import connect_temporal
 from backend.temporal.loops.reconciler import reconcile_runs
 from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.integration.conftest import write_settings
 from tests.integration.test_contact_research import (
     FILLER,
@@ -85,7 +85,7 @@ def board(web: GatedWeb) -> dict:
 
 
 def rows(app_dir, sql: str, params: tuple = ()) -> list:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(sql, params).fetchall()
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import uuid
 from datetime import UTC
 from pathlib import Path
@@ -36,6 +35,7 @@ from backend.temporal.client import connect_temporal
 from backend.temporal.contracts import DiscoveryExecutionRef
 from backend.temporal.loops import history_decoder, history_repair
 from desktop.client import ApiClient
+from tests.app_db import connect_db
 from tests.integration.conftest import write_settings
 from tests.integration.test_lineage import discover, preparations_settled, wait_until
 
@@ -54,12 +54,12 @@ def board(path: Path, start: int, count: int) -> None:
 
 
 def db_rows(app_dir: Path, sql: str, params=()) -> list[tuple]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(sql, params).fetchall()
 
 
 def db_write(app_dir: Path, sql: str, params=()) -> int:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(sql, params).rowcount
 
 

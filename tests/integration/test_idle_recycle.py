@@ -6,7 +6,6 @@ Real dev server, worker and API."""
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import time
 import uuid
 
@@ -18,6 +17,7 @@ from backend.supervision.ports import free_port
 from backend.supervision.supervisor import Supervisor
 from backend.temporal.client import connect_with_retry
 from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.integration.conftest import write_settings
 from tests.integration.env_helpers import override_environ
 from tests.integration.test_paid_pipeline import demo_subset
@@ -31,7 +31,7 @@ QUIET_S = 8  # no recycle within 8 s of the worker being ready: time to open the
 
 
 def jobs_stored(app_dir) -> int:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute("SELECT COUNT(*) FROM jobs").fetchone()[0]
 
 

@@ -7,13 +7,13 @@ admitted again under it; the ones that do not fit stop with ``budget_exceeded``.
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from decimal import Decimal
 
 import pytest
 
 from backend.supervision.supervisor import Supervisor
 from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.fakes.llm_servers import FakeLlmServer
 from tests.integration.conftest import write_settings
 from tests.integration.env_helpers import override_environ
@@ -28,7 +28,7 @@ CEILING_USD = Decimal("0.25")  # eleven $0.022 calls
 
 
 def query(app_dir, sql: str, params=()) -> list[tuple]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(sql, params).fetchall()
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 from contextlib import asynccontextmanager
 from decimal import Decimal
 
@@ -17,6 +16,7 @@ from backend.config import TemporalSettings
 from backend.supervision.supervisor import Supervisor
 from backend.temporal.client import connect_temporal
 from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.fakes.llm_servers import FakeLlmServer
 from tests.integration.conftest import write_settings
 from tests.integration.env_helpers import override_environ
@@ -110,7 +110,7 @@ async def paid(tmp_path_factory):
 
 
 def prep_terminals(app_dir) -> list[tuple[str, str | None]]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(
             "SELECT type, json_extract(payload_json, '$.errorCode') FROM job_events"
             " WHERE type IN ('WorkflowCompleted', 'WorkflowFailed', 'WorkflowCanceled')"
@@ -119,7 +119,7 @@ def prep_terminals(app_dir) -> list[tuple[str, str | None]]:
 
 
 def count_events(app_dir, kind: str) -> int:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute("SELECT COUNT(*) FROM job_events WHERE type = ?", (kind,)).fetchone()[0]
 
 
@@ -153,7 +153,7 @@ async def test_the_ceiling_admits_only_runs_whose_cost_fits(paid):
 async def preflight_attempts(supervisor, app_dir) -> list[int]:
     """The attempt each refused preparation's ``check_spend_budget`` ended on (Temporal
     records the started event of the last attempt only)."""
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         refused = conn.execute(
             "SELECT workflow_id, run_id FROM job_events WHERE type = 'WorkflowFailed'"
             " AND json_extract(payload_json, '$.errorCode') = 'budget_exceeded'").fetchall()

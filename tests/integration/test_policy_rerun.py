@@ -5,7 +5,6 @@ exactly once. A lowered fit threshold hands its jobs to the same kind of batch."
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections import Counter
 
@@ -19,6 +18,7 @@ from backend.supervision.supervisor import Supervisor
 from backend.temporal.client import connect_temporal
 from backend.temporal.policy_contracts import PolicyRerunResult
 from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.integration.conftest import write_settings
 from tests.integration.test_batch_stage import wait_quiet
 from tests.integration.test_paid_pipeline import demo_subset
@@ -32,7 +32,7 @@ JOBS = 150  # at least this many stale jobs: one start per job in the request to
 
 
 def query(app_dir, sql: str, params=()) -> list[tuple]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(sql, params).fetchall()
 
 

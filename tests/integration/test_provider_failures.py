@@ -7,13 +7,13 @@ prompt or body; a run without provider failures reports null."""
 from __future__ import annotations
 
 import json
-import sqlite3
 
 import pytest
 import pytest_asyncio
 
 from backend.supervision.supervisor import Supervisor
 from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.fakes.llm_servers import FakeLlmServer
 from tests.integration.conftest import write_settings
 from tests.integration.test_paid_pipeline import demo_subset, scripted_reply, wait_terminals
@@ -51,7 +51,7 @@ async def provider_stack(tmp_path_factory):
 
 
 def last_prep_run(app_dir) -> str:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(
             "SELECT run_id FROM job_events WHERE type IN ('WorkflowCompleted', 'WorkflowFailed')"
             " AND json_extract(payload_json, '$.workflowType') = 'JobPreparationWorkflow'"

@@ -7,7 +7,6 @@ the worker's reconcile pass)."""
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import sys
 import uuid
 from datetime import timedelta
@@ -23,6 +22,7 @@ from backend.store.db import Database
 from backend.store.events import append_event
 from backend.supervision.supervisor import Supervisor
 from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.fakes.llm_servers import FakeLlmServer
 from tests.integration.conftest import write_settings
 from tests.integration.test_paid_pipeline import scripted_reply
@@ -38,7 +38,7 @@ TEMPORAL_CLI = Path(sys.executable).with_name("temporal")
 
 
 def db_rows(app_dir: Path, sql: str, params=()) -> list[tuple]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(sql, params).fetchall()
 
 
