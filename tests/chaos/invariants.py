@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
 from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError
+
+from tests.app_db import connect_db
 
 ACTIVE = ("queued", "running")
 TERMINALS = ("WorkflowCompleted", "WorkflowFailed", "WorkflowCanceled")
@@ -42,7 +43,7 @@ LIVE_STATUS = {
 
 
 def rows(app_dir: Path, sql: str, params: tuple = ()) -> list[tuple]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(sql, params).fetchall()
 
 

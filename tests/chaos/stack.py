@@ -19,6 +19,7 @@ from temporalio.client import Client
 
 from backend.supervision.supervisor import Supervisor
 from backend.temporal.client import connect_temporal
+from tests.api_http import api_http
 from tests.chaos.invariants import TERMINALS, rows, until, wait_quiet
 from tests.fakes.llm_servers import FakeLlmServer
 from tests.integration.conftest import write_settings
@@ -96,8 +97,7 @@ async def chaos_app(app_dir: Path, *, postings: int | list[dict], paid: bool,
     supervisor = Supervisor(app_dir, temporal_ui=False)
     try:
         await supervisor.start()
-        http = httpx.AsyncClient(base_url=supervisor.info.api_base_url, timeout=60,
-                                 headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+        http = api_http(supervisor.info)
         try:
             if paid:
                 assert (await http.put("/v1/secrets/openai", json={"value": "sk-chaos"})

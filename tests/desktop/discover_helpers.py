@@ -19,6 +19,7 @@ from contextlib import contextmanager
 
 import httpx
 
+from tests.api_http import api_http_sync
 from tests.fakes.job_boards import JobBoards
 
 CLOSE_TIMEOUT_S = 300.0  # a whole Discover on a machine that may be busy
@@ -30,9 +31,7 @@ DRAINING_TYPES = ("DiscoverWorkflow", "JobPreparationWorkflow", "BatchStageWorkf
 
 
 def api(live_services) -> httpx.Client:
-    info = live_services.info
-    return httpx.Client(base_url=info.api_base_url, timeout=30,
-                        headers={"Authorization": f"Bearer {info.api_token}"})
+    return api_http_sync(live_services.info)
 
 
 @contextmanager

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from PySide6.QtWidgets import QApplication
 
 from desktop.views.applications_view import ApplicationsView
 from desktop.views.partials.application_board import BoardColumn
+from tests.app_db import connect_db
 from tests.desktop.discover_helpers import api
 
 pytestmark = [pytest.mark.desktop, pytest.mark.integration]
@@ -36,7 +36,7 @@ def add_applied_job(live_services, title: str) -> str:
     n = next(_numbers)
     key = f"job_{n:024x}"
     path = Path(live_services.info.app_dir) / "jobctrl.db"
-    with sqlite3.connect(path) as conn:
+    with connect_db(path) as conn:
         conn.execute(
             "INSERT INTO jobs (job_id, tenant_id, canonical_url, url, title, company,"
             " description_html, first_source, first_seen_at, last_seen_at) VALUES (?, 'local',"

@@ -4,12 +4,14 @@ refetches while events arrive; the related-job link asks the window to open the 
 
 from __future__ import annotations
 
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QDate, Qt
 
 from desktop.client import StreamedEvent
+from desktop.presenters.runs import local_day_start_utc, parse_time
 from desktop.shell import ShellController
 from desktop.views.runs_view import CUSTOM_DATES, RunsView
 from tests.desktop.discover_helpers import api, extra_source, start_own_discover, wait_closed
@@ -82,10 +84,20 @@ def test_filters_sorting_and_paging_change_the_query(qtbot, live_controller, dem
                                                      for r in rows(view)), timeout=TIMEOUT_MS)
     view.type_filter.setCurrentIndex(0)
 
-    # Dates: today holds the runs; a day a year ago holds none.
+    # Dates: today holds the runs started since local midnight (not all of this session's
+    # runs: CI may cross midnight after they started); a day a year ago holds none.
+    before = date.today()
     view.date_filter.setCurrentIndex(1)
-    assert "startedSince" in view.query.params() and "startedBefore" in view.query.params()
-    qtbot.waitUntil(lambda: view.total >= completed and not view.refreshing, timeout=TIMEOUT_MS)
+    day = view.query.started_from
+    assert day == view.query.started_to and day in (before, date.today())
+    window = {"startedSince": local_day_start_utc(day),
+              "startedBefore": local_day_start_utc(day + timedelta(days=1))}
+    assert view.query.params() | window == view.query.params()
+    completed_today = demo_runs.get("/v1/workflow-runs", params={
+        **window, "status": "completed", "limit": 1}).json()["total"]
+    qtbot.waitUntil(lambda: view.total >= completed_today and not view.refreshing,
+                    timeout=TIMEOUT_MS)
+    assert all(parse_time(r["startedAt"]).astimezone().date() == day for r in rows(view))
     view.date_filter.setCurrentIndex(CUSTOM_DATES)
     assert view.from_date.isVisible() and view.to_date.isVisible()
     year_ago = QDate.currentDate().addYears(-1)

@@ -3,7 +3,6 @@ ceiling, 30 days, by model, editing the ceiling with inline validation, the bann
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -14,6 +13,7 @@ from PySide6.QtCore import Qt
 from backend.config import AppPaths
 from backend.store.spend import utc_day
 from desktop.views.spend_view import WHAT_STOPS, SpendView, day_series, fill_tone, parse_ceiling
+from tests.app_db import connect_db
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "_artifacts"
 
@@ -52,7 +52,7 @@ def seed_ledger(app_dir: Path) -> None:
                                         (1, 3_100_000))]
     rows += [(utc_day(now), "openai_compat", "gpt-4o-mini", 8, 24_000, 4_000, 2_250_000),
              (utc_day(now), "anthropic", "claude-haiku-4-5", 2, 5_000, 900, 950_000)]
-    with sqlite3.connect(AppPaths(app_dir).database, timeout=30) as conn:
+    with connect_db(AppPaths(app_dir).database) as conn:
         conn.executemany(
             "INSERT INTO llm_spend (tenant_id, day, provider, model, calls, input_tokens,"
             " output_tokens, cost_micro_usd, updated_at) VALUES ('local', ?, ?, ?, ?, ?, ?, ?,"

@@ -4,13 +4,12 @@ and what to do."""
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
 from backend.store.db import _migration_files, migrate
 from desktop.shell import ShellController
 from desktop.views.main_window import MainWindow
+from tests.app_db import connect_db
 
 pytestmark = pytest.mark.desktop
 
@@ -18,7 +17,7 @@ pytestmark = pytest.mark.desktop
 def test_a_database_from_a_newer_jobctrl_is_shown_in_the_start_banner(qtbot, qloop, tmp_path):
     database = tmp_path / "jobctrl.db"
     migrate(database)
-    conn = sqlite3.connect(database, isolation_level=None)
+    conn = connect_db(database, isolation_level=None)
     try:
         conn.execute("INSERT INTO schema_migrations VALUES (9999, '9999_future.sql',"
                      " '2030-01-01T00:00:00.000Z')")

@@ -13,8 +13,6 @@ from email.message import Message
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 
-from backend.supervision.ports import free_port
-
 
 @dataclass(frozen=True)
 class Received:
@@ -39,13 +37,22 @@ class _Handler:
         return "250 Message accepted for delivery"
 
 
+class _EphemeralController(Controller):
+    """Listens on port 0, so the kernel picks a free port as it binds (no gap in which
+    another socket could take a port picked beforehand), then says which one it got."""
+
+    def _trigger_server(self):
+        self.port = self.server.sockets[0].getsockname()[1]
+        super()._trigger_server()
+
+
 class FakeSmtpServer:
     def __init__(self, *, username: str | None = None, password: str | None = None):
         self._lock = threading.Lock()
         self._received: list[Received] = []
         self.username = username
         self.password = password
-        self.port = free_port()
+        self.port: int | None = None  # known once started
         self._controller: Controller | None = None
 
     def _authenticate(self, server, session, envelope, mechanism, auth_data):
@@ -58,9 +65,11 @@ class FakeSmtpServer:
         auth = {}
         if self.username is not None:
             auth = {"authenticator": self._authenticate, "auth_require_tls": False}
-        self._controller = Controller(_Handler(self), hostname="127.0.0.1", port=self.port,
-                                      **auth)
+        # ready_timeout: a hang guard (aiosmtpd's 5 s default is what a quiet machine needs).
+        self._controller = _EphemeralController(_Handler(self), hostname="127.0.0.1", port=0,
+                                                ready_timeout=60, **auth)
         self._controller.start()
+        self.port = self._controller.port
         return self
 
     def stop(self) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 
 from backend.supervision.supervisor import Supervisor
+from tests.api_http import api_http
 from tests.fakes import jobspy_scraper as fake
 from tests.integration.env_helpers import override_environ
 
@@ -30,9 +31,7 @@ async def jobspy_supervisor(app_dir: Path, *, scraper: str, control: Path
     supervisor = Supervisor(app_dir, temporal_ui=False)
     try:
         await supervisor.start()
-        http = httpx.AsyncClient(
-            base_url=supervisor.info.api_base_url,
-            headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+        http = api_http(supervisor.info)
         try:
             yield supervisor, http
         finally:

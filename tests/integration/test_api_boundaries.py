@@ -5,21 +5,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import sqlite3
 import subprocess
 
 import httpx
 import pytest
 
-from backend.supervision.ports import free_port
+from backend.supervision.ports import free_ports
 from backend.supervision.supervisor import child_command
+from tests.api_http import REQUEST_TIMEOUT
+from tests.app_db import connect_db
 from tests.integration.conftest import write_settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
 
 
 def durable_counts(app_dir) -> tuple[int, int]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         events = conn.execute("SELECT COUNT(*) FROM job_events").fetchone()[0]
         runs = conn.execute("SELECT COUNT(*) FROM discovery_runs").fetchone()[0]
     return events, runs
@@ -36,7 +37,7 @@ def auth(running) -> dict:
 
 
 async def test_health_needs_no_token_and_reports_each_part(base_url):
-    async with httpx.AsyncClient(base_url=base_url) as http:
+    async with httpx.AsyncClient(base_url=base_url, timeout=REQUEST_TIMEOUT) as http:
         body = (await http.get("/v1/health")).json()
     assert body["status"] == "ok"
     assert body["api"]["status"] == "ok"
@@ -51,7 +52,7 @@ async def test_health_needs_no_token_and_reports_each_part(base_url):
 
 @pytest.mark.parametrize("path", ["/v1/jobs", "/v1/events/stream", "/openapi.json"])
 async def test_routes_refuse_a_missing_or_wrong_token(base_url, path):
-    async with httpx.AsyncClient(base_url=base_url) as http:
+    async with httpx.AsyncClient(base_url=base_url, timeout=REQUEST_TIMEOUT) as http:
         for headers in ({}, {"Authorization": "Bearer nope"}, {"Authorization": "Basic x"}):
             response = await http.get(path, headers=headers)
             assert response.status_code == 401
@@ -60,7 +61,7 @@ async def test_routes_refuse_a_missing_or_wrong_token(base_url, path):
 
 
 async def test_a_foreign_host_header_is_refused_even_with_the_token(base_url, auth):
-    async with httpx.AsyncClient(base_url=base_url) as http:
+    async with httpx.AsyncClient(base_url=base_url, timeout=REQUEST_TIMEOUT) as http:
         for host in ("evil.example", "evil.example:80", "127.0.0.1.nip.io"):
             response = await http.get("/v1/health", headers={**auth, "Host": host})
             assert response.status_code == 403
@@ -72,7 +73,7 @@ async def test_a_foreign_host_header_is_refused_even_with_the_token(base_url, au
 async def test_bad_commands_get_typed_errors_and_write_nothing(base_url, auth, session_app_dir):
     before = durable_counts(session_app_dir)
     url = "/v1/pipeline/actions/run-stage"
-    async with httpx.AsyncClient(base_url=base_url, headers=auth) as http:
+    async with httpx.AsyncClient(base_url=base_url, headers=auth, timeout=REQUEST_TIMEOUT) as http:
         cases = [
             (await http.post(url, json={"stage": "teleport"}), 422, "validation_error"),
             (await http.post(url, json={}), 422, "validation_error"),
@@ -99,7 +100,7 @@ async def test_bad_commands_get_typed_errors_and_write_nothing(base_url, auth, s
 
 async def test_openapi_documents_the_routes(base_url, auth):
     # The document is built on its first request (seconds on a loaded 2-core machine).
-    async with httpx.AsyncClient(base_url=base_url, headers=auth, timeout=60) as http:
+    async with httpx.AsyncClient(base_url=base_url, headers=auth, timeout=REQUEST_TIMEOUT) as http:
         document = (await http.get("/openapi.json")).json()
     paths = document["paths"]
     for path in ("/v1/health", "/v1/pipeline/actions/run-stage", "/v1/events/stream",
@@ -115,7 +116,7 @@ async def test_openapi_documents_the_routes(base_url, auth):
 async def test_stream_sends_retry_hint_and_keepalives(base_url, auth, running):
     # The session API uses the default 15 s keepalive; this checks framing of the first bytes.
     async with (
-        httpx.AsyncClient(base_url=base_url, headers=auth, timeout=10) as http,
+        httpx.AsyncClient(base_url=base_url, headers=auth, timeout=REQUEST_TIMEOUT) as http,
         http.stream("GET", "/v1/events/stream") as response,
     ):
         assert response.headers["content-type"].startswith("text/event-stream")
@@ -129,7 +130,7 @@ async def test_commands_answer_503_while_the_worker_is_stopped(running, base_url
     await worker.stop()
     try:
         before = durable_counts(session_app_dir)
-        async with httpx.AsyncClient(base_url=base_url, headers=auth) as http:
+        async with httpx.AsyncClient(base_url=base_url, headers=auth, timeout=REQUEST_TIMEOUT) as http:
             health = (await http.get("/v1/health")).json()
             response = await http.post("/v1/pipeline/actions/run-stage",
                                        json={"stage": "discover"})
@@ -147,7 +148,8 @@ async def test_commands_answer_503_while_the_worker_is_stopped(running, base_url
 async def standalone_api(app_dir, **env_extra):
     """The API process alone, pointed at a Temporal address where nothing listens."""
     write_settings(app_dir)
-    port, dead_temporal = free_port(), f"127.0.0.1:{free_port()}"
+    port, dead_port = free_ports(2)  # one pick: the two never coincide
+    dead_temporal = f"127.0.0.1:{dead_port}"
     env = {**os.environ, "JOBCTRL_API_TOKEN": "t0ken", "JOBCTRL_TEMPORAL_ADDRESS": dead_temporal,
            **env_extra}
     process = subprocess.Popen(
@@ -155,7 +157,7 @@ async def standalone_api(app_dir, **env_extra):
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     try:
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}",
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=REQUEST_TIMEOUT,
                                      headers={"Authorization": "Bearer t0ken"}) as http:
             for _ in range(300):
                 with contextlib.suppress(httpx.TransportError):

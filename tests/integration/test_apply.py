@@ -8,18 +8,18 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import sqlite3
 import threading
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-import httpx
 import pytest
 import pytest_asyncio
 
 from backend.store.spend import utc_day
 from backend.supervision.supervisor import Supervisor
 from desktop.client import ApiClient
+from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.fakes.smtp_server import FakeSmtpServer
 from tests.integration.conftest import write_settings
 from tests.integration.env_helpers import override_environ
@@ -101,8 +101,7 @@ async def apply_env(tmp_path_factory):
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
     api = ApiClient.from_runtime(supervisor.info)
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    http = api_http(supervisor.info)
     assert (await http.put("/v1/secrets/smtp", json={"value": "mail-pass"})).status_code == 204
     assert (await http.put("/v1/profile", json=PROFILE)).status_code == 200
     await api.run_stage("discover")
@@ -141,7 +140,7 @@ async def wait_status(api: ApiClient, needle: str, status: str, timeout: float =
 
 
 def db_rows(app_dir, sql: str, params=()) -> list:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(sql, params).fetchall()
 
 
@@ -360,7 +359,7 @@ async def test_a_depleted_budget_halts_the_loop_until_the_ceiling_is_raised(appl
 
     await wait_for(await loop_state_is("stopped"), timeout=60)
     await api.patch_settings(dailyBudgetUsd=1)
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:  # today's ledger at the ceiling
+    with connect_db(app_dir / "jobctrl.db") as conn:  # today's ledger at the ceiling
         conn.execute("INSERT INTO llm_spend (tenant_id, day, provider, model, calls,"
                      " input_tokens, output_tokens, cost_micro_usd, updated_at) VALUES"
                      " ('local', ?, 'openai_compat', 'gpt-4o', 40, 1, 1, 1000000, 'now')",

@@ -4,13 +4,12 @@ many of them were in flight at once."""
 
 from __future__ import annotations
 
-import sqlite3
-
-import httpx
 import pytest
 import pytest_asyncio
 
 from backend.supervision.supervisor import Supervisor
+from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.fakes.llm_servers import FakeLlmServer
 from tests.integration.conftest import write_settings
 from tests.integration.env_helpers import override_environ
@@ -24,7 +23,7 @@ WORKERS = 2
 
 
 def query(app_dir, sql: str, params=()) -> list[tuple]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(sql, params).fetchall()
 
 
@@ -66,8 +65,7 @@ async def prepared(tmp_path_factory):
     restore_environ = override_environ(JOBCTRL_SECRETS_BACKEND="file")
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    http = api_http(supervisor.info)
     try:
         assert (await http.put("/v1/profile", json=PROFILE)).status_code == 200
         assert (await http.post("/v1/pipeline/actions/run-stage",

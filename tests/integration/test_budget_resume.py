@@ -8,7 +8,6 @@ they finish, each paid call made exactly once; a repeated pass starts nothing.""
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import timedelta
 from decimal import Decimal
 
@@ -24,6 +23,7 @@ from backend.store.spend import utc_day
 from backend.temporal.client import connect_temporal
 from backend.temporal.contracts import prep_workflow_id
 from backend.temporal.loops.budget_resume import halted_jobs, intent_dedupe_key, resume_budget_halted
+from tests.app_db import connect_db
 from tests.integration.test_paid_pipeline import paid_app, prep_terminals
 from tests.integration.test_preparation import wait_for
 
@@ -56,7 +56,7 @@ def _count_at_least(app_dir, count: int):
 
 
 def rows(app_dir, sql: str, params: tuple = ()) -> list[tuple]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(sql, params).fetchall()
 
 

@@ -14,7 +14,6 @@ ledger, and the ledger never passes the ceiling."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from datetime import timedelta
 from decimal import Decimal
 
@@ -33,6 +32,7 @@ from backend.store.spend import utc_day
 from backend.temporal.client import connect_temporal
 from backend.temporal.loops.budget_resume import budget_episode, resume_budget_halted
 from backend.temporal.loops.halted_work import batch_lineage
+from tests.app_db import connect_db
 from tests.integration.test_paid_pipeline import paid_app, prep_terminals, scripted_reply
 from tests.integration.test_preparation import wait_for
 
@@ -77,7 +77,7 @@ async def env(tmp_path_factory):
 
 
 def rows(app_dir, sql: str, params: tuple = ()) -> list[tuple]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(sql, params).fetchall()
 
 

@@ -9,7 +9,6 @@ import json
 import re
 import sqlite3
 
-import httpx
 import pytest
 
 from backend.config import PREP_TASK_QUEUE, TASK_QUEUE
@@ -18,6 +17,8 @@ from backend.store.db import Database
 from backend.store.heartbeats import ACTIVITY_STAGE
 from backend.supervision.supervisor import Supervisor
 from desktop.client import ApiClient
+from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.integration.conftest import write_settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
@@ -39,7 +40,7 @@ PROFILE = {
 
 
 def raw_heartbeats(database) -> list[dict]:
-    conn = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    conn = connect_db(f"file:{database}?mode=ro", uri=True)
     conn.row_factory = sqlite3.Row
     try:
         return [dict(row) for row in conn.execute(
@@ -55,8 +56,7 @@ async def test_heartbeats_report_active_work_and_task_queues_then_go_stale(tmp_p
     await supervisor.start()
     db = await Database.open(supervisor.paths.database, run_migrations=False)
     api = ApiClient.from_runtime(supervisor.info)
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    http = api_http(supervisor.info)
     try:
         assert (await http.put("/v1/profile", json=PROFILE)).status_code == 200
         await api.run_stage("discover")

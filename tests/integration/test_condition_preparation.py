@@ -6,9 +6,7 @@ Enrich condition that resumes exactly the jobs carrying it."""
 from __future__ import annotations
 
 import json
-import sqlite3
 
-import httpx
 import pytest
 import pytest_asyncio
 from temporalio.service import RPCError, RPCStatusCode
@@ -18,6 +16,8 @@ from backend.pipeline.access_grants import host_of
 from backend.sources.board_file import demo_board_text
 from backend.supervision.supervisor import Supervisor
 from backend.temporal.client import connect_temporal
+from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.fakes.posting_pages import PostingPagesServer
 from tests.integration.conftest import write_settings
 from tests.integration.env_helpers import override_environ
@@ -35,7 +35,7 @@ def page_posting(key: str, url: str, title: str) -> dict:
 
 
 def query(app_dir, sql: str, params=()) -> list[tuple]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(sql, params).fetchall()
 
 
@@ -93,8 +93,7 @@ async def world(tmp_path_factory):
     restore_environ = override_environ(JOBCTRL_ENABLE_FAULTS="1")
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url, timeout=30,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    http = api_http(supervisor.info)
     client = await connect_temporal(supervisor.settings.temporal, supervisor.info.temporal_address)
     # Discover with no profile yet: demo jobs wait on the profile, page jobs on robots.txt.
     assert (await http.post("/v1/pipeline/actions/run-stage",

@@ -5,17 +5,17 @@ real loopback OpenAI-compatible server that counts every paid call."""
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 from collections import Counter
 from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-import httpx
 import pytest
 import pytest_asyncio
 
 from backend.supervision.supervisor import Supervisor
+from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.fakes.llm_servers import FakeLlmServer
 from tests.integration.conftest import write_settings
 from tests.integration.test_preparation import wait_for
@@ -122,8 +122,7 @@ async def contacts_app(tmp_path_factory):
     write_settings(app_dir, sources=[{"kind": "json_file", "id": "hl", "path": str(board_file)}])
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url, timeout=30,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    http = api_http(supervisor.info)
     started = await http.post("/v1/pipeline/actions/run-stage", json={"stage": "discover"})
     assert started.status_code == 202
     await wait_for(lambda: _prep_settled(app_dir, 2), timeout=180)
@@ -137,7 +136,7 @@ async def contacts_app(tmp_path_factory):
 
 
 def _rows(app_dir, sql: str, params: tuple = ()) -> list:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(sql, params).fetchall()
 
 

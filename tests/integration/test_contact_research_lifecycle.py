@@ -9,11 +9,9 @@ left running afterwards never adds candidates to the closed task."""
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 from datetime import timedelta
 
-import httpx
 import pytest
 import pytest_asyncio
 
@@ -22,6 +20,8 @@ from backend.store.db import Database
 from backend.supervision.supervisor import Supervisor
 from backend.temporal.client import connect_temporal
 from backend.temporal.loops.reconciler import reconcile_runs
+from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.integration.conftest import write_settings
 from tests.integration.test_contact_research import (
     FILLER,
@@ -85,7 +85,7 @@ def board(web: GatedWeb) -> dict:
 
 
 def rows(app_dir, sql: str, params: tuple = ()) -> list:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(sql, params).fetchall()
 
 
@@ -100,8 +100,7 @@ async def gated(tmp_path_factory):
                                             "url": f"{web.url}/slow/{{company}}"}])
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url, timeout=30,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    http = api_http(supervisor.info)
     started = await http.post("/v1/pipeline/actions/run-stage", json={"stage": "discover"})
     assert started.status_code == 202, started.text
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 
 import pytest
 
+from tests.app_db import connect_db
 from tests.integration.events_helpers import collect_until, start_and_watch
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
@@ -59,7 +59,7 @@ async def test_second_discover_finds_no_new_jobs(api):
 
 
 def stored_events(app_dir, after: int = 0) -> list[tuple[int, str]]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(
             "SELECT id, type FROM job_events WHERE id > ? ORDER BY id", (after,)
         ).fetchall()

@@ -6,14 +6,14 @@ pdf_render boundary is still open, and a later retry of Enrich resumes the job."
 from __future__ import annotations
 
 import json
-import sqlite3
 
-import httpx
 import pytest
 import pytest_asyncio
 
 from backend.domain.ids import job_id_for_url
 from backend.supervision.supervisor import Supervisor
+from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.fakes.posting_pages import PostingPagesServer
 from tests.integration.conftest import write_settings
 from tests.integration.test_preparation import PROFILE, wait_for
@@ -63,8 +63,7 @@ async def world(tmp_path_factory):
                    sources=[{"kind": "json_file", "id": "dead-pages", "path": str(board)}])
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    http = api_http(supervisor.info)
     await http.put("/v1/profile", json=PROFILE)
     accepted = (await http.post("/v1/pipeline/actions/run-stage",
                                 json={"stage": "discover"})).json()
@@ -82,7 +81,7 @@ async def stages_of(http, job_id: str) -> dict[str, dict]:
 
 
 def stage_events(app_dir, job_id: str, event_type: str) -> list[dict]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         rows = conn.execute("SELECT payload_json FROM job_events WHERE job_id = ? AND type = ?"
                             " ORDER BY id", (job_id, event_type)).fetchall()
     return [json.loads(row[0]) for row in rows]

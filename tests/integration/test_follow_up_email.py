@@ -4,14 +4,14 @@ most once when the worker is killed right after the SMTP server accepted the mes
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
-import httpx
 import pytest
 import pytest_asyncio
 
 from backend.supervision.supervisor import Supervisor
+from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.fakes.smtp_server import FakeSmtpServer
 from tests.integration.conftest import write_settings
 from tests.integration.env_helpers import override_environ
@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")
 def add_job(app_dir: Path, n: int, title: str) -> str:
     """A stored job, as Discover leaves it (straight into the app's database)."""
     key = f"job_{0xF0_0000 + n:024x}"
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         conn.execute(
             "INSERT INTO jobs (job_id, tenant_id, canonical_url, url, title, company,"
             " description_html, first_source, first_seen_at, last_seen_at) VALUES (?, 'local',"
@@ -42,8 +42,7 @@ async def mail_env(tmp_path_factory):
     restore_environ = override_environ(JOBCTRL_SECRETS_BACKEND="file", JOBCTRL_ENABLE_FAULTS="1")
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url, timeout=30,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    http = api_http(supervisor.info)
     assert (await http.put("/v1/secrets/smtp", json={"value": "mail-pass"})).status_code == 204
     assert (await http.put("/v1/profile", json=PROFILE)).status_code == 200
     yield {"app_dir": app_dir, "http": http, "smtp": smtp, "supervisor": supervisor}
@@ -119,7 +118,7 @@ async def test_a_worker_killed_after_the_smtp_send_never_sends_twice(mail_env):
     assert latest["errorCode"] == "submit_outcome_unknown"
     assert smtp.count == before + 1, "the retried attempt did not send again"
     assert smtp.received[-1].recipients == ["hiring@acme.example"]
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         status = conn.execute("SELECT status FROM follow_up_emails WHERE job_id = ?",
                               (key,)).fetchall()
         sent_events = conn.execute("SELECT COUNT(*) FROM job_events WHERE job_id = ? AND type"

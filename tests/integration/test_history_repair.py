@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import sqlite3
 import uuid
 from datetime import UTC
 from pathlib import Path
@@ -31,11 +29,13 @@ from backend.projections.coverage import read_coverage
 from backend.projections.pipeline_steps import STEP_EVENT_TYPES
 from backend.store import coverage, passes
 from backend.store.db import Database
+from backend.supervision.ports import free_port
 from backend.supervision.supervisor import Supervisor
 from backend.temporal.client import connect_temporal
 from backend.temporal.contracts import DiscoveryExecutionRef
 from backend.temporal.loops import history_decoder, history_repair
 from desktop.client import ApiClient
+from tests.app_db import connect_db
 from tests.integration.conftest import write_settings
 from tests.integration.test_lineage import discover, preparations_settled, wait_until
 
@@ -54,12 +54,12 @@ def board(path: Path, start: int, count: int) -> None:
 
 
 def db_rows(app_dir: Path, sql: str, params=()) -> list[tuple]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(sql, params).fetchall()
 
 
 def db_write(app_dir: Path, sql: str, params=()) -> int:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(sql, params).rowcount
 
 
@@ -330,15 +330,14 @@ async def test_unreachable_history_is_retried_never_ready(stack):
     assert (not_found.status, not_found.error_code) == ("retrying", "history_not_found")
     assert (await read_coverage(db, gone)).status == "retrying"
 
-    # A Temporal that does not answer at all (nothing listens on that port).
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        dead_port = probe.getsockname()[1]
-    dead = await Client.connect(f"127.0.0.1:{dead_port}", lazy=True,
+    # A Temporal that does not answer at all (nothing listens on that port): the run keeps
+    # the mode it had (reconstructed after the tests above, native when this one runs alone).
+    mode_before = (await read_coverage(db, stack["ref"])).mode
+    dead = await Client.connect(f"127.0.0.1:{free_port()}", lazy=True,
                                 data_converter=pydantic_data_converter)
     unavailable = await history_repair.repair_execution(db, dead, stack["ref"])
     assert (unavailable.status, unavailable.error_code) == ("retrying", "history_unavailable")
-    assert unavailable.mode == "reconstructed"
+    assert unavailable.mode == mode_before
     # Reachable again: the next repair proves it.
     assert (await history_repair.repair_execution(db, client, stack["ref"])).status == "ready"
     db_write(stack["app_dir"], "DELETE FROM discovery_execution_recoveries"

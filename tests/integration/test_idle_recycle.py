@@ -6,15 +6,18 @@ Real dev server, worker and API."""
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import time
 import uuid
 
-import httpx
 import pytest
-from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.client import WorkflowExecutionStatus, WorkflowHandle
 
+from backend.config import TemporalSettings
+from backend.supervision.ports import free_port
 from backend.supervision.supervisor import Supervisor
+from backend.temporal.client import connect_with_retry
+from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.integration.conftest import write_settings
 from tests.integration.env_helpers import override_environ
 from tests.integration.test_paid_pipeline import demo_subset
@@ -28,8 +31,16 @@ QUIET_S = 8  # no recycle within 8 s of the worker being ready: time to open the
 
 
 def jobs_stored(app_dir) -> int:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute("SELECT COUNT(*) FROM jobs").fetchone()[0]
+
+
+async def open_probe(address: str) -> tuple[WorkflowHandle, float]:
+    """A workflow nobody works on (open until terminated), and when it was open."""
+    temporal = await connect_with_retry(TemporalSettings(), address, timeout=60)
+    probe = await temporal.start_workflow("IdleRecycleProbe", id=f"probe-{uuid.uuid4().hex}",
+                                          task_queue=NOBODY_POLLS)
+    return probe, time.monotonic()
 
 
 async def test_a_recycle_waits_for_open_work_and_a_discover_works_after_it(tmp_path):
@@ -44,18 +55,29 @@ async def test_a_recycle_waits_for_open_work_and_a_discover_works_after_it(tmp_p
                                        JOBCTRL_RECYCLE_TEMPORAL_GROWN_MIB="-1024",
                                        JOBCTRL_RECYCLE_API_GROWN_MIB="-1024",
                                        JOBCTRL_RECYCLE_CHECK_S="0.5")
-    statuses = []
-    supervisor = Supervisor(app_dir, temporal_ui=False, on_status=statuses.append)
+    # The probe opens as soon as the dev server answers, while the worker (whose quiet clock
+    # starts as it becomes ready) is still starting: not after the API too is ready, which on
+    # a loaded box can leave too little of the quiet period.
+    temporal_port = free_port()
+    statuses, ready_at, opening = [], {}, []
+
+    def on_status(status) -> None:
+        statuses.append(status)
+        if status.state == "ready":
+            ready_at.setdefault(status.name, time.monotonic())
+        if (status.name, status.state) == ("temporal", "ready") and not opening:
+            opening.append(asyncio.ensure_future(open_probe(f"127.0.0.1:{temporal_port}")))
+
+    supervisor = Supervisor(app_dir, temporal_port=temporal_port, temporal_ui=False,
+                            on_status=on_status)
     try:
         await supervisor.start()
-        ready_at = time.monotonic()
         worker, temporal_service = supervisor.service("worker"), supervisor.service("temporal")
         api_service = supervisor.service("api")
         first_pid, temporal_pid, api_pid = worker.pid, temporal_service.pid, api_service.pid
-        temporal = await Client.connect(supervisor.info.temporal_address)
-        probe = await temporal.start_workflow("IdleRecycleProbe", id=f"probe-{uuid.uuid4().hex}",
-                                              task_queue=NOBODY_POLLS)
-        assert time.monotonic() - ready_at < QUIET_S - 2, "the probe opened too late to prove anything"
+        probe, opened_at = await opening[0]
+        assert opened_at - ready_at["worker"] < QUIET_S - 2, \
+            "the probe opened too late to prove anything"
         # With the workflow open, past the quiet period: still the same worker.
         await asyncio.sleep(QUIET_S + 2)
         assert (worker.pid, worker.planned_restarts) == (first_pid, 0)
@@ -82,9 +104,7 @@ async def test_a_recycle_waits_for_open_work_and_a_discover_works_after_it(tmp_p
         # Its history survived the restart (the file keeps it): the probe is still known.
         assert (await probe.describe()).status == WorkflowExecutionStatus.TERMINATED
 
-        async with httpx.AsyncClient(
-                base_url=supervisor.info.api_base_url,
-                headers={"Authorization": f"Bearer {supervisor.info.api_token}"}) as http:
+        async with api_http(supervisor.info) as http:
             async def healthy() -> bool:  # the API's Temporal client reconnects by itself
                 return (await http.get("/v1/health")).json()["status"] == "ok"
             await wait_for(healthy, timeout=30)

@@ -7,13 +7,12 @@ point exits the worker process), offline model."""
 
 from __future__ import annotations
 
-import sqlite3
-
-import httpx
 import pytest
 import pytest_asyncio
 
 from backend.supervision.supervisor import Supervisor
+from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.integration.conftest import write_settings
 from tests.integration.env_helpers import override_environ
 from tests.integration.test_paid_pipeline import count_events, demo_subset, prep_terminals
@@ -35,8 +34,7 @@ async def app(tmp_path_factory):
     restore = override_environ(JOBCTRL_ENABLE_FAULTS="1")
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    http = api_http(supervisor.info)
     try:
         assert (await http.put("/v1/profile", json=PROFILE)).status_code == 200
         await wait_for(lambda: continuation_done(app_dir), timeout=60)  # its preflight, too
@@ -48,7 +46,7 @@ async def app(tmp_path_factory):
 
 
 async def continuation_done(app_dir) -> bool:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(
             "SELECT COUNT(*) FROM job_events WHERE type = 'WorkflowCompleted'"
             " AND json_extract(payload_json, '$.workflowType') = 'PreparationContinuationWorkflow'"
@@ -65,13 +63,13 @@ def disarm(app_dir, point: str) -> None:
 
 
 def pdfs_per_job(app_dir) -> dict[str, int]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return dict(conn.execute("SELECT job_id, COUNT(*) FROM job_events WHERE type = 'PdfRendered'"
                                  " GROUP BY job_id"))
 
 
 def pending_stages(app_dir) -> int:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute("SELECT COUNT(*) FROM job_stage_states WHERE status IN"
                             " ('pending', 'queued', 'running')").fetchone()[0]
 

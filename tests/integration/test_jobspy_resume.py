@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 from pathlib import Path
 
 import httpx
 import pytest
 import pytest_asyncio
 
+from tests.app_db import connect_db
 from tests.fakes import jobspy_scraper as fake
 from tests.integration.conftest import write_settings
 from tests.integration.jobspy_helpers import jobspy_supervisor
@@ -59,7 +59,7 @@ async def finished_run(http: httpx.AsyncClient, run_id: str, timeout: float) -> 
 
 
 def db_rows(app_dir: Path, sql: str, params=()) -> list[tuple]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(sql, params).fetchall()
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ from backend.store.db import Database
 from backend.supervision.supervisor import Supervisor
 from backend.temporal.contracts import DiscoveryExecutionRef
 from desktop.client import ApiClient
+from tests.app_db import connect_db
 from tests.integration.conftest import write_settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session"),
@@ -37,7 +37,7 @@ EXTRA_BOARD = {"postings": [
 
 
 def db_rows(app_dir: Path, sql: str, params=()) -> list[tuple]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(sql, params).fetchall()
 
 
@@ -192,7 +192,7 @@ async def test_second_discover_sweeps_failed_backlog(stack):
     app_dir, db, api, first = stack["app_dir"], stack["db"], stack["api"], stack["first"]
     demo_jobs = sorted(await lineage.read_members(db, first))
     failed, skipped = demo_jobs[:5], demo_jobs[5:7]
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         conn.executemany("UPDATE job_stage_states SET status = 'failed', error_code = 'x'"
                          " WHERE job_id = ? AND stage = 'enrich'", [(j,) for j in failed + skipped])
         conn.executemany("UPDATE jobs SET user_status = 'skipped' WHERE job_id = ?",
@@ -243,7 +243,7 @@ async def test_coverage_is_downgraded_when_a_member_is_deleted_behind_its_back(s
                                          " ORDER BY started_at DESC LIMIT 1")[0][0])
     before = await read_coverage(db, second)
     assert before.ready
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         conn.execute("DELETE FROM discovery_execution_jobs WHERE discover_run_id = ?"
                      " AND cohort = 'existing_backlog' AND job_id = (SELECT MIN(job_id)"
                      " FROM discovery_execution_jobs WHERE discover_run_id = ?"

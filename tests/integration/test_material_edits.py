@@ -11,6 +11,7 @@ import pdfplumber
 import pytest
 
 from backend.supervision.supervisor import Supervisor
+from tests.api_http import api_http
 from tests.integration.conftest import write_settings
 from tests.integration.test_paid_pipeline import demo_subset
 from tests.integration.test_preparation import PROFILE, wait_for
@@ -28,8 +29,7 @@ def pdf_text(path: str) -> str:
 async def started(app_dir: Path) -> tuple[Supervisor, httpx.AsyncClient]:
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    http = api_http(supervisor.info)
     return supervisor, http
 
 

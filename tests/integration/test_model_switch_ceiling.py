@@ -7,13 +7,13 @@ admitted again under it; the ones that do not fit stop with ``budget_exceeded``.
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from decimal import Decimal
 
-import httpx
 import pytest
 
 from backend.supervision.supervisor import Supervisor
+from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.fakes.llm_servers import FakeLlmServer
 from tests.integration.conftest import write_settings
 from tests.integration.env_helpers import override_environ
@@ -28,7 +28,7 @@ CEILING_USD = Decimal("0.25")  # eleven $0.022 calls
 
 
 def query(app_dir, sql: str, params=()) -> list[tuple]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(sql, params).fetchall()
 
 
@@ -65,8 +65,7 @@ async def test_switching_to_a_paid_model_mid_run_keeps_the_ceiling(tmp_path):
     restore_environ = override_environ(JOBCTRL_SECRETS_BACKEND="file")
     supervisor = Supervisor(tmp_path, temporal_ui=False)
     await supervisor.start()
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url, timeout=30,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    http = api_http(supervisor.info)
     try:
         assert (await http.put("/v1/profile", json=PROFILE)).status_code == 200
         assert (await http.put("/v1/secrets/openai", json={"value": "sk-test"})).status_code == 204

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import asyncio
 
-import httpx
 import pytest
 import pytest_asyncio
 from pydantic.alias_generators import to_camel
 
 from backend.operations.stage_counts import COUNT_FIELDS
 from backend.supervision.supervisor import Supervisor
+from tests.api_http import api_http
 from tests.integration.conftest import write_settings
 from tests.integration.test_preparation import PROFILE, wait_for
 
@@ -27,8 +27,7 @@ async def ops(tmp_path_factory):
     write_settings(app_dir)
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    http = api_http(supervisor.info)
     yield {"http": http, "supervisor": supervisor}
     await http.aclose()
     await supervisor.stop()

@@ -6,17 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 from contextlib import asynccontextmanager
 from decimal import Decimal
 
-import httpx
 import pytest
 import pytest_asyncio
 
 from backend.config import TemporalSettings
 from backend.supervision.supervisor import Supervisor
 from backend.temporal.client import connect_temporal
+from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.fakes.llm_servers import FakeLlmServer
 from tests.integration.conftest import write_settings
 from tests.integration.env_helpers import override_environ
@@ -88,8 +88,7 @@ async def paid_app(app_dir, jobs: int, daily_budget_usd: float, **environ: str):
     restore_environ = override_environ(JOBCTRL_SECRETS_BACKEND="file", **environ)
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    http = api_http(supervisor.info)
     try:
         assert (await http.put("/v1/secrets/openai", json={"value": "sk-test-123"})
                 ).status_code == 204
@@ -111,7 +110,7 @@ async def paid(tmp_path_factory):
 
 
 def prep_terminals(app_dir) -> list[tuple[str, str | None]]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(
             "SELECT type, json_extract(payload_json, '$.errorCode') FROM job_events"
             " WHERE type IN ('WorkflowCompleted', 'WorkflowFailed', 'WorkflowCanceled')"
@@ -120,7 +119,7 @@ def prep_terminals(app_dir) -> list[tuple[str, str | None]]:
 
 
 def count_events(app_dir, kind: str) -> int:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute("SELECT COUNT(*) FROM job_events WHERE type = ?", (kind,)).fetchone()[0]
 
 
@@ -154,7 +153,7 @@ async def test_the_ceiling_admits_only_runs_whose_cost_fits(paid):
 async def preflight_attempts(supervisor, app_dir) -> list[int]:
     """The attempt each refused preparation's ``check_spend_budget`` ended on (Temporal
     records the started event of the last attempt only)."""
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         refused = conn.execute(
             "SELECT workflow_id, run_id FROM job_events WHERE type = 'WorkflowFailed'"
             " AND json_extract(payload_json, '$.errorCode') = 'budget_exceeded'").fetchall()

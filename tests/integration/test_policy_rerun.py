@@ -5,11 +5,9 @@ exactly once. A lowered fit threshold hands its jobs to the same kind of batch."
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections import Counter
 
-import httpx
 import pytest
 import pytest_asyncio
 from temporalio.api.enums.v1 import EventType
@@ -19,6 +17,8 @@ from backend.pipeline.policy_rerun import policy_rerun_workflow_id
 from backend.supervision.supervisor import Supervisor
 from backend.temporal.client import connect_temporal
 from backend.temporal.policy_contracts import PolicyRerunResult
+from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.integration.conftest import write_settings
 from tests.integration.test_batch_stage import wait_quiet
 from tests.integration.test_paid_pipeline import demo_subset
@@ -32,7 +32,7 @@ JOBS = 150  # at least this many stale jobs: one start per job in the request to
 
 
 def query(app_dir, sql: str, params=()) -> list[tuple]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(sql, params).fetchall()
 
 
@@ -54,8 +54,7 @@ async def stale(tmp_path_factory):
                    minFitScore=100)
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url, timeout=30,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    http = api_http(supervisor.info)
     client = await connect_temporal(supervisor.settings.temporal,
                                     supervisor.info.temporal_address)
     try:

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 from pathlib import Path
 
-import httpx
 import pytest
 import pytest_asyncio
 
 from backend.supervision.supervisor import Supervisor
 from desktop.client import ApiClient
+from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.integration.conftest import write_settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
@@ -60,8 +60,7 @@ async def prepared(tmp_path_factory):
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
     api = ApiClient.from_runtime(supervisor.info)
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    http = api_http(supervisor.info)
     assert (await http.put("/v1/profile", json=PROFILE)).status_code == 200
     accepted = await api.run_stage("discover")
     await wait_for(lambda: all_pdfs_done(http), timeout=600)
@@ -92,19 +91,19 @@ async def wait_for(predicate, *, timeout: float) -> None:
 
 
 def event_counts(app_dir: Path) -> dict[str, int]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return dict(conn.execute("SELECT type, COUNT(*) FROM job_events GROUP BY type"))
 
 
 def latest_scores(app_dir: Path) -> dict[str, int]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return dict(conn.execute(
             "SELECT job_id, score FROM job_scores s WHERE version ="
             " (SELECT MAX(version) FROM job_scores x WHERE x.job_id = s.job_id)"))
 
 
 def jobs_with_materials(app_dir: Path) -> set[str]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return {row[0] for row in conn.execute(
             "SELECT job_id FROM job_materials UNION SELECT job_id FROM job_artifacts")}
 
@@ -112,7 +111,7 @@ def jobs_with_materials(app_dir: Path) -> set[str]:
 async def test_the_first_fitting_jobs_are_prepared_ahead_of_the_rest_of_the_board(prepared):
     """Depth first (STAGE_PRIORITY, one write partition): the first résumé PDF was done
     while most of the board still waited for its Score, not after every job was scored."""
-    with sqlite3.connect(prepared["app_dir"] / "jobctrl.db") as conn:
+    with connect_db(prepared["app_dir"] / "jobctrl.db") as conn:
         (first_pdf,) = conn.execute(
             "SELECT min(finished_at) FROM job_stage_states"
             " WHERE stage = 'pdf' AND status = 'succeeded'").fetchone()
@@ -184,7 +183,7 @@ async def test_a_job_detail_has_its_fit_evidence_and_real_pdfs(prepared):
 
 
 async def test_stage_events_carry_the_run_workflow_id(prepared):
-    with sqlite3.connect(prepared["app_dir"] / "jobctrl.db") as conn:
+    with connect_db(prepared["app_dir"] / "jobctrl.db") as conn:
         rows = conn.execute(
             "SELECT json_extract(payload_json, '$.workflowId'), workflow_id FROM job_events"
             " WHERE type IN ('StageStarted', 'JobScored', 'StageCompleted')").fetchall()

@@ -4,14 +4,14 @@ left readable by an older version is repaired at start."""
 from __future__ import annotations
 
 import os
-import sqlite3
 import stat
 from pathlib import Path
 
-import httpx
 import pytest
 
 from backend.supervision.supervisor import Supervisor
+from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.integration.conftest import write_settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session"),
@@ -40,8 +40,7 @@ async def run_and_write(app_dir: Path) -> list[str]:
     await supervisor.start()
     try:
         info = supervisor.info
-        async with httpx.AsyncClient(base_url=info.api_base_url, headers={
-                "Authorization": f"Bearer {info.api_token}"}) as http:
+        async with api_http(info) as http:
             saved = await http.put("/v1/profile", json={"targetTitles": ["Backend Engineer"]})
             assert saved.status_code == 200, saved.text
         running = readable_by_others(app_dir)
@@ -73,7 +72,7 @@ async def test_an_old_readable_app_dir_is_repaired_at_start(tmp_path):
                  app_dir / "artifacts" / "job-1" / "Resume.pdf", app_dir / "runtime.json.old"]
     for path in old_files:
         path.write_bytes(b"old")
-    sqlite3.connect(app_dir / "jobctrl.db").close()
+    connect_db(app_dir / "jobctrl.db").close()
     for path in [app_dir, *app_dir.rglob("*")]:
         os.chmod(path, 0o755 if path.is_dir() else 0o644)
     assert readable_by_others(app_dir)

@@ -4,28 +4,26 @@ review and nothing is saved; bad files get their typed error and change nothing.
 from __future__ import annotations
 
 import io
-import sqlite3
 import zipfile
 
-import httpx
 import pytest
 from fpdf import FPDF
 
 from backend.profile_import import MAX_BYTES
+from tests.api_http import api_http
+from tests.app_db import connect_db
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
 
 
 @pytest.fixture
 async def http(running):
-    async with httpx.AsyncClient(
-            base_url=running.info.api_base_url,
-            headers={"Authorization": f"Bearer {running.info.api_token}"}) as client:
+    async with api_http(running.info) as client:
         yield client
 
 
 def durable_state(app_dir) -> tuple[int, int]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         events = conn.execute("SELECT COUNT(*) FROM job_events").fetchone()[0]
         profiles = conn.execute("SELECT COUNT(*) FROM candidate_profiles").fetchone()[0]
     return events, profiles

@@ -7,13 +7,13 @@ prompt or body; a run without provider failures reports null."""
 from __future__ import annotations
 
 import json
-import sqlite3
 
-import httpx
 import pytest
 import pytest_asyncio
 
 from backend.supervision.supervisor import Supervisor
+from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.fakes.llm_servers import FakeLlmServer
 from tests.integration.conftest import write_settings
 from tests.integration.test_paid_pipeline import demo_subset, scripted_reply, wait_terminals
@@ -37,8 +37,7 @@ async def provider_stack(tmp_path_factory):
                         "model": "llama3"})
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url, timeout=30,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    http = api_http(supervisor.info)
     assert (await http.put("/v1/profile", json=PROFILE)).status_code == 200
     assert (await http.post("/v1/pipeline/actions/run-stage",
                             json={"stage": "discover"})).status_code == 202
@@ -52,7 +51,7 @@ async def provider_stack(tmp_path_factory):
 
 
 def last_prep_run(app_dir) -> str:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(
             "SELECT run_id FROM job_events WHERE type IN ('WorkflowCompleted', 'WorkflowFailed')"
             " AND json_extract(payload_json, '$.workflowType') = 'JobPreparationWorkflow'"

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 from pathlib import Path
 
 import httpx
 import pytest
 import pytest_asyncio
 
+from tests.app_db import connect_db
 from tests.integration.conftest import write_settings
 from tests.integration.jobspy_helpers import jobspy_supervisor
 
@@ -61,7 +61,7 @@ async def snapshot_when(http: httpx.AsyncClient, predicate, timeout: float) -> d
 def insert_foreign(app_dir: Path, *, workflow_id: str, run_id: str) -> None:
     """An observation for another execution, newer and from a higher attempt than the
     real one: the reader must not borrow it."""
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         conn.execute(
             "INSERT INTO discovery_provider_progress (tenant_id, discover_workflow_id,"
             " discover_run_id, family, attempt, sequence, provider, phase, unit,"
@@ -117,7 +117,7 @@ async def test_provider_progress_is_bound_to_the_exact_running_execution(held):
 
     done = await snapshot_when(http, family_terminal, timeout=120)
     assert done["sourceFamilies"]["providerProgress"] is None  # terminal step: omitted
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         final = conn.execute(
             "SELECT phase, unit, completed_units, total_units, raw_items_seen, emitted_jobs,"
             " continuation FROM discovery_provider_progress WHERE discover_run_id = ?",

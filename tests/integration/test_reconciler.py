@@ -4,11 +4,9 @@ verdict and recovers when the history comes back, leaving the false verdict visi
 
 from __future__ import annotations
 
-import sqlite3
 import subprocess
 from datetime import timedelta
 
-import httpx
 import pytest
 import pytest_asyncio
 
@@ -19,6 +17,8 @@ from backend.supervision.embedded_temporal import temporal_binary
 from backend.supervision.supervisor import Supervisor
 from backend.temporal.client import connect_temporal
 from backend.temporal.loops.reconciler import reconcile_runs
+from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.fakes.llm_servers import FakeLlmServer
 from tests.integration.conftest import write_settings
 from tests.integration.test_paid_pipeline import demo_subset
@@ -40,8 +40,7 @@ async def stuck(tmp_path_factory):
                         "model": "llama3"})
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    http = api_http(supervisor.info)
     await http.put("/v1/profile", json=PROFILE)
     await http.post("/v1/pipeline/actions/run-stage", json={"stage": "discover"})
     db = await Database.open(AppPaths(app_dir).database)
@@ -58,7 +57,7 @@ async def stuck(tmp_path_factory):
 
 
 def prep_runs(app_dir) -> list[tuple[str, str]]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(
             "SELECT workflow_id, run_id FROM job_events WHERE type = 'WorkflowStarted'"
             " AND json_extract(payload_json, '$.workflowType') = 'JobPreparationWorkflow'"
@@ -66,20 +65,20 @@ def prep_runs(app_dir) -> list[tuple[str, str]]:
 
 
 def events_of(app_dir, run_id: str) -> list[str]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return [row[0] for row in conn.execute(
             "SELECT type FROM job_events WHERE run_id = ? ORDER BY id", (run_id,))]
 
 
 def reconciled_verdicts(app_dir, run_id: str) -> list[str]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return [row[0] for row in conn.execute(
             "SELECT json_extract(payload_json, '$.verdict') FROM job_events"
             " WHERE run_id = ? AND type = 'WorkflowReconciled' ORDER BY id", (run_id,))]
 
 
 def open_reservations(app_dir, run_id: str) -> int:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute("SELECT COUNT(*) FROM llm_spend_reservations WHERE run_id = ?"
                             " AND released_at IS NULL", (run_id,)).fetchone()[0]
 

@@ -9,11 +9,9 @@ restored as ``recovered_temporal_history`` evidence, once, never as a fresh
 
 from __future__ import annotations
 
-import sqlite3
 import subprocess
 from datetime import timedelta
 
-import httpx
 import pytest
 import pytest_asyncio
 
@@ -24,6 +22,8 @@ from backend.supervision.embedded_temporal import temporal_binary
 from backend.supervision.supervisor import Supervisor
 from backend.temporal.client import connect_temporal
 from backend.temporal.loops.reconciler import reconcile_runs
+from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.fakes.llm_servers import FakeLlmServer
 from tests.integration.conftest import write_settings
 from tests.integration.test_paid_pipeline import demo_subset
@@ -46,8 +46,7 @@ async def hanging(tmp_path_factory):
                    stageHeartbeatTimeoutS=5)
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url, timeout=30,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    http = api_http(supervisor.info)
     await http.put("/v1/profile", json=PROFILE)
     await http.post("/v1/pipeline/actions/run-stage", json={"stage": "discover"})
     db = await Database.open(AppPaths(app_dir).database)
@@ -66,7 +65,7 @@ async def hanging(tmp_path_factory):
 
 
 def prep_run(app_dir) -> tuple[str, str]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(
             "SELECT workflow_id, run_id FROM job_events WHERE type = 'WorkflowStarted'"
             " AND json_extract(payload_json, '$.workflowType') = 'JobPreparationWorkflow'"
@@ -74,7 +73,7 @@ def prep_run(app_dir) -> tuple[str, str]:
 
 
 def cancel_facts(app_dir, run_id: str) -> list[tuple[str, str]]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(
             "SELECT json_extract(payload_json, '$.sourceBoundary'),"
             " json_extract(payload_json, '$.requester') FROM job_events"

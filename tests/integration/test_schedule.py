@@ -17,6 +17,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from backend.supervision.supervisor import Supervisor
 from backend.temporal.client import connect_temporal
 from backend.temporal.schedule import SCHEDULE_ID, cron_of_note
+from tests.api_http import api_http
 from tests.fakes.job_boards import JobBoards
 from tests.integration.conftest import write_settings
 
@@ -37,8 +38,7 @@ async def scheduled(tmp_path_factory):
     )
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    http = api_http(supervisor.info)
     client = await connect_temporal(supervisor.settings.temporal, supervisor.info.temporal_address)
     yield {"app_dir": app_dir, "http": http, "client": client, "supervisor": supervisor}
     await http.aclose()

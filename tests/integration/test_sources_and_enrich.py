@@ -4,14 +4,14 @@ honoured as a typed block, low-confidence postings keep Tailor blocked by Enrich
 from __future__ import annotations
 
 import json
-import sqlite3
 
-import httpx
 import pytest
 import pytest_asyncio
 
 from backend.domain.ids import job_id_for_url
 from backend.supervision.supervisor import Supervisor
+from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.fakes.job_boards import SHARED_POSTING_URL, JobBoards
 from tests.fakes.posting_pages import PostingPagesServer
 from tests.integration.conftest import write_settings
@@ -49,8 +49,7 @@ async def world(tmp_path_factory):
     ])
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    http = api_http(supervisor.info)
     await http.put("/v1/profile", json=PROFILE)
     await http.post("/v1/pipeline/actions/run-stage", json={"stage": "discover"})
     ids = {name: job_id_for_url(url) for name, url in urls.items()}
@@ -78,7 +77,7 @@ async def stages_of(http, job_id: str) -> dict[str, dict]:
 
 async def test_the_same_posting_from_two_sources_is_one_job(world):
     job_id = job_id_for_url(SHARED_POSTING_URL)
-    with sqlite3.connect(world["app_dir"] / "jobctrl.db") as conn:
+    with connect_db(world["app_dir"] / "jobctrl.db") as conn:
         jobs = conn.execute("SELECT COUNT(*) FROM jobs WHERE job_id = ?", (job_id,)).fetchone()[0]
         families = {row[0] for row in conn.execute(
             "SELECT source_family FROM source_observations WHERE job_id = ?", (job_id,))}

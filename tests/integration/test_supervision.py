@@ -16,6 +16,7 @@ import pytest
 from backend.config import TemporalSettings
 from backend.temporal.client import connect_temporal
 from desktop.client import ApiClient
+from tests.api_http import REQUEST_TIMEOUT
 from tests.integration.serve_process import ServeProcess, wait_gone
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
@@ -131,7 +132,7 @@ async def test_a_crashed_worker_is_restarted(tmp_path):
             time.sleep(0.2)
         assert restarted is not None, serve.output
         assert "worker    restarting" in serve.output
-        health = httpx.get(f"{restarted.api_base_url}/v1/health").json()
+        health = httpx.get(f"{restarted.api_base_url}/v1/health", timeout=REQUEST_TIMEOUT).json()
         assert health["worker"]["ready"] is True
         result = await discover_to_the_end(restarted)
         assert result["status"] == "completed"
@@ -159,7 +160,7 @@ async def test_an_external_temporal_is_used_and_nothing_is_embedded(tmp_path):
         try:
             assert info.temporal_address == f"127.0.0.1:{port}"
             assert "temporal" not in info.pids and info.temporal_ui_url is None
-            health = httpx.get(f"{info.api_base_url}/v1/health").json()
+            health = httpx.get(f"{info.api_base_url}/v1/health", timeout=REQUEST_TIMEOUT).json()
             assert health["temporal"]["embedded"] is False
             result = await discover_to_the_end(info)
             assert result["status"] == "completed"

@@ -7,7 +7,6 @@ from an older JobCtrl is backed up, upgraded, and its data is served."""
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 import subprocess
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from backend.config import TENANT_ID
 from backend.store.backup import backups_dir_for, list_backups
 from backend.store.db import _migration_files, migrate
 from desktop.client import ApiClient
+from tests.app_db import connect_db
 from tests.integration.serve_process import ServeProcess, wait_gone
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
@@ -42,7 +42,7 @@ def _database_from_a_newer_jobctrl(app_dir: Path) -> Path:
     app_dir.mkdir(parents=True)
     database = app_dir / "jobctrl.db"
     migrate(database)
-    conn = sqlite3.connect(database, isolation_level=None)
+    conn = connect_db(database, isolation_level=None)
     try:
         conn.execute("INSERT INTO schema_migrations VALUES (9999, '9999_future.sql',"
                      " '2030-01-01T00:00:00.000Z')")
@@ -89,7 +89,7 @@ def _database_from_an_older_jobctrl(app_dir: Path) -> list[int]:
     app_dir.mkdir(parents=True)
     database = app_dir / "jobctrl.db"
     old_versions = migrate(database, migrations=ALL[:-2])
-    conn = sqlite3.connect(database, isolation_level=None)
+    conn = connect_db(database, isolation_level=None)
     try:
         conn.execute(
             "INSERT INTO jobs (job_id, tenant_id, canonical_url, url, title, company,"
@@ -123,7 +123,7 @@ async def test_serve_backs_up_and_upgrades_a_database_from_an_older_jobctrl(tmp_
 
     [backup] = list_backups(backups_dir_for(app_dir / "jobctrl.db"))
     assert backup.name.startswith(f"jobctrl-before-v{ALL[-1][0]}-")
-    copy = sqlite3.connect(f"file:{backup}?mode=ro", uri=True)
+    copy = connect_db(f"file:{backup}?mode=ro", uri=True)
     try:
         versions = sorted(row[0] for row in copy.execute("SELECT version FROM schema_migrations"))
         titles = [row[0] for row in copy.execute("SELECT title FROM jobs")]

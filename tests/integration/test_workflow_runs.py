@@ -7,13 +7,11 @@ the worker's reconcile pass)."""
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import sys
 import uuid
 from datetime import timedelta
 from pathlib import Path
 
-import httpx
 import pytest
 import pytest_asyncio
 
@@ -23,6 +21,8 @@ from backend.domain.clock import parse_iso, to_iso
 from backend.store.db import Database
 from backend.store.events import append_event
 from backend.supervision.supervisor import Supervisor
+from tests.api_http import api_http
+from tests.app_db import connect_db
 from tests.fakes.llm_servers import FakeLlmServer
 from tests.integration.conftest import write_settings
 from tests.integration.test_paid_pipeline import scripted_reply
@@ -38,7 +38,7 @@ TEMPORAL_CLI = Path(sys.executable).with_name("temporal")
 
 
 def db_rows(app_dir: Path, sql: str, params=()) -> list[tuple]:
-    with sqlite3.connect(app_dir / "jobctrl.db") as conn:
+    with connect_db(app_dir / "jobctrl.db") as conn:
         return conn.execute(sql, params).fetchall()
 
 
@@ -55,8 +55,7 @@ async def stack(tmp_path_factory):
     fake.reply_with(scripted_reply)
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
-    http = httpx.AsyncClient(base_url=supervisor.info.api_base_url, timeout=30,
-                             headers={"Authorization": f"Bearer {supervisor.info.api_token}"})
+    http = api_http(supervisor.info)
     assert (await http.put("/v1/profile", json=PROFILE)).status_code == 200
 
     async def continuation_closed() -> bool:  # the first profile resumes preparation

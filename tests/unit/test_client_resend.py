@@ -8,22 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 
 import httpx
 import pytest
 
+from backend.supervision.ports import free_port
 from desktop.client import ApiClient
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 ANSWER = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 async def counting_server(port: int, *, answer: bool) -> tuple[asyncio.Server, list[bytes]]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from backend.pipeline.enrich import (
     extract_description,
     fetch_posting_page,
 )
+from backend.supervision.ports import free_port
 from tests.fakes.posting_pages import (
     COOKIE_TEXT,
     FOOTER_TEXT,
@@ -283,11 +283,8 @@ async def test_timeout_is_unavailable(server):
 
 
 async def test_connection_refused_is_unavailable():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     with pytest.raises(EnrichUnavailable):
-        await fetch(f"http://127.0.0.1:{port}/jobs/backend-engineer")
+        await fetch(f"http://127.0.0.1:{free_port()}/jobs/backend-engineer")
 
 
 def test_error_codes_are_bounded():

@@ -4,7 +4,6 @@ the key never leaking into errors or logs."""
 from __future__ import annotations
 
 import logging
-import socket
 
 import pytest
 
@@ -21,6 +20,7 @@ from backend.llm.base import (
 from backend.llm.factory import provider_from_settings
 from backend.llm.offline import OfflineProvider
 from backend.llm.openai_compat import OpenAiCompatProvider, is_local_endpoint
+from backend.supervision.ports import free_port
 from backend.temporal.llm_access import llm_application_error, typed_failure
 from tests.fakes.llm_servers import FakeLlmServer
 
@@ -206,10 +206,7 @@ async def test_a_reply_without_choices_is_invalid(llm_server):
 
 
 async def test_connection_refused_is_unavailable():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    provider = OpenAiCompatProvider(base_url=f"http://127.0.0.1:{port}/v1", model="m",
+    provider = OpenAiCompatProvider(base_url=f"http://127.0.0.1:{free_port()}/v1", model="m",
                                     api_key=KEY)
     with pytest.raises(LlmUnavailableError) as caught:
         await provider.complete(system="s", user="u")
@@ -251,10 +248,8 @@ async def test_key_prompt_and_body_never_in_errors_or_logs(llm_server, caplog):
             with pytest.raises(LlmError) as caught:
                 await provider.complete(system=PROMPT, user=PROMPT)
             errors.append(caught.value)
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    dead = OpenAiCompatProvider(base_url=f"http://127.0.0.1:{port}/v1", model="m", api_key=KEY)
+    dead = OpenAiCompatProvider(base_url=f"http://127.0.0.1:{free_port()}/v1", model="m",
+                                api_key=KEY)
     with pytest.raises(LlmError) as caught:
         await dead.complete(system=PROMPT, user=PROMPT)
     errors.append(caught.value)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import typing
 from pathlib import Path
 
@@ -37,6 +36,7 @@ from backend.sources.greenhouse import fetch_greenhouse
 from backend.sources.http import USER_AGENT, get_bytes, get_json
 from backend.sources.lever import fetch_lever
 from backend.sources.registry import FETCHERS, fetch_source, fetcher_for
+from backend.supervision.ports import free_port
 from tests.fakes.job_boards import (  # noqa: F401 (job_boards_fixture is the fixture)
     SHARED_POSTING_URL,
     JobBoards,
@@ -405,11 +405,8 @@ async def test_slow_server_is_unavailable(job_boards: JobBoards):
 
 
 async def test_connection_refused_is_unavailable():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
     with pytest.raises(SourceUnavailable) as caught:
-        await get_bytes(f"http://127.0.0.1:{port}/feed.rss", timeout=5)
+        await get_bytes(f"http://127.0.0.1:{free_port()}/feed.rss", timeout=5)
     assert_bounded(caught.value)
 
 
