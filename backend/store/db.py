@@ -168,21 +168,30 @@ class Database:
     transaction use the reader: an aiosqlite connection runs one statement at a time on its
     own thread, so a write waiting out another process's lock (up to the busy timeout)
     would otherwise hold up every read of this process; in WAL mode a reader never waits.
+
+    ``inline_writes`` (the worker): the statements of a write transaction run on the
+    event loop's thread instead of one trip each to the writer's thread (``one_hop``: a
+    trip costs ~10x a small statement; a stage activity makes ~100 of them per job). Not
+    for the API: a long transaction there would hold up its event stream for its length.
     """
 
     def __init__(self, conn: aiosqlite.Connection, path: Path,
-                 reader: aiosqlite.Connection | None = None):
+                 reader: aiosqlite.Connection | None = None, *, inline_writes: bool = False):
         self._conn = conn
         self._reader = reader or conn
         self.path = path
         self._write_lock = asyncio.Lock()
         self._read_lock = asyncio.Lock() if reader is not None else self._write_lock
+        # Only with a reader of its own: reads outside a transaction never touch the writer.
+        self._inline_writes = inline_writes and reader is not None and hasattr(conn, "inline")
 
     @classmethod
-    async def open(cls, path: Path, *, run_migrations: bool = True) -> Database:
+    async def open(cls, path: Path, *, run_migrations: bool = True,
+                   inline_writes: bool = False) -> Database:
         if run_migrations:
             await asyncio.to_thread(migrate, path)
-        return cls(await _connect(path), path, reader=await _connect(path))
+        return cls(await _connect(path), path, reader=await _connect(path),
+                   inline_writes=inline_writes)
 
     async def close(self) -> None:
         await self._conn.close()
@@ -194,12 +203,15 @@ class Database:
         async with self._write_lock:
             await self._begin_immediate()
             token = _in_transaction.set(True)
+            self._conn.inline = self._inline_writes  # the write lock is ours: see one_hop
             try:
                 yield self._conn
             except BaseException:
+                self._conn.inline = False
                 await self._conn.execute("ROLLBACK")
                 raise
             finally:
+                self._conn.inline = False
                 _in_transaction.reset(token)
             await self._conn.execute("COMMIT")
 
@@ -242,9 +254,18 @@ class Database:
     async def release_memory(self) -> None:
         """Hand back what SQLite caches for each connection (its page cache: up to
         ``cache_size``, 2 MiB, per connection once a burst has read that much). Safe inside
-        an open transaction (only clean pages go); the next reads fill it again."""
-        for conn in {id(conn): conn for conn in (self._conn, self._reader)}.values():
-            await conn.execute("PRAGMA shrink_memory")
+        an open transaction (only clean pages go); the next reads fill it again. The
+        writer's turn waits for the write lock (unless this task holds it): with
+        ``inline_writes`` a transaction's statements run on the event loop's thread, and
+        the writer's own thread must not run this meanwhile."""
+        await self._reader.execute("PRAGMA shrink_memory")
+        if self._conn is self._reader:
+            return
+        if _in_transaction.get():
+            await self._conn.execute("PRAGMA shrink_memory")
+            return
+        async with self._write_lock:
+            await self._conn.execute("PRAGMA shrink_memory")
 
     async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[aiosqlite.Row]:
         async with self._reads().execute(sql, tuple(params)) as cursor:

@@ -74,6 +74,24 @@ async def read_rows(conn: aiosqlite.Connection, job_id: str) -> dict[str, StageR
     return {row[1]: StageRow(*row) for row in await cursor.fetchall()}
 
 
+async def ensured_rows(conn: aiosqlite.Connection, job_id: str) -> dict[str, StageRow]:
+    """Every stage row of the job, the missing ones inserted ``pending`` first. One read
+    when they exist (after a job's first stage they always do): a stage activity's
+    claim transaction reads them once and hands them on (``rows=`` below)."""
+    rows = await read_rows(conn, job_id)
+    if len(rows) < len(STAGES):
+        await ensure_rows(conn, job_id)
+        rows = await read_rows(conn, job_id)
+    return rows
+
+
+async def _row(conn: aiosqlite.Connection, job_id: str, stage: Stage,
+               rows: dict[str, StageRow] | None) -> StageRow:
+    """The stage's row: from ``rows`` when the caller read them in this transaction (and
+    wrote none of them since), else read now."""
+    return (rows if rows is not None else await read_rows(conn, job_id))[stage]
+
+
 def _run_ids(owner: Owner | None) -> dict[str, str | None]:
     return {"workflow_id": owner.workflow_id if owner else None,
             "run_id": owner.run_id if owner else None}
@@ -83,9 +101,10 @@ async def _append(conn, event: ev.DomainEvent, job_id: str, owner: Owner | None,
     await append_event(conn, event, job_id=job_id, dedupe_key=key, **_run_ids(owner))
 
 
-async def claim(conn: aiosqlite.Connection, job_id: str, stage: Stage, owner: Owner) -> int:
+async def claim(conn: aiosqlite.Connection, job_id: str, stage: Stage, owner: Owner, *,
+                rows: dict[str, StageRow] | None = None) -> int:
     """Take ownership for this run; returns the baseline result version."""
-    row = (await read_rows(conn, job_id))[stage]
+    row = await _row(conn, job_id, stage, rows)
     same_run = row.owner_run_id == owner.run_id and row.status == "running"
     baseline = row.baseline_version if same_run else row.result_version
     now = utc_now_iso()
@@ -103,14 +122,17 @@ async def claim(conn: aiosqlite.Connection, job_id: str, stage: Stage, owner: Ow
     return baseline
 
 
-async def still_owned(conn: aiosqlite.Connection, job_id: str, stage: Stage, owner: Owner) -> bool:
-    row = (await read_rows(conn, job_id))[stage]
+async def still_owned(conn: aiosqlite.Connection, job_id: str, stage: Stage, owner: Owner, *,
+                      rows: dict[str, StageRow] | None = None) -> bool:
+    row = await _row(conn, job_id, stage, rows)
     return row.status == "running" and row.owner_run_id == owner.run_id
 
 
-async def complete(conn: aiosqlite.Connection, job_id: str, stage: Stage, owner: Owner) -> int:
+async def complete(conn: aiosqlite.Connection, job_id: str, stage: Stage, owner: Owner, *,
+                   rows: dict[str, StageRow] | None = None) -> int:
     """Mark succeeded and bump the result version; returns the new version."""
-    row = (await read_rows(conn, job_id))[stage]
+    rows = rows if rows is not None else await read_rows(conn, job_id)
+    row = rows[stage]
     version = row.result_version + 1
     now = utc_now_iso()
     duration = _duration_ms(row.started_at, now)
@@ -122,8 +144,10 @@ async def complete(conn: aiosqlite.Connection, job_id: str, stage: Stage, owner:
     await _append(conn, ev.StageCompleted(job_id=job_id, stage=stage, duration_ms=duration,
                                           **_run_ids(owner)),
                   job_id, owner, f"StageCompleted:{owner.run_id}:{job_id}:{stage}")
-    # What an earlier failure of this stage blocked may run again now.
-    await reopen_downstream(conn, job_id, stage, source="upstream_succeeded", owner=owner)
+    # What an earlier failure of this stage blocked may run again now. (The update above
+    # wrote only this stage's row: the downstream rows read with ``rows`` still hold.)
+    await reopen_downstream(conn, job_id, stage, source="upstream_succeeded", owner=owner,
+                            rows=rows)
     return version
 
 
@@ -198,13 +222,15 @@ async def block_downstream(conn: aiosqlite.Connection, job_id: str, stage: Stage
 
 
 async def reopen_downstream(conn: aiosqlite.Connection, job_id: str, stage: Stage, *,
-                            source: str, owner: Owner | None = None) -> list[str]:
+                            source: str, owner: Owner | None = None,
+                            rows: dict[str, StageRow] | None = None) -> list[str]:
     """``stage`` is back in play (reset for a retry, or it succeeded): the consecutive
     downstream rows it had blocked (``upstream_not_succeeded``) return to pending with a
     ``StageReset`` each. The walk stops at the first row that is not blocked that way, so
     another cause (low confidence, a missing profile, a user skip) is kept. Returns the
-    stages reopened."""
-    rows = await read_rows(conn, job_id)
+    stages reopened. ``rows``: the job's rows, when the caller read them in this
+    transaction and has written no downstream row since."""
+    rows = rows if rows is not None else await read_rows(conn, job_id)
     reopened: list[str] = []
     for later in downstream_of(stage):
         row = rows.get(later)

@@ -168,7 +168,7 @@ async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event
     ``on_ready`` runs once, after the first heartbeat row (the supervisor's readiness)."""
     milestone("worker_imported")  # start-up milestones: logged (and traced for bench/)
     settings = load_settings(paths)
-    db = await Database.open(paths.database)
+    db = await Database.open(paths.database, inline_writes=True)  # see store/one_hop.py
     await projections.catch_up(db)  # appends fold themselves; this takes any backlog
     client = await connect_with_retry(settings.temporal, temporal_address, timeout=30)
     milestone("worker_connected")

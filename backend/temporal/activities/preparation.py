@@ -83,6 +83,11 @@ class JobFacts:
     settings: AppSettings
     # Paid stages: the provider the stage was admitted for (built once, before the claim).
     provider: ChatProvider | None = None
+    # The job's stage rows as the claim read them (the PDF stage names its folder after
+    # the next generation), and the stored materials a stage renders or builds on — read
+    # in the claim's transaction, not in one more of their own.
+    rows: dict[str, stages.StageRow] | None = None
+    stored: dict[str, tuple[int, dict] | None] | None = None
 
     def job_text(self) -> score_logic.JobText:
         from backend.pipeline import score as score_logic
@@ -134,8 +139,7 @@ class PreparationActivities:
         )
 
     async def _decide(self, conn, input: StageInput, facts: JobFacts):
-        await stages.ensure_rows(conn, input.job_id)
-        rows = await stages.read_rows(conn, input.job_id)
+        rows = facts.rows = await stages.ensured_rows(conn, input.job_id)
         enrichment = facts.enrichment
         return decide_pickup(PickupFacts(
             stage=input.stage,
@@ -166,8 +170,10 @@ class PreparationActivities:
             facts.provider = provider
             decision = await self._decide(conn, input, facts)
             if decision.kind == "run":
-                await stages.claim(conn, input.job_id, input.stage, owner)
-                if provider is not None:
+                await stages.claim(conn, input.job_id, input.stage, owner, rows=facts.rows)
+                facts.stored = await _stored_inputs(conn, input.job_id, input.stage)
+                if provider is not None and not provider.is_offline:
+                    # An offline call costs nothing: no re-admission to read or reserve.
                     admission = await self._readmit(conn, input, settings, provider)
             elif decision.kind in ("blocked", "skipped"):
                 await stages.settle(conn, input.job_id, input.stage, status=decision.kind,
@@ -192,11 +198,13 @@ class PreparationActivities:
                 raise
             raise typed from None
         async with self._db.transaction() as conn:
-            if not await stages.still_owned(conn, input.job_id, input.stage, owner):
-                return StageOutcome(stage=input.stage, status="deferred", reason="ownership_lost")
+            # One read of the rows for the ownership check, the new version and the
+            # completion (the result commit writes no stage row).
             rows = await stages.read_rows(conn, input.job_id)
+            if not await stages.still_owned(conn, input.job_id, input.stage, owner, rows=rows):
+                return StageOutcome(stage=input.stage, status="deferred", reason="ownership_lost")
             await commit(conn, rows[input.stage].result_version + 1)
-            await stages.complete(conn, input.job_id, input.stage, owner)
+            await stages.complete(conn, input.job_id, input.stage, owner, rows=rows)
             # A death here, written but not committed, must lose the whole result.
             fault_point(self._paths, f"in-commit-{input.stage}")
         fault_point(self._paths, f"after-commit-{input.stage}")
@@ -357,8 +365,7 @@ class PreparationActivities:
         from backend.pipeline import cover as cover_logic
         from backend.pipeline import truth
 
-        async with self._db.transaction() as conn:
-            stored = await materials.latest_material(conn, input.job_id, "resume")
+        stored = facts.stored["resume"]
         if stored is None:
             raise ApplicationError("no tailored resume", type="missing_input", non_retryable=True)
         resume = ResumeDoc.model_validate(stored[1])
@@ -381,13 +388,10 @@ class PreparationActivities:
         return await self._run_stage(input, lambda facts: self._pdf(input, facts))
 
     async def _pdf(self, input: StageInput, facts: JobFacts) -> Commit:
-        async with self._db.transaction() as conn:
-            resume = await materials.latest_material(conn, input.job_id, "resume")
-            letter = await materials.latest_material(conn, input.job_id, "cover_letter")
-            rows = await stages.read_rows(conn, input.job_id)
+        resume, letter = facts.stored["resume"], facts.stored["cover_letter"]
         if resume is None or letter is None:
             raise ApplicationError("materials missing", type="missing_input", non_retryable=True)
-        generation = rows["pdf"].result_version + 1
+        generation = facts.rows["pdf"].result_version + 1  # the claim leaves it as it was
         # Each generation in its own folder: the files keep names a person can use.
         folder = self._paths.app_dir / "artifacts" / input.job_id / f"g{generation}"
         folder.mkdir(parents=True, exist_ok=True)
@@ -425,6 +429,16 @@ class PreparationActivities:
                 await stages.cancel_owned(conn, input.job_id,
                                           stages.Owner(input.run.workflow_id, input.run.run_id, 0))
         await record_run_lifecycle(self._db, input, cancel_owned_stages)
+
+
+# The stored materials each stage builds on: Cover writes from the tailored résumé, PDF
+# renders both.
+STORED_INPUTS: dict[str, tuple[str, ...]] = {"cover": ("resume",), "pdf": ("resume", "cover_letter")}
+
+
+async def _stored_inputs(conn, job_id: str, stage: str) -> dict[str, tuple[int, dict] | None]:
+    return {kind: await materials.latest_material(conn, job_id, kind)
+            for kind in STORED_INPUTS.get(stage, ())}
 
 
 class RendererUnavailable(TypedFailure):
