@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 from pathlib import Path
 
 APP_NAME = "JobCtrl"
@@ -97,6 +96,8 @@ def configured_temporal_address(paths: AppPaths) -> str | None:
 
 
 def new_api_token() -> str:
+    import secrets  # hmac, hashlib and random: not for the desktop's first frame
+
     return secrets.token_urlsafe(32)
 
 

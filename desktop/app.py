@@ -3,8 +3,11 @@
 The window appears at once: its first frame (layout, menus, service states, a
 "Starting…" tab) is painted before anything heavy is imported — even before asyncio and
 qasync: Qt paints it in a local event loop, and the asyncio loop starts after. Then the Supervisor
-spawns Temporal, the worker and the API, and only once they are spawned does the shell
-build the current tab's view and the tray, while the services start in the background.
+spawns Temporal, the worker and the API; once they are spawned the shell builds the tray,
+and once they are ready (or the start failed) the current tab's view: until then the tab
+shows "Starting…" (a view built earlier could only say its services were not running yet),
+and the view's imports (presenters, HTTP client, models) do not compete for the CPU with
+the children's own imports on the way to "Ready".
 
 Quitting (closing the window, SIGINT, SIGTERM) always takes the same path:
 ``DesktopShell.run()`` wakes, awaits the controller's ordered shutdown, closes the window
@@ -42,7 +45,8 @@ log = logging.getLogger(__name__)
 
 SIGNAL_POLL_MS = 250
 FIRST_FRAME_WAIT_S = 5.0  # a window that never paints (hidden, odd platform) must not block
-LAUNCH_WAIT_S = 10.0      # the view is built after the children are spawned, or after this
+LAUNCH_WAIT_S = 10.0      # the tray is built after the children are spawned, or after this
+READY_WAIT_S = 30.0       # the view is built once the services are ready, or after this
 
 
 class DesktopShell:
@@ -88,21 +92,39 @@ class DesktopShell:
             self.notifier.notified.connect(
                 lambda title, text: self._show_note(f"{title}: {text}"))
             self._wire_tray(tray)
+            # The Pipelines view shares notices and snapshots with the tray: wired now if it
+            # is built, else when it is (at the latest once the services are ready).
+            pipelines = self.window.views.built.get("pipelines")
+            if pipelines is not None:
+                self._wire_tray_to_pipelines(pipelines)
+            else:
+                self.window.view_built.connect(self._on_view_built)
         return self._tray
 
     def _wire_tray(self, tray) -> None:
         from desktop.follow_ups import FollowUpReminders
 
-        # No tray or notification service: the notice stays in the window until dismissed.
-        pipelines = self.window.views["pipelines"]
-        self.notifier.undelivered.connect(pipelines.show_notice)
-        # One snapshot on screen: the window and the tray both show the newest either fetched.
-        pipelines.snapshot_shown.connect(tray.status.offer_operations)
-        tray.status.changed.connect(lambda status: pipelines.offer_snapshot(status.operations))
+        # No tray or notification service: the notice stays in the window until dismissed
+        # (in Pipelines, built for it if it is not yet).
+        self.notifier.undelivered.connect(
+            lambda title, text, level: self.window.views["pipelines"].show_notice(
+                title, text, level))
         self.reminders = FollowUpReminders(self.controller, self.controller.app_dir)
         self.reminders.changed.connect(tray.show_follow_ups)
         self.reminders.announce.connect(self.notifier.announce_follow_ups)
         tray.applications_requested.connect(self.open_applications)
+
+    def _on_view_built(self, key: str, view) -> None:
+        if key == "pipelines":
+            self.window.view_built.disconnect(self._on_view_built)
+            self._wire_tray_to_pipelines(view)
+
+    def _wire_tray_to_pipelines(self, pipelines) -> None:
+        tray = self._tray
+        # One snapshot on screen: the window and the tray both show the newest either fetched.
+        pipelines.snapshot_shown.connect(tray.status.offer_operations)
+        tray.status.changed.connect(lambda status: pipelines.offer_snapshot(status.operations))
+        pipelines.offer_snapshot(tray.status.snapshot.operations)  # what the tray has so far
 
     def open_applications(self) -> None:
         self.window.bring_to_front()
@@ -149,20 +171,27 @@ class DesktopShell:
                 await asyncio.wait_for(painted.wait(), FIRST_FRAME_WAIT_S)
         startup_milestone("first_paint")
 
-    async def _finish_start(self) -> None:
-        """Once the children are spawned: the current view, then the tray."""
+    async def _finish_start(self, settled: asyncio.Event) -> None:
+        """Once the children are spawned: the tray; once the services are ready (or the
+        start failed: ``settled``): the current view, and the tray's link to Pipelines.
+        A tab the user opens meanwhile is built when shown, as always."""
         import asyncio
 
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.controller.until_launched(), LAUNCH_WAIT_S)
         try:
-            self.window.build_current_view()
             if self.window.hide_to_tray:
                 self.tray.show()
             else:
                 self.tray  # noqa: B018 - built for its notifications (no tray host to show it)
         except Exception:  # noqa: BLE001 - the window stays usable; the log says why
-            log.exception("building the first view or the tray failed")
+            log.exception("building the tray failed")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(settled.wait(), READY_WAIT_S)
+        try:
+            self.window.build_current_view()
+        except Exception:  # noqa: BLE001 - the window stays usable; the log says why
+            log.exception("building the first view failed")
         startup_milestone("views_built")
 
     async def run(self) -> int:
@@ -174,13 +203,16 @@ class DesktopShell:
             self._quit.set()
         # Closing the window keeps the app in the tray only where a tray exists.
         self.window.hide_to_tray = QSystemTrayIcon.isSystemTrayAvailable()
+        settled = asyncio.Event()  # the services are ready, or their start failed
         self.controller.runtime_ready.connect(
             lambda _info: startup_milestone("services_ready"))
+        self.controller.runtime_ready.connect(lambda _info: settled.set())
+        self.controller.start_failed.connect(lambda _reason: settled.set())
         if not self.window.isVisible():  # run_desktop painted it before the loop started
             await self._first_frame()
         self.controller.start()
         loop = asyncio.get_running_loop()
-        self._finishing = loop.create_task(self._finish_start())
+        self._finishing = loop.create_task(self._finish_start(settled))
         trimmer = loop.create_task(trim_after_bursts())  # memory back after event bursts
         await self._quit.wait()
         log.info("quitting: stopping the services")

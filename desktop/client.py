@@ -97,6 +97,9 @@ class ApiClient:
             headers={"Authorization": f"Bearer {token}"},
             # No read timeout: an SSE stream is quiet between keepalives by design.
             timeout=httpx.Timeout(10, read=None),
+            # The API is plain HTTP on loopback (runtime.json): no TLS context to build.
+            # Loading certifi's CA bundle for it was ~40 ms of CPU on the way to "Ready".
+            verify=base_url.startswith("https:"),
         )
 
     @classmethod

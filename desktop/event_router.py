@@ -7,15 +7,21 @@ later issue registers a new event type, add it to ``ROUTES`` with the views it c
 Views refetch what they show when invalidated; the Activity list appends every event
 itself. An unknown type (e.g. a newer backend) is flagged: logged once and kept in
 ``EventRouter.unknown_types``, routed to the Activity list only; ``strict=True`` raises.
+
+Routing needs only the type names below, so importing this module (every view does, for
+the view keys) loads no event model: the registry (pydantic models of every event) is
+imported by the checks that compare the routes with it, not while the services start.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
-from backend.desktop_contract import EVENT_TYPES, DomainEvent
-from desktop.client import StreamedEvent
+if TYPE_CHECKING:
+    from backend.desktop_contract import DomainEvent
+    from desktop.client import StreamedEvent
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +122,10 @@ class UnknownEventType(LookupError):
         self.event_type = event_type
 
 
-def registered_event_names(types: Iterable[type[DomainEvent]] = EVENT_TYPES) -> set[str]:
+def registered_event_names(types: Iterable[type[DomainEvent]] | None = None) -> set[str]:
+    """The event types of ``types`` (default: every registered one)."""
+    if types is None:
+        from backend.desktop_contract import EVENT_TYPES as types
     return {cls.event_type for cls in types}
 
 
@@ -146,10 +155,10 @@ class EventRouter:
                 self.unknown_types.add(event_type)
             return frozenset({ACTIVITY})
 
-    def unrouted(self, types: Iterable[type[DomainEvent]] = EVENT_TYPES) -> set[str]:
+    def unrouted(self, types: Iterable[type[DomainEvent]] | None = None) -> set[str]:
         """Registered event types without a route (must be empty)."""
         return registered_event_names(types) - set(self.routes)
 
-    def stale_routes(self, types: Iterable[type[DomainEvent]] = EVENT_TYPES) -> set[str]:
+    def stale_routes(self, types: Iterable[type[DomainEvent]] | None = None) -> set[str]:
         """Routes for types that are not registered (renamed or removed events)."""
         return set(self.routes) - registered_event_names(types)

@@ -18,8 +18,6 @@ trim can hand those pages back too.
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
 import logging
 import os
 import sys
@@ -43,8 +41,16 @@ IDLE_SHARE = 0.05
 def _malloc_trim():
     if not sys.platform.startswith("linux"):
         return None
+    # Imported here: the desktop imports this module before its first frame, and ctypes
+    # (with ctypes.util) is ~10 ms of it. glibc's soname first: find_library runs ldconfig.
+    import ctypes
+    import ctypes.util
+
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        try:
+            libc = ctypes.CDLL("libc.so.6")
+        except OSError:
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         trim = libc.malloc_trim
     except (OSError, AttributeError):  # not glibc
         return None

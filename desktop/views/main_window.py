@@ -231,6 +231,7 @@ class MainWindow(QMainWindow):
     hidden_to_tray = Signal()   # the close button hid the window; the tray keeps the app
     quit_requested = Signal()   # File → Quit: the app stops the services and leaves
     first_frame_painted = Signal()  # once, after the window's first paint
+    view_built = Signal(str, object)  # (key, view), once per view, when it is first built
 
     def __init__(self, controller: ShellController, parent: QWidget | None = None, *,
                  lazy_first_view: bool = False):
@@ -347,6 +348,7 @@ class MainWindow(QMainWindow):
             self.tabs.blockSignals(False)
         slot.deleteLater()
         self._wire(key, view)
+        emit(self.view_built, key, view)
         if current:
             self.menu_actions.refresh.setEnabled(bool(self.live_views_shown()))
         return view

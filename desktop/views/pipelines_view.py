@@ -46,6 +46,7 @@ from desktop.client import ApiClient
 from desktop.event_router import PIPELINES, RUNS, SETTINGS
 from desktop.formatting import describe_accepted, describe_api_error
 from desktop.presenters import operations as ops
+from desktop.presenters.sources import KIND_LABELS  # not settings_sources: a pydantic adapter
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
 from desktop.views.live_view import LiveView
@@ -54,7 +55,6 @@ from desktop.views.partials.profile_prompt import ProfilePrompt
 from desktop.views.partials.run_details import RunDetails
 from desktop.views.partials.run_headline import RunHeadline
 from desktop.views.partials.scroll_column import scroll_column
-from desktop.views.partials.settings_sources import KIND_LABELS
 from desktop.views.partials.technical_disclosure import TechnicalDisclosure
 from desktop.views.status_indicators import COLORS
 
