@@ -16,7 +16,9 @@ Each round uses a fresh temporary folder and measures four launches:
 The order baseline/jobctrl alternates between rounds so slow drift in machine load hits
 both sides alike. Readiness is polled every 10 ms on both sides.
 
-    .venv/bin/python bench/cold_start.py [--rounds 5] [--json out.json]
+    .venv/bin/python bench/cold_start.py [--rounds 5] [--json out.json] [--no-compile]
+
+The app's bytecode is compiled first, as every install has it (``--no-compile``: as it is).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from _common import (
     POLL_S,
     BenchError,
     ServeProcess,
+    compile_bytecode,
     hard_exit,
     machine_info,
     owned_popen_options,
@@ -173,7 +176,11 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5, help="rounds (default 5)")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folders")
+    parser.add_argument("--no-compile", action="store_true",
+                        help="leave the app's bytecode as it is (before session 6)")
     args = parser.parse_args()
+    if not args.no_compile:
+        compile_bytecode()
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
     sigterm_raises_interrupt()

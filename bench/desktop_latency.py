@@ -52,6 +52,7 @@ import psutil
 from _common import (
     BenchError,
     ServeProcess,
+    compile_bytecode,
     hard_exit,
     interrupt,
     jobctrl_argv,
@@ -82,20 +83,6 @@ PROFILE = {
                   "- Built a PostgreSQL-backed billing platform\n- Moved 40 services to "
                   "Kubernetes on AWS\n\nEDUCATION\n- BSc Computer Science\n",
 }
-
-
-def compile_bytecode() -> None:
-    """The app's bytecode, as every install has it (pip compiles at install, the frozen
-    bundle ships it, a source run writes it on its first import). Without this, under
-    ``PYTHONDONTWRITEBYTECODE`` (set on this machine) every launch compiled ~3,300 lines of
-    the shell's modules before its first paint (~40 ms CPU) and each child its own;
-    the bare table imports only PySide6, whose bytecode pip wrote."""
-    import compileall
-    import importlib.util
-
-    for package in ("backend", "desktop"):
-        for folder in importlib.util.find_spec(package).submodule_search_locations:
-            compileall.compile_dir(folder, quiet=1)
 
 
 def out(payload: dict) -> None:
