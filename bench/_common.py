@@ -347,3 +347,19 @@ def hard_exit(code: int) -> None:
         sys.stdout.flush()
         sys.stderr.flush()
     os._exit(code)
+
+
+def run_then_exit(main) -> None:
+    """Run a benchmark's ``main``, print what failed, and leave without the Temporal
+    SDK's finalization (``hard_exit``)."""
+    import traceback
+
+    code = 0
+    try:
+        main()
+    except SystemExit as exit_:  # --help, argparse's usage errors
+        code = exit_.code if isinstance(exit_.code, int) else 1
+    except BaseException:  # noqa: BLE001 - report, then leave without SDK finalization
+        traceback.print_exc()
+        code = 1
+    hard_exit(code)

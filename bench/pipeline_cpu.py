@@ -25,14 +25,19 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 from pathlib import Path
 
 import httpx
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import ServeProcess, hard_exit, machine_info, sigterm_raises_interrupt, write_json  # noqa: E402
+from _common import (  # noqa: E402
+    ServeProcess,
+    machine_info,
+    run_then_exit,
+    sigterm_raises_interrupt,
+    write_json,
+)
 from pipeline_throughput import PROFILE, prepared_jobs  # noqa: E402
 
 
@@ -158,10 +163,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    code = 0
-    try:
-        main()
-    except BaseException:  # noqa: BLE001 - report, then leave without SDK finalization
-        traceback.print_exc()
-        code = 1
-    hard_exit(code)
+    run_then_exit(main)

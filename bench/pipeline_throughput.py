@@ -22,7 +22,6 @@ import sqlite3
 import sys
 import tempfile
 import time
-import traceback
 import uuid
 from pathlib import Path
 
@@ -34,9 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (  # noqa: E402
     BenchError,
     ServeProcess,
-    hard_exit,
     machine_info,
     owned_popen_options,
+    run_then_exit,
     sigterm_raises_interrupt,
     stop_process,
     write_json,
@@ -151,10 +150,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    code = 0
-    try:
-        main()
-    except BaseException:  # noqa: BLE001 - report, then leave without SDK finalization
-        traceback.print_exc()
-        code = 1
-    hard_exit(code)
+    run_then_exit(main)
