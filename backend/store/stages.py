@@ -85,11 +85,11 @@ async def ensured_rows(conn: aiosqlite.Connection, job_id: str) -> dict[str, Sta
     return rows
 
 
-async def _row(conn: aiosqlite.Connection, job_id: str, stage: Stage,
-               rows: dict[str, StageRow] | None) -> StageRow:
-    """The stage's row: from ``rows`` when the caller read them in this transaction (and
-    wrote none of them since), else read now."""
-    return (rows if rows is not None else await read_rows(conn, job_id))[stage]
+async def _rows_of(conn: aiosqlite.Connection, job_id: str,
+                   rows: dict[str, StageRow] | None) -> dict[str, StageRow]:
+    """The job's rows: ``rows`` when the caller read them in this transaction (and wrote
+    none of them since), else read now."""
+    return rows if rows is not None else await read_rows(conn, job_id)
 
 
 def _run_ids(owner: Owner | None) -> dict[str, str | None]:
@@ -104,7 +104,7 @@ async def _append(conn, event: ev.DomainEvent, job_id: str, owner: Owner | None,
 async def claim(conn: aiosqlite.Connection, job_id: str, stage: Stage, owner: Owner, *,
                 rows: dict[str, StageRow] | None = None) -> int:
     """Take ownership for this run; returns the baseline result version."""
-    row = await _row(conn, job_id, stage, rows)
+    row = (await _rows_of(conn, job_id, rows))[stage]
     same_run = row.owner_run_id == owner.run_id and row.status == "running"
     baseline = row.baseline_version if same_run else row.result_version
     now = utc_now_iso()
@@ -124,14 +124,14 @@ async def claim(conn: aiosqlite.Connection, job_id: str, stage: Stage, owner: Ow
 
 async def still_owned(conn: aiosqlite.Connection, job_id: str, stage: Stage, owner: Owner, *,
                       rows: dict[str, StageRow] | None = None) -> bool:
-    row = await _row(conn, job_id, stage, rows)
+    row = (await _rows_of(conn, job_id, rows))[stage]
     return row.status == "running" and row.owner_run_id == owner.run_id
 
 
 async def complete(conn: aiosqlite.Connection, job_id: str, stage: Stage, owner: Owner, *,
                    rows: dict[str, StageRow] | None = None) -> int:
     """Mark succeeded and bump the result version; returns the new version."""
-    rows = rows if rows is not None else await read_rows(conn, job_id)
+    rows = await _rows_of(conn, job_id, rows)
     row = rows[stage]
     version = row.result_version + 1
     now = utc_now_iso()
@@ -230,7 +230,7 @@ async def reopen_downstream(conn: aiosqlite.Connection, job_id: str, stage: Stag
     another cause (low confidence, a missing profile, a user skip) is kept. Returns the
     stages reopened. ``rows``: the job's rows, when the caller read them in this
     transaction and has written no downstream row since."""
-    rows = rows if rows is not None else await read_rows(conn, job_id)
+    rows = await _rows_of(conn, job_id, rows)
     reopened: list[str] = []
     for later in downstream_of(stage):
         row = rows.get(later)
