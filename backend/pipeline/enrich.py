@@ -449,8 +449,10 @@ def _choose_element(body: Tag) -> tuple[Tag, ExtractionMethod]:
 def _expired(page_text: str, description_text: str, word_count: int) -> bool:
     """An "expired" notice outside the description always counts; one only inside a long
     description ("...no longer open to relocation") does not."""
-    in_page = len(_EXPIRED.findall(page_text))
     in_description = len(_EXPIRED.findall(description_text))
+    # A source-supplied description is its own page (identity makes the check free):
+    # scanning the same text twice doubled the check's cost.
+    in_page = in_description if page_text == description_text else len(_EXPIRED.findall(page_text))
     if in_page > in_description:
         return True
     return in_description > 0 and word_count < 250
