@@ -66,7 +66,10 @@ def thread_cpu(pid: int) -> dict[int, tuple[str, float]]:
 
 def python_thread_names(pid: int) -> dict[int, str]:
     """Native thread id -> Python thread name (``py-spy dump``; Python 3.11 does not name
-    its threads for the OS), with the pool suffixes dropped so a pool sums as one."""
+    its threads for the OS), with the pool suffixes dropped so a pool sums as one. Without
+    py-spy (it is not a project dependency) the threads keep their OS names."""
+    if not Path(py_spy_binary()).exists():
+        return {}
     dump = subprocess.run([py_spy_binary(), "dump", "--pid", str(pid), "--nonblocking"],
                           capture_output=True, text=True, check=False).stdout
     names = {}
