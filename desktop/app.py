@@ -315,8 +315,6 @@ def run_desktop(paths, args) -> None:
         log.info("JobCtrl already runs for %s: raised its window", paths.app_dir)
         print("JobCtrl is already running: its window was brought to the front.")
         hard_exit(0)
-    instance = InstanceServer(paths.app_dir)
-    instance.listen()
     code = 1
     try:
         shell = DesktopShell(
@@ -325,8 +323,12 @@ def run_desktop(paths, args) -> None:
             temporal_port=getattr(args, "temporal_port", None),
             temporal_ui=not getattr(args, "no_temporal_ui", False),
         )
-        shell.listen_for_second_launches(instance)
         shell.paint_first_frame()  # before asyncio and qasync are even imported
+        # The listener after the frame (it imports QtNetwork); a launch in between is
+        # refused by the app-dir lock (desktop/single_instance.py).
+        instance = InstanceServer(paths.app_dir)
+        instance.listen()
+        shell.listen_for_second_launches(instance)
         import asyncio
 
         from desktop.qt_loop import QEventLoop
