@@ -64,7 +64,8 @@ class DesktopShell:
         self.controller = controller or ShellController(
             app_dir, api_port=api_port, temporal_port=temporal_port, temporal_ui=temporal_ui
         )
-        self.appearance = theme.install()  # light or dark, following the system
+        # Light or dark, following the system; the check-box style once the frame is painted.
+        self.appearance = theme.install(checks_style=False)
         self.window = MainWindow(self.controller, lazy_first_view=True)
         self.appearance.restyle_widgets()  # the window's styles in the current appearance
         self.window.close_requested.connect(self.request_quit)
@@ -134,6 +135,14 @@ class DesktopShell:
         self.instance = instance
         instance.activation_requested.connect(self.window.bring_to_front)
 
+    def _after_first_frame(self) -> None:
+        """What the first frame does not need: the proxy style that keeps a list's check
+        boxes visible on a dark base (the lists are built later, with their views)."""
+        try:
+            theme.install_checks_style()
+        except Exception:  # noqa: BLE001 - the window stays usable; the log says why
+            log.exception("installing the check-box style failed")
+
     def _show_note(self, text: str) -> None:
         self.window.statusBar().showMessage(text, 15_000)
 
@@ -157,6 +166,7 @@ class DesktopShell:
             waiting.exec()
         self.window.first_frame_painted.disconnect(waiting.quit)
         startup_milestone("first_paint")
+        self._after_first_frame()
 
     async def _first_frame(self) -> None:
         """On the loop, when paint_first_frame did not run (a shell built by a test):
@@ -170,6 +180,7 @@ class DesktopShell:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(painted.wait(), FIRST_FRAME_WAIT_S)
         startup_milestone("first_paint")
+        self._after_first_frame()
 
     async def _finish_start(self, settled: asyncio.Event) -> None:
         """Once the children are spawned: the tray; once the services are ready (or the
@@ -294,7 +305,8 @@ def run_desktop(paths, args) -> None:
     # resources so the frozen app finds it too.
     app.setDesktopFileName("jobctrl")
     app.setWindowIcon(QIcon(str(resources.files("resources") / "icons" / "jobctrl.png")))
-    theme.install(app)  # before any widget: light or dark as the system (or JOBCTRL_APPEARANCE) says
+    # Before any widget: light or dark as the system (or JOBCTRL_APPEARANCE) says.
+    theme.install(app, checks_style=False)
     # The window's close button asks the shell to stop the services first; Qt must not
     # end the loop on its own when the last window closes.
     app.setQuitOnLastWindowClosed(False)
@@ -303,8 +315,6 @@ def run_desktop(paths, args) -> None:
         log.info("JobCtrl already runs for %s: raised its window", paths.app_dir)
         print("JobCtrl is already running: its window was brought to the front.")
         hard_exit(0)
-    instance = InstanceServer(paths.app_dir)
-    instance.listen()
     code = 1
     try:
         shell = DesktopShell(
@@ -313,8 +323,12 @@ def run_desktop(paths, args) -> None:
             temporal_port=getattr(args, "temporal_port", None),
             temporal_ui=not getattr(args, "no_temporal_ui", False),
         )
-        shell.listen_for_second_launches(instance)
         shell.paint_first_frame()  # before asyncio and qasync are even imported
+        # The listener after the frame (it imports QtNetwork); a launch in between is
+        # refused by the app-dir lock (desktop/single_instance.py).
+        instance = InstanceServer(paths.app_dir)
+        instance.listen()
+        shell.listen_for_second_launches(instance)
         import asyncio
 
         from desktop.qt_loop import QEventLoop

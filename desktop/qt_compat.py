@@ -20,7 +20,6 @@ Pinning PySide6 below 6.12 (or to a fixed release) is the real fix; keep the pro
 
 from __future__ import annotations
 
-import ctypes
 import sys
 from typing import Any
 
@@ -44,9 +43,18 @@ def true_refs_dropped_per_emit() -> int:
 
 
 DROPPED_PER_EMIT = true_refs_dropped_per_emit()
-_incref = ctypes.pythonapi.Py_IncRef
-_incref.argtypes = [ctypes.py_object]
-_incref.restype = None
+
+
+def _py_incref():
+    import ctypes  # only where the drop was found: ~2 ms before the first frame otherwise
+
+    incref = ctypes.pythonapi.Py_IncRef
+    incref.argtypes = [ctypes.py_object]
+    incref.restype = None
+    return incref
+
+
+_incref = _py_incref() if DROPPED_PER_EMIT else None
 
 
 def give_back_true() -> None:

@@ -8,19 +8,39 @@ waits for the first to answer ``ok`` (sent after its window was raised) and exit
 The socket is only the fast path for "focus the window". The Supervisor's app-dir lock
 stays the authority on who owns the app folder: a launch that finds no listener but a
 locked folder is still refused there with a clear message.
+
+Nothing here imports QtNetwork before the first frame (~6-10 ms of the shell's CPU on the
+way to it). On POSIX the second launch's check is a plain ``AF_UNIX`` socket connecting to
+the path ``QLocalServer`` listens on (:func:`socket_path`); on Windows (named pipes) it is
+a ``QLocalSocket``, imported when called. The first launch creates its
+:class:`InstanceServer` (which imports QtNetwork) right after its first frame: a second
+launch in those few tens of milliseconds finds no listener, as it would during the much
+longer imports before them, and is refused by the lock.
 """
 
 from __future__ import annotations
 
 import getpass
-import hashlib
 import logging
+import os
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
 from desktop.qt_compat import emit
+
+if TYPE_CHECKING:
+    from PySide6.QtNetwork import QLocalSocket
+
+try:  # the C module hashlib would wrap, without loading OpenSSL first (as ``random`` does)
+    from _sha2 import sha256  # Python 3.12+
+except ImportError:
+    try:
+        from _sha256 import sha256  # Python 3.11
+    except ImportError:
+        from hashlib import sha256
 
 log = logging.getLogger(__name__)
 
@@ -42,15 +62,69 @@ def _user() -> str:
 def server_name(app_dir: Path, user: str | None = None) -> str:
     """``jobctrl-<16 hex>``: short (Unix socket paths are limited), stable per user + dir."""
     key = f"{user or _user()}\0{Path(app_dir).resolve()}".encode()
-    return f"jobctrl-{hashlib.sha256(key).hexdigest()[:16]}"
+    return f"jobctrl-{sha256(key).hexdigest()[:16]}"
+
+
+def socket_path(name: str) -> str | None:
+    """Where ``QLocalServer.listen(name)`` puts its Unix socket: ``QDir.tempPath()/name``,
+    QDir.tempPath being ``$TMPDIR`` made absolute and clean (no symlinks resolved), else
+    ``/tmp``. None where that is not the rule (Windows: named pipes; macOS without
+    ``$TMPDIR``: Qt asks the system) - there ask Qt."""
+    if sys.platform == "win32":
+        return None
+    temp = os.environ.get("TMPDIR", "")
+    if not temp:
+        if sys.platform == "darwin":
+            return None
+        temp = "/tmp"
+    temp = os.path.normpath(os.path.abspath(temp))
+    if temp.startswith("//"):  # POSIX normpath keeps a leading "//", QDir::cleanPath does not
+        temp = "/" + temp.lstrip("/")
+    return os.path.join(temp, name)
 
 
 def activate_running_instance(app_dir: Path, *, timeout_ms: int = ANSWER_TIMEOUT_MS) -> bool:
     """True when an instance for ``app_dir`` answered that it raised its window.
 
     Blocking, with short timeouts: it runs once, before this process shows anything."""
+    name = server_name(app_dir)
+    path = socket_path(name)
+    if path is None:
+        return _activate_with_qt(name, timeout_ms)
+    return _activate_over_unix_socket(path, timeout_ms)
+
+
+def _activate_over_unix_socket(path: str, timeout_ms: int) -> bool:
+    import socket
+
+    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        client.settimeout(CONNECT_TIMEOUT_MS / 1000)
+        try:
+            client.connect(path)  # no file, or a file nobody listens on: refused at once
+            client.sendall(SHOW)
+        except OSError:  # includes TimeoutError
+            return False
+        client.settimeout(timeout_ms / 1000)  # per read, as QLocalSocket.waitForReadyRead
+        answer = b""
+        while not answer.endswith(b"\n"):
+            try:
+                chunk = client.recv(64)
+            except OSError:
+                return False
+            if not chunk:  # the other side closed before answering
+                return False
+            answer += chunk
+        return answer == OK
+    finally:
+        client.close()
+
+
+def _activate_with_qt(name: str, timeout_ms: int) -> bool:
+    from PySide6.QtNetwork import QLocalSocket
+
     socket = QLocalSocket()
-    socket.connectToServer(server_name(app_dir))
+    socket.connectToServer(name)
     if not socket.waitForConnected(CONNECT_TIMEOUT_MS):
         return False
     try:
@@ -68,6 +142,22 @@ def activate_running_instance(app_dir: Path, *, timeout_ms: int = ANSWER_TIMEOUT
         socket.disconnectFromServer()
 
 
+def _answers(path: str) -> bool:
+    """Whether something accepts connections on the Unix socket at ``path``."""
+    import socket
+
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(CONNECT_TIMEOUT_MS / 1000)
+    try:
+        probe.connect(path)
+    except OSError:
+        return False
+    else:
+        return True
+    finally:
+        probe.close()
+
+
 class InstanceServer(QObject):
     """The first launch's listener: ``activation_requested`` when a second launch knocks."""
 
@@ -75,6 +165,8 @@ class InstanceServer(QObject):
 
     def __init__(self, app_dir: Path, parent: QObject | None = None):
         super().__init__(parent)
+        from PySide6.QtNetwork import QLocalServer
+
         self.name = server_name(app_dir)
         self._server = QLocalServer(self)
         # Only the user may connect (the socket file/pipe gets user-only permissions).
@@ -87,8 +179,16 @@ class InstanceServer(QObject):
         return self._server.isListening()
 
     def listen(self) -> bool:
-        """Start listening. A socket left by a crashed instance is removed first (callers
-        only get here after ``activate_running_instance`` found nobody answering)."""
+        """Start listening. A socket that accepts connections is another launch's, which
+        started at the same moment and listened first: it is left alone (the app-dir lock
+        decides between the two; Qt would replace it). A socket left by a crashed instance
+        is replaced."""
+        from PySide6.QtNetwork import QLocalServer
+
+        path = socket_path(self.name)
+        if path is not None and _answers(path):
+            log.warning("single-instance socket %s: another launch listens on it", path)
+            return False
         if self._server.listen(self.name):
             return True
         QLocalServer.removeServer(self.name)

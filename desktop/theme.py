@@ -25,21 +25,16 @@ import logging
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import (
-    QApplication,
-    QLabel,
-    QProxyStyle,
-    QStyle,
-    QStyleOptionViewItem,
-    QTableWidget,
-    QWidget,
-)
+from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 from desktop.qt_compat import emit
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QTableWidget
 
 log = logging.getLogger(__name__)
 
@@ -196,7 +191,7 @@ def restyle(widgets: Iterable[QWidget], to_mode: Mode) -> int:
         touched = _restyle_sheet(widget, mapping)
         if isinstance(widget, QLabel):
             touched |= _restyle_label(widget, mapping)
-        if isinstance(widget, QTableWidget):
+        if widget.inherits("QTableWidget"):  # by name: the class costs its enums to import
             touched |= _restyle_items(widget, mapping)
         changed += touched
     return changed
@@ -311,36 +306,39 @@ class Appearance(QObject):
             self._own_palette = True
 
 
-class ReadableChecksStyle(QProxyStyle):
-    """The platform's style, except that a list's check boxes keep a visible frame on a
-    dark base: Fusion outlines them in the window colour darkened, which on a dark palette
-    is the list's own background, so an unticked source looked like no box at all."""
-
-    def drawPrimitive(self, element, option, painter, widget=None):  # noqa: N802 - Qt's name
-        if (element == QStyle.PrimitiveElement.PE_IndicatorItemViewItemCheck
-                and option.palette.color(QPalette.ColorRole.Base).lightness() < 128):
-            option = QStyleOptionViewItem(option)
-            option.palette.setColor(QPalette.ColorRole.Window, QColor(DARK_CHECK_FRAME_BASE))
-        super().drawPrimitive(element, option, painter, widget)
-
-
-# The window colour the check-box frame is derived from on a dark base (Fusion darkens it
-# by 40 %: #8a8a8a gives a #626262 frame, plainly visible on #242424).
-DARK_CHECK_FRAME_BASE = "#8a8a8a"
-
 _appearance: Appearance | None = None
+_checks_style_installed = False
 
 
-def install(app: QApplication | None = None, forced: Mode | None = None) -> Appearance:
-    """The app's Appearance, created once (then applied); later calls return it."""
+def install(app: QApplication | None = None, forced: Mode | None = None, *,
+            checks_style: bool = True) -> Appearance:
+    """The app's Appearance, created once (then applied); later calls return it.
+
+    ``checks_style=False``: without :func:`install_checks_style` yet (the shell installs
+    it once its first frame is painted: lists with check boxes are built later)."""
     global _appearance
     if _appearance is None:
         app = app or QApplication.instance()
-        # A fresh base style by name: the proxy owns it, and the app deletes its old one.
-        app.setStyle(ReadableChecksStyle(app.style().name()))
         _appearance = Appearance(app, forced if forced is not None else forced_mode_from_env())
         _appearance.apply()
+    if checks_style:
+        install_checks_style(_appearance.app)
     return _appearance
+
+
+def install_checks_style(app: QApplication | None = None) -> None:
+    """The app's style becomes :class:`desktop.readable_checks.ReadableChecksStyle` over
+    the platform's (once): unticked boxes in lists stay visible on a dark base. Widgets
+    shown already are polished again by Qt; a palette the Appearance set stays."""
+    global _checks_style_installed
+    if _checks_style_installed:
+        return
+    from desktop.readable_checks import ReadableChecksStyle
+
+    app = app or QApplication.instance()
+    # A fresh base style by name: the proxy owns it, and the app deletes its old one.
+    app.setStyle(ReadableChecksStyle(app.style().name()))
+    _checks_style_installed = True
 
 
 def relative_luminance(color: QColor) -> float:

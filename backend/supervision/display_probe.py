@@ -25,7 +25,6 @@ import logging
 import os
 import re
 import shutil
-import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,6 +92,8 @@ class DisplayProbe:
     display), so the probe costs the launch almost nothing."""
 
     def __init__(self, env: dict[str, str] | None = None, timeout_s: float = PROBE_TIMEOUT_S):
+        import subprocess  # here: the launches that skip the probe never need it
+
         from backend.supervision.process import child_command
 
         self._env = {**os.environ, **(env or {})}
@@ -107,6 +108,8 @@ class DisplayProbe:
 
         A child that does not answer in time is not taken as a failure: the desktop starts
         and Qt reports for itself (a slow first import must not send a user headless)."""
+        import subprocess
+
         remaining = max(0.0, self._timeout_s - (time.monotonic() - self._started))
         try:
             _, stderr = self._process.communicate(timeout=remaining)
@@ -183,6 +186,8 @@ def xcb_plugin_path() -> Path | None:
 def missing_libraries(env: dict[str, str]) -> tuple[str, ...]:
     """The shared libraries the xcb plugin needs that the dynamic loader cannot load,
     as ``ldd`` (which follows ``LD_LIBRARY_PATH`` like the loader) reports them."""
+    import subprocess
+
     plugin, ldd = xcb_plugin_path(), shutil.which("ldd")
     if plugin is None or ldd is None:
         return ()
