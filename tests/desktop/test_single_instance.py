@@ -133,14 +133,19 @@ def _activate_in_a_thread(app_dir: Path, timeout_ms: int = 5_000) -> tuple[threa
     return thread, answers
 
 
+def _assert_a_second_launch_activates(qtbot, server, app_dir: Path) -> None:
+    """A second launch's check, answered ``ok`` by ``server`` after it raised the window."""
+    with qtbot.waitSignal(server.activation_requested, timeout=10_000):
+        thread, answers = _activate_in_a_thread(app_dir)
+    qtbot.waitUntil(lambda: not thread.is_alive(), timeout=10_000)
+    assert answers == [True]
+
+
 def test_the_plain_socket_check_reaches_a_real_instance_server(qtbot, tmp_path):
     server = InstanceServer(tmp_path)
     assert server.listen()
     try:
-        with qtbot.waitSignal(server.activation_requested, timeout=10_000):
-            thread, answers = _activate_in_a_thread(tmp_path)
-        qtbot.waitUntil(lambda: not thread.is_alive(), timeout=10_000)
-        assert answers == [True]
+        _assert_a_second_launch_activates(qtbot, server, tmp_path)
         # Another app folder's launch does not reach this server.
         assert activate_running_instance(tmp_path / "other", timeout_ms=500) is False
     finally:
@@ -206,10 +211,7 @@ def test_a_stale_socket_is_replaced_and_the_new_server_answers(qtbot, tmp_path):
     server = InstanceServer(tmp_path)
     try:
         assert server.listen()
-        with qtbot.waitSignal(server.activation_requested, timeout=10_000):
-            thread, answers = _activate_in_a_thread(tmp_path)
-        qtbot.waitUntil(lambda: not thread.is_alive(), timeout=10_000)
-        assert answers == [True]
+        _assert_a_second_launch_activates(qtbot, server, tmp_path)
     finally:
         server.close()
 
@@ -222,10 +224,7 @@ def test_a_listening_instance_is_not_displaced_by_a_launch_at_the_same_moment(qt
     second = InstanceServer(tmp_path)
     try:
         assert second.listen() is False
-        with qtbot.waitSignal(first.activation_requested, timeout=10_000):
-            thread, answers = _activate_in_a_thread(tmp_path)
-        qtbot.waitUntil(lambda: not thread.is_alive(), timeout=10_000)
-        assert answers == [True]
+        _assert_a_second_launch_activates(qtbot, first, tmp_path)
     finally:
         second.close()
         first.close()
