@@ -94,28 +94,37 @@ def activate_running_instance(app_dir: Path, *, timeout_ms: int = ANSWER_TIMEOUT
     return _activate_over_unix_socket(path, timeout_ms)
 
 
-def _activate_over_unix_socket(path: str, timeout_ms: int) -> bool:
+def _connect_unix(path: str):
+    """A socket connected to ``path``, or None: no file, or a file nobody listens on
+    (refused at once), or no answer within the connect timeout."""
     import socket
 
     client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    client.settimeout(CONNECT_TIMEOUT_MS / 1000)
     try:
-        client.settimeout(CONNECT_TIMEOUT_MS / 1000)
-        try:
-            client.connect(path)  # no file, or a file nobody listens on: refused at once
-            client.sendall(SHOW)
-        except OSError:  # includes TimeoutError
-            return False
+        client.connect(path)
+    except OSError:  # includes TimeoutError
+        client.close()
+        return None
+    return client
+
+
+def _activate_over_unix_socket(path: str, timeout_ms: int) -> bool:
+    client = _connect_unix(path)
+    if client is None:
+        return False
+    try:
+        client.sendall(SHOW)
         client.settimeout(timeout_ms / 1000)  # per read, as QLocalSocket.waitForReadyRead
         answer = b""
         while not answer.endswith(b"\n"):
-            try:
-                chunk = client.recv(64)
-            except OSError:
-                return False
+            chunk = client.recv(64)
             if not chunk:  # the other side closed before answering
                 return False
             answer += chunk
         return answer == OK
+    except OSError:  # includes TimeoutError: no answer in time
+        return False
     finally:
         client.close()
 
@@ -144,18 +153,11 @@ def _activate_with_qt(name: str, timeout_ms: int) -> bool:
 
 def _answers(path: str) -> bool:
     """Whether something accepts connections on the Unix socket at ``path``."""
-    import socket
-
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    probe.settimeout(CONNECT_TIMEOUT_MS / 1000)
-    try:
-        probe.connect(path)
-    except OSError:
+    probe = _connect_unix(path)
+    if probe is None:
         return False
-    else:
-        return True
-    finally:
-        probe.close()
+    probe.close()
+    return True
 
 
 class InstanceServer(QObject):
