@@ -15,7 +15,7 @@ from backend.projections.workflow_runs import get_run
 from backend.store.db import Database
 from backend.supervision.embedded_temporal import temporal_binary
 from backend.supervision.supervisor import Supervisor
-from backend.temporal.client import connect_temporal
+from backend.temporal.client import connect_with_retry
 from backend.temporal.loops.reconciler import reconcile_runs
 from tests.api_http import api_http
 from tests.app_db import connect_db
@@ -84,7 +84,10 @@ def open_reservations(app_dir, run_id: str) -> int:
 
 
 async def client_for(stuck):
-    return await connect_temporal(TemporalSettings(), stuck["supervisor"].info.temporal_address)
+    # With retries, as the worker and the API connect: after a restart the port accepts
+    # before the frontend is healthy ("Frontend is not healthy yet").
+    return await connect_with_retry(TemporalSettings(), stuck["supervisor"].info.temporal_address,
+                                    timeout=60)
 
 
 async def test_a_run_terminated_outside_jobctrl_gets_its_real_outcome(stuck):
