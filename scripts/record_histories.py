@@ -301,7 +301,7 @@ async def record(out: Path, only: str | None = None) -> None:
         board = app_dir / "board.json"
         (app_dir / "settings.json").write_text(json.dumps({
             "sources": [{"kind": "json_file", "id": "demo-slice", "path": str(board)}],
-            "applyDryRun": True}), encoding="utf-8")
+            "applyDryRun": True, "minFitScore": 0}), encoding="utf-8")
         supervisor = Supervisor(app_dir, temporal_ui=False)
         await supervisor.start()
         try:

@@ -118,10 +118,21 @@ class ActivitySlotTracker(Interceptor):
 
     # -- bookkeeping (never raises into the activity) ---------------------------------------
 
-    def _begin(self) -> int | None:
-        self.active += 1
+    def _begin(self) -> tuple[bool, int | None]:
+        """(whether it holds one of the worker's activity slots, its telemetry seq). A local
+        activity runs inside its workflow's task, outside ``max_concurrent_activities``."""
         try:
             info = self._info()
+        except Exception:  # noqa: BLE001 - telemetry must never fail an activity
+            log.warning("activity telemetry unavailable for one activity", exc_info=True)
+            self.active += 1
+            return True, None
+        holds_slot = not info.is_local
+        self.active += holds_slot
+        return holds_slot, self._track(info)
+
+    def _track(self, info: activity.Info) -> int | None:
+        try:
             if info.activity_type not in ACTIVITY_STAGE:
                 return None
             seq = next(self._seq)
@@ -139,8 +150,8 @@ class ActivitySlotTracker(Interceptor):
             log.warning("activity telemetry unavailable for one activity", exc_info=True)
             return None
 
-    def _end(self, seq: int | None, *, succeeded: bool) -> None:
-        self.active -= 1
+    def _end(self, seq: int | None, *, succeeded: bool, holds_slot: bool = True) -> None:
+        self.active -= holds_slot
         if seq is None:
             return
         try:
@@ -202,11 +213,11 @@ class _CountingInbound(ActivityInboundInterceptor):
 
     async def execute_activity(self, input: ExecuteActivityInput) -> Any:
         # ``input`` is passed on as is: its arguments, headers and function are never read.
-        seq = self._tracker._begin()
+        holds_slot, seq = self._tracker._begin()
         succeeded = False
         try:
             result = await self.next.execute_activity(input)
             succeeded = True
             return result
         finally:
-            self._tracker._end(seq, succeeded=succeeded)
+            self._tracker._end(seq, succeeded=succeeded, holds_slot=holds_slot)

@@ -90,8 +90,9 @@ async def wait_for_pdfs(app_dir, jobs: int, timeout: float, *, closed_runs: int)
 
 
 async def test_a_worker_killed_mid_preflight_does_not_end_the_preparation(app):
-    """The fault point exits the worker inside ``check_spend_budget``: the attempt is lost
-    with its worker, times out, and is retried on the restarted worker."""
+    """The fault point exits the worker inside ``check_spend_budget`` (a local activity:
+    the workflow task running it is lost with its worker, times out, and is retried on the
+    restarted worker, which runs the preflight again)."""
     http, app_dir, supervisor = app["http"], app["app_dir"], app["supervisor"]
     worker_pid = supervisor.service("worker").pid
     arm(app_dir, "preflight-in-flight")

@@ -150,9 +150,25 @@ async def test_the_ceiling_admits_only_runs_whose_cost_fits(paid):
         "budget_exceeded fails fast: one attempt, never retried"
 
 
+def local_activity_attempts(history, activity_type: str) -> list[int]:
+    """The attempt each local activity of this type ended on: its marker's data (Temporal
+    records one ``core_local_activity`` marker per local activity, with the final attempt)."""
+    attempts = []
+    for event in history.events:
+        if not event.HasField("marker_recorded_event_attributes"):
+            continue
+        marker = event.marker_recorded_event_attributes
+        if marker.marker_name != "core_local_activity":
+            continue
+        data = json.loads(marker.details["data"].payloads[0].data)
+        if data["activity_type"] == activity_type:
+            attempts.append(data["attempt"])
+    return attempts
+
+
 async def preflight_attempts(supervisor, app_dir) -> list[int]:
     """The attempt each refused preparation's ``check_spend_budget`` ended on (Temporal
-    records the started event of the last attempt only)."""
+    records the started event of the last attempt only; a local preflight, its marker)."""
     with connect_db(app_dir / "jobctrl.db") as conn:
         refused = conn.execute(
             "SELECT workflow_id, run_id FROM job_events WHERE type = 'WorkflowFailed'"
@@ -170,6 +186,7 @@ async def preflight_attempts(supervisor, app_dir) -> list[int]:
                      if event.HasField("activity_task_started_event_attributes")
                      and event.activity_task_started_event_attributes.scheduled_event_id
                      in scheduled]
+        attempts += local_activity_attempts(history, "check_spend_budget")
     return attempts
 
 

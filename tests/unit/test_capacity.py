@@ -141,6 +141,26 @@ async def test_unsafe_references_become_local_hashes_and_others_count_only_in_sl
     assert tracker.active == 0 and tracker.snapshot().duration_summaries == {}
 
 
+async def test_a_local_activity_is_listed_but_holds_no_activity_slot():
+    # A job's preflight runs as a local activity inside its workflow task: it is work the
+    # operations view shows, but not one of the worker's max_concurrent_activities slots.
+    tracker = ActivitySlotTracker()
+    held = HeldActivity()
+    inbound = tracker.intercept_activity(held)
+    local = dataclasses.replace(info_for("check_spend_budget"), is_local=True)
+    tasks = [asyncio.create_task(run_in_activity_context(inbound, Untouchable(), local)),
+             asyncio.create_task(run_in_activity_context(
+                 inbound, Untouchable(), info_for("enrich_job")))]
+    await asyncio.sleep(0.01)
+    assert tracker.active == 1
+    snapshot = tracker.snapshot()
+    assert snapshot.active_items_total == 2
+    assert snapshot.stage_counts["preflight"] == 1 and snapshot.stage_counts["enrich"] == 1
+    held.release.set()
+    assert await asyncio.gather(*tasks) == ["done", "done"]
+    assert tracker.active == 0 and tracker.snapshot().active_items_total == 0
+
+
 def test_local_hashes_are_keyed_and_do_not_reveal_the_value():
     value = "https://jobs.example/acme"
     first = opaque_ref("workflow", value, key=b"k" * 32)

@@ -1,6 +1,7 @@
 """Activity options, error helpers and the activity calls every run makes the same way,
 shared by the workflows (sandbox-safe: imported through ``imports_passed_through``, and
-every helper only schedules activities exactly as the workflows did inline)."""
+every helper only schedules activities exactly as the workflows did inline, or, behind
+:data:`LOCAL_BOOKKEEPING_PATCH`, runs the bookkeeping ones as local activities)."""
 
 from __future__ import annotations
 
@@ -132,22 +133,40 @@ def current_run(workflow_type: str) -> RunRef:
     return RunRef(workflow_id=info.workflow_id, run_id=info.run_id, workflow_type=workflow_type)
 
 
-async def check_spend(run: RunRef, paid_calls: int, **options) -> None:
+# A job's bookkeeping (its spend preflight and its two lifecycle records) may run as local
+# activities: the same functions, run by the worker that holds the workflow task, instead of
+# a round trip each through Temporal's task queue (three of a job's eight activities; every
+# one is idempotent, so a workflow task retried after a lost worker may run it again, as a
+# retried activity could). Only a workflow whose worker registers these activities opts in
+# (``local=True``). A run recorded before this patch replays with the activities it scheduled.
+LOCAL_BOOKKEEPING_PATCH = "local-bookkeeping-v1"
+
+
+async def _bookkeeping(activity: str, arg: object, options: dict, *, local: bool,
+                       result_type: type | None = None) -> object:
+    if local and workflow.patched(LOCAL_BOOKKEEPING_PATCH):
+        return await workflow.execute_local_activity(activity, arg, result_type=result_type,
+                                                     **options)
+    return await workflow.execute_activity(activity, arg, result_type=result_type, **options)
+
+
+async def check_spend(run: RunRef, paid_calls: int, *, local: bool = False, **options) -> None:
     """The spend preflight (``check_spend_budget``; retried on infrastructure faults only)."""
-    await workflow.execute_activity(
+    await _bookkeeping(
         "check_spend_budget",
         PreflightInput(workflow_id=run.workflow_id, run_id=run.run_id, paid_calls=paid_calls),
-        **options, **PREFLIGHT)
+        {**options, **PREFLIGHT}, local=local)
 
 
 async def record_lifecycle(run: RunRef, outcome: str, summary: dict,
                            error_code: str | None = None, job_id: str | None = None,
-                           activity: str = "record_workflow_lifecycle") -> None:
-    await workflow.execute_activity(
+                           activity: str = "record_workflow_lifecycle", *,
+                           local: bool = False) -> None:
+    await _bookkeeping(
         activity,
         WorkflowLifecycleInput(run=run, job_id=job_id, outcome=outcome,
                                error_code=error_code, input_summary=summary),
-        **BOOKKEEPING)
+        BOOKKEEPING, local=local)
 
 
 async def reconcile_stage(run: RunRef, job_id: str, stage: str,

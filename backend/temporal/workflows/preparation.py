@@ -1,5 +1,7 @@
 """JobPreparationWorkflow (``prep-{idempotencyKey}``): the spend preflight, then
-Enrich → Score → Tailor → Cover → PDF for one job.
+Enrich → Score → Tailor → Cover → PDF for one job. The preflight and the two lifecycle
+records run as local activities (``local-bookkeeping-v1``): the worker that runs this
+workflow registers them, and a job's five stages are its only trips through the task queue.
 
 A stage that cannot run (blocked / skipped) does not fail the workflow; a stage that
 gives up fails only this job's workflow, after the mandatory reconciliation step."""
@@ -43,7 +45,7 @@ class JobPreparationWorkflow:
         outcomes: list[StageOutcome] = []
         async with closing_on_error("preparation", partial(self._lifecycle, run, input)):
             paid_calls = sum(1 for stage in input.stages if stage in PAID_STAGES)
-            await check_spend(run, paid_calls)
+            await check_spend(run, paid_calls, local=True)
             for stage in input.stages:
                 outcomes.append(await self._stage(run, input, stage))
         await self._lifecycle(run, input, "completed")
@@ -69,4 +71,4 @@ class JobPreparationWorkflow:
         summary = {"jobId": input.job_id, "stages": list(input.stages),
                    "discoverRunId": input.discover_run_id}
         await record_lifecycle(run, outcome, summary, error_code=error_code,
-                               job_id=input.job_id)
+                               job_id=input.job_id, local=True)
