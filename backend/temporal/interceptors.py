@@ -119,17 +119,21 @@ class ActivitySlotTracker(Interceptor):
     # -- bookkeeping (never raises into the activity) ---------------------------------------
 
     def _begin(self) -> tuple[bool, int | None]:
-        """(whether it holds one of the worker's activity slots, its telemetry seq). A local
-        activity runs inside its workflow's task, outside ``max_concurrent_activities``."""
+        """(whether it holds one of the worker's activity slots, its telemetry seq).
+
+        A local activity runs inside its workflow's task, outside ``max_concurrent_activities``:
+        it holds no slot, so it is not listed either (the inventory is a view of the slots:
+        activeItemsTotal never exceeds activeSlots)."""
         try:
             info = self._info()
         except Exception:  # noqa: BLE001 - telemetry must never fail an activity
             log.warning("activity telemetry unavailable for one activity", exc_info=True)
             self.active += 1
             return True, None
-        holds_slot = not info.is_local
-        self.active += holds_slot
-        return holds_slot, self._track(info)
+        if info.is_local:
+            return False, None
+        self.active += 1
+        return True, self._track(info)
 
     def _track(self, info: activity.Info) -> int | None:
         try:

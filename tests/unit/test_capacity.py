@@ -141,9 +141,9 @@ async def test_unsafe_references_become_local_hashes_and_others_count_only_in_sl
     assert tracker.active == 0 and tracker.snapshot().duration_summaries == {}
 
 
-async def test_a_local_activity_is_listed_but_holds_no_activity_slot():
-    # A job's preflight runs as a local activity inside its workflow task: it is work the
-    # operations view shows, but not one of the worker's max_concurrent_activities slots.
+async def test_a_local_activity_holds_no_slot_and_is_not_listed():
+    # A job's preflight runs as a local activity inside its workflow task, outside the
+    # worker's max_concurrent_activities: the slot inventory never lists more than it holds.
     tracker = ActivitySlotTracker()
     held = HeldActivity()
     inbound = tracker.intercept_activity(held)
@@ -154,11 +154,13 @@ async def test_a_local_activity_is_listed_but_holds_no_activity_slot():
     await asyncio.sleep(0.01)
     assert tracker.active == 1
     snapshot = tracker.snapshot()
-    assert snapshot.active_items_total == 2
-    assert snapshot.stage_counts["preflight"] == 1 and snapshot.stage_counts["enrich"] == 1
+    assert snapshot.active_items_total == 1 == len(snapshot.active_items)
+    assert snapshot.stage_counts["preflight"] == 0 and snapshot.stage_counts["enrich"] == 1
     held.release.set()
     assert await asyncio.gather(*tasks) == ["done", "done"]
-    assert tracker.active == 0 and tracker.snapshot().active_items_total == 0
+    snapshot = tracker.snapshot()
+    assert tracker.active == 0 and snapshot.active_items_total == 0
+    assert set(snapshot.duration_summaries) == {"enrich_job"}
 
 
 def test_local_hashes_are_keyed_and_do_not_reveal_the_value():
