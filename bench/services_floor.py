@@ -1,0 +1,172 @@
+"""Issue 18 item 2's bar against the floor the libraries set, in the same runs.
+
+Four cold launches a round, each on a fresh history file, in an order that rotates:
+
+- **bare**: ``temporal server start-dev`` alone until a client's health check passes
+  (``cold_start.py``'s baseline, the denominator of item 2's ratio).
+- **floor, split**: the same dev server, a library-only worker and a library-only API
+  (``floor_children.py``: FastAPI + uvicorn + ``temporalio``, no project code) spawned at
+  the same moment, until the worker says ``ready`` and the API's ``/health`` passes a
+  Temporal RPC. No supervisor process: the benchmark spawns them itself.
+- **floor, merged**: the same with the worker and the API in one process.
+- **jobctrl**: ``jobctrl serve`` until ``/v1/health`` says ok (``cold_start.py``'s launch).
+
+The floors say how far under the bar any design on these libraries could get on this
+machine, so a shortfall can be read as "our code" or "the libraries and the cores".
+
+    .venv/bin/python bench/services_floor.py [--rounds 5] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from pathlib import Path
+
+import httpx
+from _common import (
+    POLL_S,
+    BenchError,
+    compile_bytecode,
+    hard_exit,
+    machine_info,
+    owned_popen_options,
+    sigterm_raises_interrupt,
+    stop_process,
+    summary,
+    write_json,
+)
+from cold_start import baseline_launch, jobctrl_launch
+
+from backend.supervision.embedded_temporal import dev_server_argv, temporal_binary
+from backend.supervision.ports import LOOPBACK, free_port
+
+CHILD = Path(__file__).resolve().parent / "floor_children.py"
+START_TIMEOUT_S = 60.0
+
+
+def _watch_ready(process: subprocess.Popen, started: float, seen: dict) -> None:
+    for line in process.stdout:
+        if line.strip() == "ready":
+            seen.setdefault("worker_ready", time.perf_counter() - started)
+
+
+def floor_launch(folder: Path, *, merged: bool) -> dict:
+    """The dev server and the library-only children, spawned together: launch → both ready."""
+    port, api_port = free_port(), free_port()
+    address = f"{LOOPBACK}:{port}"
+    argv = dev_server_argv(temporal_binary(), history_file=folder / f"floor-{merged}.db",
+                           port=port, ui_port=None)
+    child = [sys.executable, str(CHILD)]
+    kinds = [["both", address, str(api_port)]] if merged else [
+        ["worker", address], ["api", address, str(api_port)]]
+    seen: dict = {}
+    processes: list[subprocess.Popen] = []
+    with open(folder / "floor.log", "ab") as log:
+        started = time.perf_counter()
+        processes.append(subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
+                                          stderr=subprocess.STDOUT, **owned_popen_options()))
+        for kind in kinds:
+            process = subprocess.Popen(child + kind, stdin=subprocess.DEVNULL,
+                                       stdout=subprocess.PIPE, stderr=log, text=True,
+                                       **owned_popen_options())
+            processes.append(process)
+            if kind[0] != "api":
+                threading.Thread(target=_watch_ready, args=(process, started, seen),
+                                 daemon=True).start()
+    try:
+        _wait_floor_ready(f"http://{LOOPBACK}:{api_port}/health", processes, started, seen)
+        return {"ready_s": time.perf_counter() - started, "milestones": dict(seen)}
+    finally:
+        for process in reversed(processes):
+            stop_process(process, sig="term", timeout=15)
+
+
+def _wait_floor_ready(url: str, processes: list, started: float, seen: dict) -> None:
+    with httpx.Client(timeout=2) as http:
+        while "api_ready" not in seen or "worker_ready" not in seen:
+            for process in processes:
+                if process.poll() is not None:
+                    raise BenchError(f"{process.args[:3]} exited with {process.returncode}")
+            if time.perf_counter() - started > START_TIMEOUT_S:
+                raise BenchError(f"the floor was not ready after {START_TIMEOUT_S:.0f}s")
+            if "api_ready" not in seen:
+                try:
+                    if http.get(url).status_code == 200:
+                        seen["api_ready"] = time.perf_counter() - started
+                except httpx.HTTPError:
+                    pass
+            time.sleep(POLL_S)
+
+
+def run_round(index: int) -> dict:
+    with tempfile.TemporaryDirectory(prefix=f"jobctrl-floor-{index}-") as tmp:
+        folder = Path(tmp)
+        steps = {
+            "bare": lambda: baseline_launch(folder / "bare.db", folder / "bare.log"),
+            "floor_split": lambda: floor_launch(folder, merged=False),
+            "floor_merged": lambda: floor_launch(folder, merged=True),
+            "jobctrl": lambda: jobctrl_launch(folder / "app"),
+        }
+        names = list(steps)
+        order = names[index % len(names):] + names[:index % len(names)]
+        return {"round": index + 1, "order": order, **{name: steps[name]() for name in order}}
+
+
+def report(rounds: list[dict]) -> dict:
+    bare = summary([r["bare"]["ready_s"] for r in rounds])
+    out = {"bare_s": bare}
+    for name in ("floor_split", "floor_merged", "jobctrl"):
+        ready = summary([r[name]["ready_s"] for r in rounds])
+        out[name] = {"ready_s": ready, "ratio_median": ready["median"] / bare["median"]}
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--json", metavar="PATH")
+    args = parser.parse_args()
+    compile_bytecode()
+    sigterm_raises_interrupt()
+    results: dict = {"benchmark": "services_floor", "rounds": args.rounds,
+                     "machine": machine_info(), "per_round": []}
+    try:
+        for index in range(args.rounds):
+            result = run_round(index)
+            results["per_round"].append(result)
+            print(f"round {index + 1}/{args.rounds}: " + ", ".join(
+                f"{name} {result[name]['ready_s']:.3f} s" for name in result["order"]),
+                flush=True)
+    except KeyboardInterrupt:
+        return 130
+    except BenchError as error:
+        print(f"benchmark failed: {error}", file=sys.stderr)
+        return 1
+    results["summary"] = summary_table = report(results["per_round"])
+    bare = summary_table["bare_s"]["median"]
+    print(f"\nbare dev server   {bare:.3f} s (median); item 2's 6x bar: {6 * bare:.3f} s")
+    for name in ("floor_split", "floor_merged", "jobctrl"):
+        row = summary_table[name]
+        print(f"{name:<16}  {row['ready_s']['median']:.3f} s median"
+              f" ({row['ready_s']['min']:.3f}-{row['ready_s']['max']:.3f})"
+              f"  = {row['ratio_median']:.2f}x bare")
+    write_json(args.json, results)
+    return 0
+
+
+if __name__ == "__main__":
+    exit_code = 1
+    try:
+        exit_code = main()
+    except KeyboardInterrupt:
+        exit_code = 130
+    except Exception:  # noqa: BLE001 - print it, then leave without finalization
+        traceback.print_exc()
+    finally:
+        hard_exit(exit_code)
