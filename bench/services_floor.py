@@ -9,6 +9,12 @@ Four cold launches a round, each on a fresh history file, in an order that rotat
   the same moment, until the worker says ``ready`` and the API's ``/health`` passes a
   Temporal RPC. No supervisor process: the benchmark spawns them itself.
 - **floor, merged**: the same with the worker and the API in one process.
+- **jobctrl, direct**: the dev server, ``jobctrl worker`` and ``jobctrl api`` spawned by the
+  benchmark at the same moment with the environment the supervisor gives them (no
+  supervisor process), until ``/v1/health`` says ok: what the supervisor itself adds.
+- **jobctrl, forked** (POSIX): the dev server and one process that imports the worker's and
+  the API's modules once and forks both (``forked_children.py``): what a fork server would
+  give.
 - **jobctrl**: ``jobctrl serve`` until ``/v1/health`` says ok (``cold_start.py``'s launch).
 
 The floors say how far under the bar any design on these libraries could get on this
@@ -20,6 +26,7 @@ machine, so a shortfall can be read as "our code" or "the libraries and the core
 from __future__ import annotations
 
 import argparse
+import contextlib
 import subprocess
 import sys
 import tempfile
@@ -30,6 +37,7 @@ from pathlib import Path
 
 import httpx
 from _common import (
+    IS_WINDOWS,
     POLL_S,
     BenchError,
     compile_bytecode,
@@ -47,7 +55,9 @@ from backend.supervision.embedded_temporal import dev_server_argv, temporal_bina
 from backend.supervision.ports import LOOPBACK, free_port
 
 CHILD = Path(__file__).resolve().parent / "floor_children.py"
+FORKED = Path(__file__).resolve().parent / "forked_children.py"
 START_TIMEOUT_S = 60.0
+VARIANTS = ("floor_split", "floor_merged", "jobctrl_direct", "jobctrl_forked", "jobctrl")
 
 
 def _watch_ready(process: subprocess.Popen, started: float, seen: dict) -> None:
@@ -87,14 +97,61 @@ def floor_launch(folder: Path, *, merged: bool) -> dict:
             stop_process(process, sig="term", timeout=15)
 
 
+def jobctrl_children_launch(folder: Path, *, forked: bool) -> dict:
+    """The dev server and JobCtrl's own worker and API, spawned (or forked) together by the
+    benchmark: launch → ``/v1/health`` ok."""
+    import os
+    import secrets
+
+    app_dir = folder / f"app-{'forked' if forked else 'direct'}"
+    (app_dir / "logs").mkdir(parents=True)
+    (app_dir / "temporal").mkdir()
+    port, api_port = free_port(), free_port()
+    address = f"{LOOPBACK}:{port}"
+    env = {**os.environ, "JOBCTRL_APP_DIR": str(app_dir), "JOBCTRL_TEMPORAL_ADDRESS": address,
+           "JOBCTRL_PARENT_PID": str(os.getpid()), "JOBCTRL_API_TOKEN": secrets.token_hex(16)}
+    cli = [sys.executable, "-m", "backend.cli", "--app-dir", str(app_dir)]
+    children = ([[sys.executable, str(FORKED), str(app_dir), str(api_port)]] if forked else
+                [cli + ["worker"], cli + ["api", "--port", str(api_port)]])
+    processes: list[subprocess.Popen] = []
+    with open(folder / "children.log", "ab") as log:
+        started = time.perf_counter()
+        processes.append(subprocess.Popen(
+            dev_server_argv(temporal_binary(), history_file=app_dir / "temporal" / "h.db",
+                            port=port, ui_port=None),
+            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+            **owned_popen_options()))
+        processes += [subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=log,
+                                       stderr=subprocess.STDOUT, **owned_popen_options())
+                      for argv in children]
+    try:
+        url = f"http://{LOOPBACK}:{api_port}/v1/health"
+        with httpx.Client(timeout=2) as http:
+            while True:
+                _check_running(processes, started)
+                with contextlib.suppress(httpx.HTTPError, ValueError):
+                    if http.get(url).json().get("status") == "ok":
+                        return {"ready_s": time.perf_counter() - started}
+                time.sleep(POLL_S)
+    finally:
+        for process in reversed(processes):
+            stop_process(process, sig="term", timeout=15)
+        if (folder / "children.log").exists() and "--keep-logs" in sys.argv:
+            print((folder / "children.log").read_text()[-3000:])
+
+
+def _check_running(processes: list, started: float) -> None:
+    for process in processes:
+        if process.poll() is not None:
+            raise BenchError(f"{process.args[:4]} exited with {process.returncode}")
+    if time.perf_counter() - started > START_TIMEOUT_S:
+        raise BenchError(f"not ready after {START_TIMEOUT_S:.0f}s")
+
+
 def _wait_floor_ready(url: str, processes: list, started: float, seen: dict) -> None:
     with httpx.Client(timeout=2) as http:
         while "api_ready" not in seen or "worker_ready" not in seen:
-            for process in processes:
-                if process.poll() is not None:
-                    raise BenchError(f"{process.args[:3]} exited with {process.returncode}")
-            if time.perf_counter() - started > START_TIMEOUT_S:
-                raise BenchError(f"the floor was not ready after {START_TIMEOUT_S:.0f}s")
+            _check_running(processes, started)
             if "api_ready" not in seen:
                 try:
                     if http.get(url).status_code == 200:
@@ -111,6 +168,9 @@ def run_round(index: int) -> dict:
             "bare": lambda: baseline_launch(folder / "bare.db", folder / "bare.log"),
             "floor_split": lambda: floor_launch(folder, merged=False),
             "floor_merged": lambda: floor_launch(folder, merged=True),
+            "jobctrl_direct": lambda: jobctrl_children_launch(folder, forked=False),
+            **({} if IS_WINDOWS else {
+                "jobctrl_forked": lambda: jobctrl_children_launch(folder, forked=True)}),
             "jobctrl": lambda: jobctrl_launch(folder / "app"),
         }
         names = list(steps)
@@ -121,7 +181,9 @@ def run_round(index: int) -> dict:
 def report(rounds: list[dict]) -> dict:
     bare = summary([r["bare"]["ready_s"] for r in rounds])
     out = {"bare_s": bare}
-    for name in ("floor_split", "floor_merged", "jobctrl"):
+    for name in VARIANTS:
+        if name not in rounds[0]:
+            continue
         ready = summary([r[name]["ready_s"] for r in rounds])
         out[name] = {"ready_s": ready, "ratio_median": ready["median"] / bare["median"]}
     return out
@@ -151,7 +213,9 @@ def main() -> int:
     results["summary"] = summary_table = report(results["per_round"])
     bare = summary_table["bare_s"]["median"]
     print(f"\nbare dev server   {bare:.3f} s (median); item 2's 6x bar: {6 * bare:.3f} s")
-    for name in ("floor_split", "floor_merged", "jobctrl"):
+    for name in VARIANTS:
+        if name not in summary_table:
+            continue
         row = summary_table[name]
         print(f"{name:<16}  {row['ready_s']['median']:.3f} s median"
               f" ({row['ready_s']['min']:.3f}-{row['ready_s']['max']:.3f})"
