@@ -51,7 +51,7 @@ async def run_worker(address: str, stop: asyncio.Event) -> None:
         await stop.wait()
 
 
-def health_app(address: str) -> "fastapi.FastAPI":
+def health_app(address: str) -> fastapi.FastAPI:
     app = fastapi.FastAPI()
     clients: list[Client] = []
 

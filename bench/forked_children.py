@@ -14,6 +14,7 @@ import gc
 
 gc.disable()  # as the cli does for its children, until they are ready
 
+import contextlib  # noqa: E402
 import os  # noqa: E402
 import signal  # noqa: E402
 import sys  # noqa: E402
@@ -44,10 +45,8 @@ def main() -> None:
 
     def forward(signum, _frame) -> None:
         for pid in children:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signum)
-            except ProcessLookupError:
-                pass
 
     signal.signal(signal.SIGTERM, forward)
     for pid in children:

@@ -32,7 +32,6 @@ import sys
 import tempfile
 import threading
 import time
-import traceback
 from pathlib import Path
 
 import httpx
@@ -41,9 +40,9 @@ from _common import (
     POLL_S,
     BenchError,
     compile_bytecode,
-    hard_exit,
     machine_info,
     owned_popen_options,
+    run_then_exit,
     sigterm_raises_interrupt,
     stop_process,
     summary,
@@ -225,12 +224,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    exit_code = 1
-    try:
-        exit_code = main()
-    except KeyboardInterrupt:
-        exit_code = 130
-    except Exception:  # noqa: BLE001 - print it, then leave without finalization
-        traceback.print_exc()
-    finally:
-        hard_exit(exit_code)
+    run_then_exit(lambda: sys.exit(main()))
