@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -59,105 +61,102 @@ START_TIMEOUT_S = 60.0
 VARIANTS = ("floor_split", "floor_merged", "jobctrl_direct", "jobctrl_forked", "jobctrl")
 
 
-def _watch_ready(process: subprocess.Popen, started: float, seen: dict) -> None:
-    for line in process.stdout:
-        if line.strip() == "ready":
-            seen.setdefault("worker_ready", time.perf_counter() - started)
-
-
-def floor_launch(folder: Path, *, merged: bool) -> dict:
-    """The dev server and the library-only children, spawned together: launch → both ready."""
-    port, api_port = free_port(), free_port()
-    address = f"{LOOPBACK}:{port}"
-    argv = dev_server_argv(temporal_binary(), history_file=folder / f"floor-{merged}.db",
-                           port=port, ui_port=None)
-    child = [sys.executable, str(CHILD)]
-    kinds = [["both", address, str(api_port)]] if merged else [
-        ["worker", address], ["api", address, str(api_port)]]
-    seen: dict = {}
+def _launch_together(dev_server: list[str], children: list[list[str]], log: Path,
+                     is_ready, **child_options) -> float:
+    """Spawn the dev server and ``children`` at one moment, ask ``is_ready(the children's
+    processes, started)`` every POLL_S until it says yes, then stop them all. Returns the
+    seconds from the spawn to ready."""
     processes: list[subprocess.Popen] = []
-    with open(folder / "floor.log", "ab") as log:
+    with open(log, "ab") as out:
+        options = {"stdin": subprocess.DEVNULL, "stdout": out, "stderr": subprocess.STDOUT,
+                   **owned_popen_options()}
         started = time.perf_counter()
-        processes.append(subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
-                                          stderr=subprocess.STDOUT, **owned_popen_options()))
-        for kind in kinds:
-            process = subprocess.Popen(child + kind, stdin=subprocess.DEVNULL,
-                                       stdout=subprocess.PIPE, stderr=log, text=True,
-                                       **owned_popen_options())
-            processes.append(process)
-            if kind[0] != "api":
-                threading.Thread(target=_watch_ready, args=(process, started, seen),
-                                 daemon=True).start()
+        processes.append(subprocess.Popen(dev_server, **options))
+        processes += [subprocess.Popen(argv, **{**options, **child_options})
+                      for argv in children]
     try:
-        _wait_floor_ready(f"http://{LOOPBACK}:{api_port}/health", processes, started, seen)
-        return {"ready_s": time.perf_counter() - started, "milestones": dict(seen)}
+        while True:
+            for process in processes:
+                if process.poll() is not None:
+                    raise BenchError(f"{process.args[:4]} exited with {process.returncode}")
+            if time.perf_counter() - started > START_TIMEOUT_S:
+                raise BenchError(f"not ready after {START_TIMEOUT_S:.0f}s")
+            if is_ready(processes[1:], started):
+                return time.perf_counter() - started
+            time.sleep(POLL_S)
     finally:
         for process in reversed(processes):
             stop_process(process, sig="term", timeout=15)
+
+
+def _answers(http: httpx.Client, url: str, check) -> bool:
+    with contextlib.suppress(httpx.HTTPError, ValueError):
+        return check(http.get(url))
+    return False
+
+
+def floor_launch(folder: Path, *, merged: bool) -> dict:
+    """The dev server and the library-only children: launch → the worker printed ``ready``
+    and the API's ``/health`` passed."""
+    port, api_port = free_port(), free_port()
+    address = f"{LOOPBACK}:{port}"
+    child = [sys.executable, str(CHILD)]
+    children = [child + ["both", address, str(api_port)]] if merged else [
+        child + ["worker", address], child + ["api", address, str(api_port)]]
+    url = f"http://{LOOPBACK}:{api_port}/health"
+    seen: dict = {}
+    watching: list[threading.Thread] = []
+
+    def is_ready(processes: list[subprocess.Popen], started: float) -> bool:
+        if not watching:  # the worker (or the merged child) is the first child
+            watching.append(_watch_stdout(processes[0], started, seen))
+        if "api_ready" not in seen and _answers(http, url, lambda r: r.status_code == 200):
+            seen["api_ready"] = time.perf_counter() - started
+        return "api_ready" in seen and "worker_ready" in seen
+
+    with httpx.Client(timeout=2) as http:
+        ready = _launch_together(
+            dev_server_argv(temporal_binary(), history_file=folder / f"floor-{merged}.db",
+                            port=port, ui_port=None),
+            children, folder / "floor.log", is_ready, stdout=subprocess.PIPE, text=True)
+    return {"ready_s": ready, "milestones": seen}
+
+
+def _watch_stdout(process: subprocess.Popen, started: float, seen: dict) -> threading.Thread:
+    """Notes when ``process`` prints ``ready`` (the library-only worker's signal)."""
+    def watch() -> None:
+        for line in process.stdout:
+            if line.strip() == "ready":
+                seen.setdefault("worker_ready", time.perf_counter() - started)
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    return thread
 
 
 def jobctrl_children_launch(folder: Path, *, forked: bool) -> dict:
     """The dev server and JobCtrl's own worker and API, spawned (or forked) together by the
-    benchmark: launch → ``/v1/health`` ok."""
-    import os
-    import secrets
-
+    benchmark with the environment the supervisor gives them: launch → ``/v1/health`` ok."""
     app_dir = folder / f"app-{'forked' if forked else 'direct'}"
     (app_dir / "logs").mkdir(parents=True)
     (app_dir / "temporal").mkdir()
     port, api_port = free_port(), free_port()
-    address = f"{LOOPBACK}:{port}"
-    env = {**os.environ, "JOBCTRL_APP_DIR": str(app_dir), "JOBCTRL_TEMPORAL_ADDRESS": address,
+    env = {**os.environ, "JOBCTRL_APP_DIR": str(app_dir),
+           "JOBCTRL_TEMPORAL_ADDRESS": f"{LOOPBACK}:{port}",
            "JOBCTRL_PARENT_PID": str(os.getpid()), "JOBCTRL_API_TOKEN": secrets.token_hex(16)}
     cli = [sys.executable, "-m", "backend.cli", "--app-dir", str(app_dir)]
     children = ([[sys.executable, str(FORKED), str(app_dir), str(api_port)]] if forked else
                 [cli + ["worker"], cli + ["api", "--port", str(api_port)]])
-    processes: list[subprocess.Popen] = []
-    with open(folder / "children.log", "ab") as log:
-        started = time.perf_counter()
-        processes.append(subprocess.Popen(
+    url = f"http://{LOOPBACK}:{api_port}/v1/health"
+    with httpx.Client(timeout=2) as http:
+        ready = _launch_together(
             dev_server_argv(temporal_binary(), history_file=app_dir / "temporal" / "h.db",
                             port=port, ui_port=None),
-            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-            **owned_popen_options()))
-        processes += [subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=log,
-                                       stderr=subprocess.STDOUT, **owned_popen_options())
-                      for argv in children]
-    try:
-        url = f"http://{LOOPBACK}:{api_port}/v1/health"
-        with httpx.Client(timeout=2) as http:
-            while True:
-                _check_running(processes, started)
-                with contextlib.suppress(httpx.HTTPError, ValueError):
-                    if http.get(url).json().get("status") == "ok":
-                        return {"ready_s": time.perf_counter() - started}
-                time.sleep(POLL_S)
-    finally:
-        for process in reversed(processes):
-            stop_process(process, sig="term", timeout=15)
-        if (folder / "children.log").exists() and "--keep-logs" in sys.argv:
-            print((folder / "children.log").read_text()[-3000:])
-
-
-def _check_running(processes: list, started: float) -> None:
-    for process in processes:
-        if process.poll() is not None:
-            raise BenchError(f"{process.args[:4]} exited with {process.returncode}")
-    if time.perf_counter() - started > START_TIMEOUT_S:
-        raise BenchError(f"not ready after {START_TIMEOUT_S:.0f}s")
-
-
-def _wait_floor_ready(url: str, processes: list, started: float, seen: dict) -> None:
-    with httpx.Client(timeout=2) as http:
-        while "api_ready" not in seen or "worker_ready" not in seen:
-            _check_running(processes, started)
-            if "api_ready" not in seen:
-                try:
-                    if http.get(url).status_code == 200:
-                        seen["api_ready"] = time.perf_counter() - started
-                except httpx.HTTPError:
-                    pass
-            time.sleep(POLL_S)
+            children, folder / "children.log",
+            lambda _processes, _started: _answers(
+                http, url, lambda r: r.json().get("status") == "ok"),
+            env=env)
+    return {"ready_s": ready}
 
 
 def run_round(index: int) -> dict:
