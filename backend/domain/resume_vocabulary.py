@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from urllib.parse import urlparse
 
+from backend.domain import places
+
 # --------------------------------------------------------------------------- headings
 
 _HEADING_WORDS = {
@@ -16,28 +18,56 @@ _HEADING_WORDS = {
         "experience", "work experience", "employment", "professional experience", "work history",
         "employment history", "career", "career history", "relevant experience", "experience and employment",
         "berufserfahrung", "berufliche erfahrung", "beruflicher werdegang", "werdegang", "berufspraxis",
+        "praxiserfahrung", "experience professionnelle", "expérience professionnelle",
+        "expériences professionnelles", "expérience", "expériences", "parcours professionnel",
+        "experiencia", "experiencia laboral", "experiencia profesional", "trayectoria profesional",
+        "historial laboral", "esperienza", "esperienza professionale", "esperienze lavorative",
+        "werkervaring", "experiência profissional", "professional history", "employment experience",
     ),
     "education": (
         "education", "academic background", "education and training", "studies", "ausbildung",
-        "bildung", "bildungsweg", "studium", "schulbildung",
+        "bildung", "bildungsweg", "studium", "schulbildung", "ausbildung und studium", "education & training",
+        "qualifications", "academic qualifications", "formation", "formations", "études", "diplômes",
+        "formation et diplômes", "formación", "formación académica", "educación", "estudios",
+        "istruzione", "formazione", "opleiding", "opleidingen", "formação", "educação",
     ),
     "skills": (
         "skills", "technical skills", "core skills", "key skills", "skills and tools", "tech stack",
         "technologies", "tools", "competencies", "core competencies", "kenntnisse", "fähigkeiten",
-        "technische kenntnisse", "it-kenntnisse", "fachkenntnisse", "kompetenzen",
+        "technische kenntnisse", "it-kenntnisse", "fachkenntnisse", "kompetenzen", "skills and expertise",
+        "areas of expertise", "expertise", "key competencies", "professional skills", "clinical skills",
+        "software", "compétences", "compétences techniques", "savoir-faire", "habilidades", "aptitudes",
+        "competencias", "conocimientos", "habilidades técnicas", "competenze", "vaardigheden",
+        "competências", "skills & tools", "tools and technologies", "technical proficiencies",
     ),
-    "languages": ("languages", "language skills", "sprachen", "sprachkenntnisse", "fremdsprachen"),
+    "languages": ("languages", "language skills", "sprachen", "sprachkenntnisse", "fremdsprachen",
+                  "langues", "compétences linguistiques", "idiomas", "lenguas", "lingue",
+                  "talen", "línguas"),
     "certificates": (
         "certifications", "certificates", "certification", "licenses and certifications",
         "certifications and licenses", "zertifikate", "zertifizierungen", "weiterbildung",
+        "licences and certifications", "licenses", "licences", "registrations", "certificats",
+        "certifications et licences", "certificaciones", "certificados", "certificazioni",
     ),
     "summary": (
         "summary", "profile", "about", "about me", "professional summary", "profile summary",
-        "career summary", "objective", "profil", "über mich", "zusammenfassung", "kurzprofil",
+        "career summary", "profil", "über mich", "zusammenfassung", "kurzprofil",
+        "personal statement", "personal profile", "professional profile", "executive summary",
+        "à propos", "profil professionnel", "résumé professionnel", "perfil", "perfil profesional",
+        "resumen", "sobre mí", "profilo", "profiel",
     ),
     "contact": (
         "contact", "contact details", "contact information", "kontakt", "kontaktdaten",
-        "personal details", "persönliche daten",
+        "personal details", "persönliche daten", "coordonnées", "contacto", "datos personales",
+        "contatti",
+    ),
+    # What the person looks for: offered as preference suggestions, not as résumé text.
+    "preferences": (
+        "objective", "career objective", "looking for", "what i'm looking for", "what i am looking for",
+        "preferences", "job preferences", "work preferences", "career goals", "desired position",
+        "suchprofil", "wunschposition", "gesucht", "was ich suche", "berufsziel", "objectif",
+        "objectif professionnel", "poste recherché", "recherche", "objetivo", "objetivo profesional",
+        "busco", "obiettivo",
     ),
 }
 HEADINGS = {word: kind for kind, words in _HEADING_WORDS.items() for word in words}
@@ -47,26 +77,39 @@ OTHER_HEADINGS = frozenset((
     "projects", "side projects", "personal projects", "interests", "hobbies", "references",
     "publications", "volunteering", "volunteer experience", "awards", "honors", "honours",
     "achievements", "awards and honors", "projekte", "interessen", "hobbys", "referenzen",
-    "veröffentlichungen", "ehrenamt", "auszeichnungen",
+    "veröffentlichungen", "ehrenamt", "auszeichnungen", "honors and awards", "honours and awards",
+    "community", "extracurricular activities", "activities", "leadership", "presentations",
+    "talks", "committees", "writing", "courses", "memberships", "professional memberships",
+    "additional information", "other", "sonstiges", "engagement", "projets", "centres d'intérêt",
+    "loisirs", "intérêts", "bénévolat", "distinctions", "publications scientifiques", "proyectos",
+    "intereses", "aficiones", "voluntariado", "premios", "referencias", "progetti", "interessi",
 ))
 
-DOCUMENT_TITLES = frozenset(("curriculum vitae", "cv", "resume", "résumé", "lebenslauf"))
+DOCUMENT_TITLES = frozenset(("curriculum vitae", "cv", "resume", "résumé", "lebenslauf",
+                             "currículum", "currículum vitae", "curriculum"))
 
 # --------------------------------------------------------------------------- dates
 
 _MONTHS = {
-    "jan": 1, "january": 1, "januar": 1, "jän": 1, "jänner": 1,
-    "feb": 2, "february": 2, "februar": 2,
-    "mar": 3, "march": 3, "mär": 3, "märz": 3, "maerz": 3, "mrz": 3,
-    "apr": 4, "april": 4,
-    "may": 5, "mai": 5,
-    "jun": 6, "june": 6, "juni": 6,
-    "jul": 7, "july": 7, "juli": 7,
-    "aug": 8, "august": 8,
-    "sep": 9, "sept": 9, "september": 9,
-    "oct": 10, "october": 10, "okt": 10, "oktober": 10,
-    "nov": 11, "november": 11,
-    "dec": 12, "december": 12, "dez": 12, "dezember": 12,
+    "jan": 1, "january": 1, "januar": 1, "jän": 1, "jänner": 1, "janv": 1, "janvier": 1, "ene": 1,
+    "enero": 1, "gen": 1, "gennaio": 1, "januari": 1, "janeiro": 1,
+    "feb": 2, "february": 2, "februar": 2, "févr": 2, "fév": 2, "février": 2, "febrero": 2,
+    "febbraio": 2, "februari": 2, "fev": 2, "fevereiro": 2,
+    "mar": 3, "march": 3, "mär": 3, "märz": 3, "maerz": 3, "mrz": 3, "mars": 3, "marzo": 3,
+    "maart": 3, "mrt": 3, "março": 3,
+    "apr": 4, "april": 4, "avr": 4, "avril": 4, "abr": 4, "abril": 4, "aprile": 4,
+    "may": 5, "mai": 5, "mayo": 5, "mag": 5, "maggio": 5, "mei": 5, "maio": 5,
+    "jun": 6, "june": 6, "juni": 6, "juin": 6, "junio": 6, "giu": 6, "giugno": 6, "junho": 6,
+    "jul": 7, "july": 7, "juli": 7, "juil": 7, "juillet": 7, "julio": 7, "lug": 7, "luglio": 7,
+    "julho": 7,
+    "aug": 8, "august": 8, "août": 8, "aout": 8, "ago": 8, "agosto": 8, "augustus": 8,
+    "sep": 9, "sept": 9, "september": 9, "septembre": 9, "septiembre": 9, "setiembre": 9,
+    "set": 9, "settembre": 9, "setembro": 9,
+    "oct": 10, "october": 10, "okt": 10, "oktober": 10, "octobre": 10, "octubre": 10, "ott": 10,
+    "ottobre": 10, "out": 10, "outubro": 10,
+    "nov": 11, "november": 11, "novembre": 11, "noviembre": 11, "novembro": 11,
+    "dec": 12, "december": 12, "dez": 12, "dezember": 12, "déc": 12, "décembre": 12, "dic": 12,
+    "diciembre": 12, "dicembre": 12, "dezembro": 12,
 }  # fmt: skip
 _MONTH_NAMES = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _DATE = (
@@ -75,11 +118,16 @@ _DATE = (
     r"|\d{1,2}[/.]\d{4}"  # 04/2021, 04.2021
     r"|\d{4})"  # 2021
 )
-_PRESENT = r"(?:present|current|currently|now|today|ongoing|heute|aktuell|jetzt|dato|laufend)"
+_PRESENT = (
+    r"(?:present|current|currently|now|today|ongoing|to date|date|heute|aktuell|jetzt|dato|laufend"
+    r"|aujourd['’]hui|à ce jour|ce jour|présent|actuel(?:lement)?|en cours|(?:la\s+)?actualidad"
+    r"|(?:el\s+)?presente|hoy|la fecha|actual|oggi|in corso|heden|nu|atual(?:mente)?|o momento)")
+_TO = (r"(?:[–—‐-]|\bto\b|\buntil\b|\btill\b|\bbis\b|\bà\b|\bau\b|\ba\b|\bal\b|\bhasta\b"
+       r"|\bjusqu['’]à\b|\btot\b)")
 _RANGE = re.compile(
-    rf"(?<![\w/.-])(?P<start>{_DATE})\s*(?:[–—-]|\bto\b|\buntil\b|\bbis\b)\s*"
+    rf"(?<![\w/.-])(?:(?:from|von|vom|de|du|desde|dal|van)\s+)?(?P<start>{_DATE})\s*{_TO}\s*"
     rf"(?:(?:bis\s+)?(?P<present>{_PRESENT})|(?P<end>{_DATE}))(?![\w/-])"
-    rf"|(?:\bsince\b|\bseit\b)\s+(?P<since>{_DATE})(?![\w/-])",
+    rf"|(?:\bsince\b|\bseit\b|\bdepuis\b|\bdesde\b|\bdal\b|\bsinds\b)\s+(?P<since>{_DATE})(?![\w/-])",
     re.IGNORECASE,
 )
 SINGLE_DATE = re.compile(rf"(?<![\w/.-]){_DATE}(?![\w/-])", re.IGNORECASE)
@@ -172,41 +220,13 @@ def institution_score(text: str) -> int:
 
 # --------------------------------------------------------------------------- places
 
-_COUNTRIES = {
-    "germany": "DE", "deutschland": "DE", "austria": "AT", "österreich": "AT", "switzerland": "CH",
-    "schweiz": "CH", "netherlands": "NL", "the netherlands": "NL", "france": "FR", "spain": "ES",
-    "italy": "IT", "poland": "PL", "portugal": "PT", "ireland": "IE", "sweden": "SE", "denmark": "DK",
-    "norway": "NO", "finland": "FI", "belgium": "BE", "czechia": "CZ", "czech republic": "CZ",
-    "united kingdom": "GB", "uk": "GB", "england": "GB", "scotland": "GB", "united states": "US",
-    "usa": "US", "us": "US", "canada": "CA", "india": "IN", "ukraine": "UA", "romania": "RO",
-    "greece": "GR", "hungary": "HU", "luxembourg": "LU", "estonia": "EE", "latvia": "LV",
-    "lithuania": "LT", "croatia": "HR", "slovenia": "SI", "slovakia": "SK", "bulgaria": "BG",
-    "serbia": "RS", "turkey": "TR", "israel": "IL", "australia": "AU", "new zealand": "NZ",
-    "brazil": "BR", "mexico": "MX", "argentina": "AR", "japan": "JP", "singapore": "SG",
-}  # fmt: skip
-_ISO_CODES = frozenset(_COUNTRIES.values()) | {"EU"}
-_US_STATES_TEXT = (
-    "AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY "
-    "NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY DC"
-)
-# "DE" and "IN" after a city mean Germany and India far more often than Delaware and Indiana.
-_US_STATES = frozenset(_US_STATES_TEXT.split()) - {"DE", "IN"}
-_PLACE = re.compile(
-    r"^(?P<city>[^\W\d_][^\d,|@:/]{1,60}?),\s*(?P<country>[^\W\d_][^\W\d_ .]*(?: [^\W\d_]+)*)$")
-
-
 def location_of(text: str) -> dict[str, str] | None:
-    """"Berlin, Germany" / "Berlin, DE" / "Austin, TX" → a JSON Resume location."""
-    match = _PLACE.match(text.strip())
-    if not match:
-        return None
-    city, country = match.group("city").strip(), match.group("country").strip()
-    if country in _US_STATES:
-        return {"city": city, "region": country, "countryCode": "US"}
-    if country.upper() == country and country in _ISO_CODES:
-        return {"city": city, "countryCode": country}
-    code = _COUNTRIES.get(country.lower())
-    return {"city": city, "countryCode": code} if code else None
+    """"Berlin, Germany" / "Toronto, ON, Canada" / "Austin, TX" → a JSON Resume location."""
+    return places.location_of(text)
+
+
+def is_place(text: str) -> bool:
+    return places.is_place(text)
 
 
 # --------------------------------------------------------------------------- links

@@ -14,13 +14,12 @@ import re
 import zipfile
 from dataclasses import dataclass
 from pathlib import PurePath
-from statistics import median
 from typing import Any, Literal
 
 from pydantic import ValidationError
 
 from backend.domain.resume import JsonResume
-from backend.profile_import import errors
+from backend.profile_import import errors, pdf_layout
 
 Format = Literal["pdf", "docx", "text", "markdown", "jsonresume"]
 
@@ -259,173 +258,22 @@ def pdf_lines(data: bytes) -> tuple[list[str], int]:
             page_count = len(pdf.pages)
             if page_count > MAX_PDF_PAGES:
                 raise errors.ResumeTooLarge(errors.TOO_MANY_PAGES)
-            lines: list[str] = []
+            pages = []
             for page in pdf.pages:
-                if lines:
-                    lines.append("")
-                lines.extend(page_lines(page))
+                pages.append((page.height, pdf_layout.page_rows(page), pdf_layout.bullet_shapes(page)))
                 page.close()  # drop its parsed objects: memory stays one page deep
     except PdfminerException as exc:
         cause = exc.args[0] if exc.args else None
         if isinstance(cause, PDFPasswordIncorrect | PDFEncryptionError):
             raise errors.ResumeEncrypted() from None
         raise errors.ResumeUnreadable(errors.DAMAGED_FILE) from None
+    kept = pdf_layout.drop_running_lines([(height, rows) for height, rows, _ in pages])
+    lines: list[str] = []
+    for rows, (_, _, markers) in zip(kept, pages, strict=True):
+        if lines:
+            lines.append("")
+        lines.extend(pdf_layout.page_lines(rows, markers))
+    lines = pdf_layout.join_hyphenated(lines)
     if not any(line.strip() for line in lines):
         raise errors.ResumeUnreadable(errors.SCANNED_PDF)
     return lines, page_count
-
-
-def page_lines(page: Any) -> list[str]:
-    """One page's lines; a two-column page reads its left column, then its right."""
-    words = page.extract_words(x_tolerance=1.5, y_tolerance=2.0)
-    if not words:
-        return []
-    markers = _bullet_shapes(page)
-    rows = _rows(words)
-    gutter = find_gutter(rows)
-    blocks = [rows] if gutter is None else _column_blocks(rows, gutter)
-    lines: list[str] = []
-    for block in blocks:
-        if block:
-            if lines:
-                lines.append("")
-            lines.extend(_render(block, markers))
-    return lines
-
-
-def _column_blocks(rows: list[list[dict]], gutter: tuple[float, float]) -> list[list[list[dict]]]:
-    """Header, left column, right column, footer. Rows crossing the gutter above the
-    columns (a full-width name and contact line) are the header, below them the footer."""
-    left, right = gutter
-    crossing = {id(row) for row in rows if any(w["x0"] < right and w["x1"] > left for w in row)}
-    column_rows = [row for row in rows if id(row) not in crossing]
-    if not column_rows:
-        return [rows]
-    first_top = min(row[0]["top"] for row in column_rows)
-    last_top = max(row[0]["top"] for row in column_rows)
-    spanning = [row for row in rows if id(row) in crossing]
-    header = [row for row in spanning if row[0]["top"] < first_top]
-    footer = [row for row in spanning if row[0]["top"] > last_top]
-    # Between them, a word that reaches into the gutter (a long email address in the
-    # sidebar) belongs to the column it starts in; its neighbours keep their own columns.
-    inline = [row for row in spanning if first_top <= row[0]["top"] <= last_top]
-    middle = (left + right) / 2
-    words = [w for row in column_rows + inline for w in row]
-    return [header, _rows([w for w in words if w["x0"] < middle]),
-            _rows([w for w in words if w["x0"] >= middle]), footer]
-
-
-def _rows(words: list[dict]) -> list[list[dict]]:
-    """Group words into visual lines: a word whose vertical middle falls inside the
-    current line's band joins it. Each row is sorted left to right."""
-    rows: list[list[dict]] = []
-    band: tuple[float, float] | None = None
-    for word in sorted(words, key=lambda w: ((w["top"] + w["bottom"]) / 2, w["x0"])):
-        middle = (word["top"] + word["bottom"]) / 2
-        if band is not None and band[0] <= middle <= band[1]:
-            rows[-1].append(word)
-            band = (min(band[0], word["top"]), max(band[1], word["bottom"]))
-        else:
-            rows.append([word])
-            band = (word["top"], word["bottom"])
-    return [sorted(row, key=lambda w: w["x0"]) for row in rows]
-
-
-def find_gutter(rows: list[list[dict]], bin_width: float = 2.0) -> tuple[float, float] | None:
-    """The widest vertical band that almost no line crosses while both sides carry a good
-    share of the lines: the space between two columns. Right-aligned dates in a
-    one-column résumé leave a band too, but only a few lines sit right of it."""
-    if len(rows) < 6:
-        return None
-    x_min = min(w["x0"] for row in rows for w in row)
-    x_max = max(w["x1"] for row in rows for w in row)
-    width = x_max - x_min
-    if width <= 0:
-        return None
-    heights = [max(w["bottom"] for w in row) - min(w["top"] for w in row) for row in rows]
-    total = sum(heights) or 1.0
-    bins = int(width // bin_width)
-    crossed = [0.0] * bins
-    for row, height in zip(rows, heights, strict=True):
-        for index in _covered_bins(row, x_min, bin_width, bins):
-            crossed[index] += height
-    best: tuple[float, float] | None = None
-    start = None
-    for index in range(bins + 1):
-        open_bin = index < bins and crossed[index] / total <= 0.08
-        inside = x_min + 0.15 * width <= x_min + index * bin_width <= x_max - 0.15 * width
-        if open_bin and inside:
-            start = index if start is None else start
-            continue
-        if start is not None:
-            band = (x_min + start * bin_width, x_min + index * bin_width)
-            wider = best is None or band[1] - band[0] > best[1] - best[0]
-            if band[1] - band[0] >= 6 and wider and _both_sides_carry(rows, heights, total, band):
-                best = band
-            start = None
-    return best
-
-
-def _covered_bins(row: list[dict], x_min: float, bin_width: float, bins: int) -> set[int]:
-    covered: set[int] = set()
-    for word in row:
-        first = max(0, int((word["x0"] - x_min) // bin_width))
-        last = min(bins - 1, int((word["x1"] - x_min) // bin_width))
-        covered.update(range(first, last + 1))
-    return covered
-
-
-def _both_sides_carry(rows: list[list[dict]], heights: list[float], total: float,
-                      band: tuple[float, float]) -> bool:
-    left = sum(h for row, h in zip(rows, heights, strict=True) if any(w["x1"] <= band[0] for w in row))
-    right = sum(h for row, h in zip(rows, heights, strict=True) if any(w["x0"] >= band[1] for w in row))
-    return left / total >= 0.2 and right / total >= 0.2
-
-
-def _bullet_shapes(page: Any) -> list[tuple[float, float]]:
-    """Small filled dots and squares drawn as vector shapes (not characters): the
-    bullets of many generators, JobCtrl's own PDFs included. Returned as (x, y middle)."""
-    shapes = list(page.curves) + list(page.rects)
-    found = []
-    for shape in shapes:
-        width, height = shape["x1"] - shape["x0"], shape["bottom"] - shape["top"]
-        if 1.0 <= width <= 7.0 and 1.0 <= height <= 7.0 and shape.get("fill"):
-            found.append((shape["x1"], (shape["top"] + shape["bottom"]) / 2))
-    return found
-
-
-def _render(rows: list[list[dict]], markers: list[tuple[float, float]]) -> list[str]:
-    """Rows → text lines. A large vertical gap becomes an empty line (a paragraph or
-    entry break) and a wide horizontal gap two spaces (a separate item, such as
-    contact details set apart by drawn dots or a right-aligned date)."""
-    if not rows:
-        return []
-    heights = [max(w["bottom"] for w in row) - min(w["top"] for w in row) for row in rows]
-    typical = median(heights) or 10.0
-    lines: list[str] = []
-    previous_bottom = None
-    for row, height in zip(rows, heights, strict=True):
-        top = min(w["top"] for w in row)
-        if previous_bottom is not None and top - previous_bottom > 0.8 * typical:
-            lines.append("")
-        previous_bottom = max(w["bottom"] for w in row)
-        text = _join_words(row, height)
-        if _has_marker(row, markers) and not text.startswith(("•", "-", "*", "·", "–")):
-            text = _BULLET + text
-        lines.append(text)
-    return lines
-
-
-def _join_words(row: list[dict], height: float) -> str:
-    parts = [row[0]["text"]]
-    for before, word in zip(row, row[1:], strict=False):
-        parts.append("  " if word["x0"] - before["x1"] > 1.2 * height else " ")
-        parts.append(word["text"])
-    return "".join(parts)
-
-
-def _has_marker(row: list[dict], markers: list[tuple[float, float]]) -> bool:
-    top = min(w["top"] for w in row)
-    bottom = max(w["bottom"] for w in row)
-    first_x = row[0]["x0"]
-    return any(top <= y <= bottom and 0 <= first_x - x <= 20 for x, y in markers)

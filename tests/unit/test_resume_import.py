@@ -604,7 +604,8 @@ def _long_pdf(pages: int) -> bytes:
     pdf.set_font("helvetica", size=12)
     for page in range(pages):
         pdf.add_page()
-        pdf.cell(text=f"Page {page + 1}")
+        pdf.set_y(120)  # mid-page: a line repeated in the top margin is a running header
+        pdf.cell(text=f"Work history, part {page + 1}")
     return bytes(pdf.output())
 
 

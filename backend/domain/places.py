@@ -1,0 +1,186 @@
+"""Places as people write them on a résumé: "Toronto, ON, Canada", "München, Deutschland",
+"Austin, TX", "Lyon, France" → a JSON Resume location (city, region, countryCode).
+
+Country names come from ISO 3166-1 in English and the languages of their translations
+shipped with ``pycountry``; regions from ISO 3166-2 (codes and names). Only the informal
+English names that no standard lists ("UK", "Holland", "S. Korea") are written here.
+Nothing here guesses a city: a text is a place when its last part is a country, or a
+region code or name of the few countries whose people write "City, Region" without the
+country (the United States, Canada, Australia).
+"""
+
+from __future__ import annotations
+
+import gettext
+import gzip
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+# Informal names no ISO list carries.
+_COUNTRY_ALIASES = {
+    "uk": "GB", "u.k.": "GB", "england": "GB", "scotland": "GB", "wales": "GB",
+    "northern ireland": "GB", "great britain": "GB", "britain": "GB",
+    "us": "US", "u.s.": "US", "u.s.a.": "US", "america": "US",
+    "holland": "NL", "the netherlands": "NL", "russia": "RU", "turkey": "TR",
+    "south korea": "KR", "s. korea": "KR", "s.korea": "KR", "korea": "KR",
+    "czech republic": "CZ", "uae": "AE", "u.a.e.": "AE", "ivory coast": "CI", "vietnam": "VN",
+    "iran": "IR", "syria": "SY", "bolivia": "BO", "venezuela": "VE", "tanzania": "TZ",
+    "moldova": "MD", "laos": "LA", "taiwan": "TW", "macedonia": "MK", "the philippines": "PH",
+}  # fmt: skip
+# Languages whose country names a résumé is likely to use (pycountry ships these).
+_NAME_LANGUAGES = ("de", "fr", "es", "it", "nl", "pt", "pl", "sv", "da", "nb", "fi", "cs")
+# Where "City, ST" without a country is usual; the first listed wins an ambiguous code
+# ("CA" is California before it is Canada's code: "Toronto, CA" is rare, "San Jose, CA" is not).
+_REGION_COUNTRIES = ("US", "CA", "AU")
+# "DE" and "IN" after a city mean Germany and India far more often than Delaware and Indiana.
+_COUNTRY_BEFORE_REGION = frozenset(("DE", "IN"))
+
+_CITY = re.compile(r"^(?:\d{4,6}\s+)?(?P<city>[^\W\d_][^\d|@:/()]{0,60}?)(?:\s+\d{4,6})?$")
+
+
+@dataclass(frozen=True)
+class City:
+    name: str
+    country: str  # ISO 3166-1 alpha-2
+    admin1: str  # GeoNames first-level region code
+    lat: float
+    lon: float
+    population: int
+
+
+@cache
+def _city_rows() -> tuple[list[list], dict[str, list[int]]]:
+    """The rows of resources/places/cities.json.gz (GeoNames cities of 15,000 people or
+    more, most populous first) and folded name or alias → row numbers."""
+    raw = (resources.files("resources") / "places" / "cities.json.gz").read_bytes()
+    rows = json.loads(gzip.decompress(raw))["rows"]
+    index: dict[str, list[int]] = {}
+    for number, row in enumerate(rows):
+        index.setdefault(row[0].casefold(), []).append(number)
+        for alias in row[6]:
+            index.setdefault(alias.casefold(), []).append(number)
+    return rows, index
+
+
+def city_named(text: str, country: str | None = None) -> City | None:
+    """The most populous city called ``text`` ("München" and "Munich" are one city),
+    in ``country`` when given."""
+    rows, index = _city_rows()
+    for number in index.get(_fold(text), ()):
+        name, code, admin1, lat, lon, population, _aliases = rows[number]
+        if country is None or code == country:
+            return City(name, code, admin1, lat, lon, population)
+    return None
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.replace("’", "'").split()).casefold()
+
+
+@cache
+def _countries() -> dict[str, str]:
+    """Every spelling → alpha-2: codes, English and translated names."""
+    import pycountry
+
+    names: dict[str, str] = {}
+    translations = [gettext.translation("iso3166-1", pycountry.LOCALES_DIR, languages=[lang],
+                                        fallback=True) for lang in _NAME_LANGUAGES]
+    for country in pycountry.countries:
+        spellings = {country.name, getattr(country, "common_name", country.name),
+                     getattr(country, "official_name", country.name)}
+        for spelling in list(spellings):
+            spellings.update(t.gettext(spelling) for t in translations)
+        for spelling in spellings:
+            names.setdefault(_fold(spelling), country.alpha_2)
+            # "Korea, Republic of" is also written "Republic of Korea".
+            if ", " in spelling:
+                head, _, tail = spelling.partition(", ")
+                names.setdefault(_fold(f"{tail} {head}"), country.alpha_2)
+    names.update(_COUNTRY_ALIASES)
+    return names
+
+
+@cache
+def _codes() -> frozenset[str]:
+    import pycountry
+
+    return frozenset(c.alpha_2 for c in pycountry.countries) | frozenset(
+        c.alpha_3 for c in pycountry.countries)
+
+
+@cache
+def _regions() -> dict[str, list[tuple[str, str]]]:
+    """Region code or name (folded) → [(country, region as the code)] for the countries
+    of ``_REGION_COUNTRIES``, in that order."""
+    import pycountry
+
+    found: dict[str, list[tuple[str, str]]] = {}
+    for country in _REGION_COUNTRIES:
+        for region in pycountry.subdivisions.get(country_code=country):
+            code = region.code.split("-", 1)[1]
+            for spelling in (code, region.name):
+                found.setdefault(_fold(spelling), []).append((country, code))
+    return found
+
+
+def country_code(text: str) -> str | None:
+    """ISO 3166-1 alpha-2 of a country name or code in any of the known languages."""
+    text = text.strip().strip(".")
+    if not text:
+        return None
+    if text.isupper() and 2 <= len(text) <= 3 and text in _codes():
+        import pycountry
+
+        return pycountry.countries.lookup(text).alpha_2
+    return _countries().get(_fold(text)) or _countries().get(_fold(text) + ".")
+
+
+def region_of(text: str, country: str | None = None) -> tuple[str, str] | None:
+    """(country, region code) when ``text`` names a region of the US, Canada or Australia."""
+    options = _regions().get(_fold(text), [])
+    if country is not None:
+        options = [option for option in options if option[0] == country]
+    return options[0] if options else None
+
+
+def _city(text: str) -> str | None:
+    match = _CITY.match(text.strip())
+    if not match or len(match.group("city").split()) > 4:
+        return None
+    return match.group("city").strip()
+
+
+def location_of(text: str) -> dict[str, str] | None:
+    """A JSON Resume location when ``text`` reads as a place, else None."""
+    parts = [part.strip() for part in text.strip().strip(".").split(",")]
+    if len(parts) < 2 or len(parts) > 4 or not all(parts):
+        return None
+    city = _city(parts[0])
+    if city is None:
+        return None
+    last = parts[-1]
+    if len(parts) == 2 and last not in _COUNTRY_BEFORE_REGION and (region := region_of(last)):
+        return {"city": city, "region": last, "countryCode": region[0]}
+    code = country_code(last)
+    if code is None:
+        return None
+    location = {"city": city, "countryCode": code}
+    head, _, tail = city.rpartition(" ")
+    if len(parts) == 2 and head and tail.isupper() and region_of(tail, code):
+        location.update(city=head, region=tail)  # "Sydney NSW, Australia"
+    middle = ", ".join(parts[1:-1])
+    if middle:
+        if any(ch.isdigit() for ch in middle) or len(middle.split()) > 4:
+            return None
+        location["region"] = middle
+    return location
+
+
+def is_place(text: str) -> bool:
+    """A place ("Lyon, France", "Austin, TX"), a country, or a city of 15,000 people or more."""
+    text = text.strip()
+    return (location_of(text) is not None or country_code(text) is not None
+            or city_named(text) is not None)

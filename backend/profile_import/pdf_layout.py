@@ -1,0 +1,356 @@
+"""A PDF's pages → text lines that keep the layout's meaning.
+
+pdfplumber gives every glyph with its font and position; this module turns them into the
+lines a reader sees:
+
+- glyphs of icon fonts (Font Awesome, academicons...) and private-use code points are
+  dropped; a glyph the PDF does not map to text (``(cid:N)``) or a bullet-shaped symbol at
+  the start of a line reads as a bullet;
+- words are split where the gap is wide *for the font size* (justified LaTeX text has
+  no space glyphs and gaps of ~0.15 em; a fixed tolerance glues its words together);
+- soft hyphens are resolved: between spaces they are the range dash some fonts draw with
+  that code point, inside a word a visible hyphen, at the end of a line a hyphenation
+  break;
+- lines repeated at the top or bottom of several pages (running headers and footers)
+  and bare page numbers are dropped;
+- two independent columns (a sidebar) read one after the other, but a narrow column of
+  dates or places beside the text (moderncv, Word table layouts) and right-aligned
+  dates stay on the row they belong to, set apart by two spaces.
+
+Tolerances are measured on the résumé corpus (tests/fixtures/resumes): see
+``WORD_GAP_EM``.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from statistics import median
+from typing import Any
+
+from backend.domain import resume_vocabulary as vocab
+
+BULLET = "• "
+# Inside a word, glyphs sit at most ~0.06 em apart (kerning); between words of justified
+# text without space glyphs the gap is at least ~0.13 em (Awesome-CV 9 pt: 1.38 pt).
+WORD_GAP_EM = 0.1
+# A gap wider than this many line heights separates two items on one line (a right-aligned
+# date, contact items set apart by drawn dots); they are joined by two spaces.
+ITEM_GAP_LINES = 1.2
+# Running headers and footers live in this share of the page height at the top / bottom.
+MARGIN_SHARE = 0.09
+
+_ICON_FONTS = re.compile(
+    r"awesome|fontello|academicons|icomoon|glyphicons|octicons|ionicons|entypo|feather"
+    r"|material(?:icons|symbols|design)|simpleicons|simple-icons|tabler|remixicon|bootstrap-?icons",
+    re.IGNORECASE)
+_CID = re.compile(r"\(cid:\d+\)")
+_BULLET_SYMBOLS = frozenset("•·▪▫◦‣⁃●○■□◆◇►▸▹➢➤➔→✓✔✗❖◼◾⦁∙-–*o§")
+_PAGE_NUMBER = re.compile(
+    r"^(?:[-–—]\s*)?(?:(?:page|seite|página|pagina|page n°)\s*)?\d{1,3}"
+    r"(?:\s*(?:of|/|von|de|sur|di)\s*\d{1,3})?(?:\s*[-–—])?$", re.IGNORECASE)
+
+
+# --------------------------------------------------------------------------- glyphs
+
+
+def _private_use(char: str) -> bool:
+    return any(unicodedata.category(c) == "Co" for c in char)
+
+
+def _keep_glyph(obj: dict) -> bool:
+    """pdfplumber filter: drop icon-font glyphs; keep everything that is not a char."""
+    if obj.get("object_type") != "char":
+        return True
+    return not _ICON_FONTS.search(obj.get("fontname") or "")
+
+
+def _word_text(text: str) -> str:
+    """A word's text with unmapped glyphs marked and pictographs dropped."""
+    text = _CID.sub("\ufffc", text)  # a placeholder: a bullet at a line's start, else dropped
+    return "".join(c for c in text if not _pictograph(c))
+
+
+def _pictograph(char: str) -> bool:
+    if char in _BULLET_SYMBOLS or char == "\ufffc":
+        return False
+    if _private_use(char):
+        return True
+    category = unicodedata.category(char)
+    # Symbols "So" are phone, envelope, pin and flag icons (📱 ✉ ☎ ⌂); variation selectors
+    # and joiners come with emoji.
+    return category == "So" or category == "Mn" and 0xFE00 <= ord(char) <= 0xFE0F or char == "\u200d"
+
+
+# --------------------------------------------------------------------------- words and rows
+
+
+def page_words(page: Any) -> list[dict]:
+    """The page's words with their font size, icon glyphs dropped."""
+    kept = page.filter(_keep_glyph)
+    words = kept.extract_words(x_tolerance=1.5, x_tolerance_ratio=WORD_GAP_EM, y_tolerance=2.0,
+                               extra_attrs=["size"], expand_ligatures=True)
+    out = []
+    for word in words:
+        text = _word_text(word["text"])
+        if text:
+            out.append({**word, "text": text})
+    return out
+
+
+def rows_of(words: list[dict]) -> list[list[dict]]:
+    """Group words into visual lines: a word whose vertical middle falls inside the
+    current line's band joins it. Each row is sorted left to right."""
+    rows: list[list[dict]] = []
+    band: tuple[float, float] | None = None
+    for word in sorted(words, key=lambda w: ((w["top"] + w["bottom"]) / 2, w["x0"])):
+        middle = (word["top"] + word["bottom"]) / 2
+        if band is not None and band[0] <= middle <= band[1]:
+            rows[-1].append(word)
+            band = (min(band[0], word["top"]), max(band[1], word["bottom"]))
+        else:
+            rows.append([word])
+            band = (word["top"], word["bottom"])
+    return [sorted(row, key=lambda w: w["x0"]) for row in rows]
+
+
+def _row_text(row: list[dict]) -> str:
+    return " ".join(w["text"] for w in row)
+
+
+# --------------------------------------------------------------------------- running headers
+
+
+def _margin_key(text: str) -> str:
+    """Digits and spacing do not make a running header different (page numbers, dates)."""
+    return re.sub(r"[\d\s]+", "", text).casefold()
+
+
+def drop_running_lines(pages: list[tuple[float, list[list[dict]]]]) -> list[list[list[dict]]]:
+    """Each page's rows without repeated headers / footers and bare page numbers."""
+    def in_margin(row: list[dict], height: float) -> bool:
+        top = min(w["top"] for w in row)
+        return top < height * MARGIN_SHARE or top > height * (1 - MARGIN_SHARE)
+
+    seen: Counter[str] = Counter()
+    for height, rows in pages:
+        keys = {_margin_key(_row_text(row)) for row in rows if in_margin(row, height)}
+        seen.update(key for key in keys if key)
+    repeated = {key for key, count in seen.items() if count >= 2} if len(pages) >= 2 else set()
+    out = []
+    for height, rows in pages:
+        out.append([row for row in rows if not (in_margin(row, height) and (
+            _margin_key(_row_text(row)) in repeated or _PAGE_NUMBER.match(_row_text(row))))])
+    return out
+
+
+# --------------------------------------------------------------------------- columns
+
+
+def find_gutter(rows: list[list[dict]], bin_width: float = 2.0) -> tuple[float, float] | None:
+    """The widest vertical band that almost no line crosses while both sides carry a good
+    share of the lines: the space between two columns that read one after the other."""
+    if len(rows) < 6:
+        return None
+    x_min = min(w["x0"] for row in rows for w in row)
+    x_max = max(w["x1"] for row in rows for w in row)
+    width = x_max - x_min
+    if width <= 0:
+        return None
+    heights = [max(w["bottom"] for w in row) - min(w["top"] for w in row) for row in rows]
+    total = sum(heights) or 1.0
+    bins = int(width // bin_width)
+    crossed = [0.0] * bins
+    for row, height in zip(rows, heights, strict=True):
+        for index in _covered_bins(row, x_min, bin_width, bins):
+            crossed[index] += height
+    best: tuple[float, float] | None = None
+    start = None
+    for index in range(bins + 1):
+        open_bin = index < bins and crossed[index] / total <= 0.08
+        inside = x_min + 0.15 * width <= x_min + index * bin_width <= x_max - 0.15 * width
+        if open_bin and inside:
+            start = index if start is None else start
+            continue
+        if start is not None:
+            band = (x_min + start * bin_width, x_min + index * bin_width)
+            wider = best is None or band[1] - band[0] > best[1] - best[0]
+            if band[1] - band[0] >= 6 and wider and _both_sides_carry(rows, heights, total, band):
+                best = band
+            start = None
+    if best is None or _side_column(rows, best):
+        return None
+    return best
+
+
+def _covered_bins(row: list[dict], x_min: float, bin_width: float, bins: int) -> set[int]:
+    covered: set[int] = set()
+    for word in row:
+        first = max(0, int((word["x0"] - x_min) // bin_width))
+        last = min(bins - 1, int((word["x1"] - x_min) // bin_width))
+        covered.update(range(first, last + 1))
+    return covered
+
+
+def _both_sides_carry(rows: list[list[dict]], heights: list[float], total: float,
+                      band: tuple[float, float]) -> bool:
+    left = sum(h for row, h in zip(rows, heights, strict=True) if any(w["x1"] <= band[0] for w in row))
+    right = sum(h for row, h in zip(rows, heights, strict=True) if any(w["x0"] >= band[1] for w in row))
+    return left / total >= 0.2 and right / total >= 0.2
+
+
+def _side_column(rows: list[list[dict]], band: tuple[float, float]) -> bool:
+    """True when one side of the band is not a text column of its own but dates or places
+    set beside the text (moderncv's date column, a Word table's left cells, right-aligned
+    dates): those belong to the row they sit on."""
+    for side in ("left", "right"):
+        parts = [_row_text([w for w in row if (w["x1"] <= band[0] if side == "left" else w["x0"] >= band[1])])
+                 for row in rows]
+        parts = [part for part in parts if part]
+        if not parts:
+            continue
+        dated = sum(1 for part in parts if vocab.find_range(part) or vocab.SINGLE_DATE.search(part)
+                    or vocab.is_place(part))
+        if dated / len(parts) >= 0.5:
+            return True
+    return False
+
+
+def column_blocks(rows: list[list[dict]], gutter: tuple[float, float]) -> list[list[list[dict]]]:
+    """Header, left column, right column, footer. Rows crossing the gutter above the
+    columns (a full-width name and contact line) are the header, below them the footer."""
+    left, right = gutter
+    crossing = {id(row) for row in rows if any(w["x0"] < right and w["x1"] > left for w in row)}
+    column_rows = [row for row in rows if id(row) not in crossing]
+    if not column_rows:
+        return [rows]
+    first_top = min(row[0]["top"] for row in column_rows)
+    last_top = max(row[0]["top"] for row in column_rows)
+    spanning = [row for row in rows if id(row) in crossing]
+    header = [row for row in spanning if row[0]["top"] < first_top]
+    footer = [row for row in spanning if row[0]["top"] > last_top]
+    # Between them, a word that reaches into the gutter (a long email address in the
+    # sidebar) belongs to the column it starts in; its neighbours keep their own columns.
+    inline = [row for row in spanning if first_top <= row[0]["top"] <= last_top]
+    middle = (left + right) / 2
+    words = [w for row in column_rows + inline for w in row]
+    return [header, rows_of([w for w in words if w["x0"] < middle]),
+            rows_of([w for w in words if w["x0"] >= middle]), footer]
+
+
+# --------------------------------------------------------------------------- bullets drawn as shapes
+
+
+def bullet_shapes(page: Any) -> list[tuple[float, float]]:
+    """Small filled dots and squares drawn as vector shapes (not characters): the
+    bullets of many generators, JobCtrl's own PDFs included. Returned as (x, y middle)."""
+    shapes = list(page.curves) + list(page.rects)
+    found = []
+    for shape in shapes:
+        width, height = shape["x1"] - shape["x0"], shape["bottom"] - shape["top"]
+        if 1.0 <= width <= 7.0 and 1.0 <= height <= 7.0 and shape.get("fill"):
+            found.append((shape["x1"], (shape["top"] + shape["bottom"]) / 2))
+    return found
+
+
+def _has_marker(row: list[dict], markers: list[tuple[float, float]]) -> bool:
+    top = min(w["top"] for w in row)
+    bottom = max(w["bottom"] for w in row)
+    first_x = row[0]["x0"]
+    return any(top <= y <= bottom and 0 <= first_x - x <= 20 for x, y in markers)
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def render(rows: list[list[dict]], markers: list[tuple[float, float]]) -> list[str]:
+    """Rows → text lines. A large vertical gap becomes an empty line (a paragraph or
+    entry break) and a wide horizontal gap two spaces (a separate item, such as
+    contact details set apart by drawn dots or a right-aligned date)."""
+    if not rows:
+        return []
+    heights = [max(w["bottom"] for w in row) - min(w["top"] for w in row) for row in rows]
+    typical = median(heights) or 10.0
+    lines: list[str] = []
+    previous_bottom = None
+    for row, height in zip(rows, heights, strict=True):
+        top = min(w["top"] for w in row)
+        if previous_bottom is not None and top - previous_bottom > 0.8 * typical:
+            lines.append("")
+        previous_bottom = max(w["bottom"] for w in row)
+        text, bulleted = _join_words(row, height)
+        if not text:
+            continue
+        if (bulleted or _has_marker(row, markers)) and not text.startswith(BULLET):
+            text = BULLET + text
+        lines.append(text)
+    return lines
+
+
+def _join_words(row: list[dict], height: float) -> tuple[str, bool]:
+    """The row's text, and whether it starts with a bullet glyph (then left out)."""
+    words = [dict(w) for w in row]
+    bulleted = False
+    first = words[0]["text"]
+    if first[0] in _BULLET_SYMBOLS or first[0] == "\ufffc":
+        lead = first.lstrip("".join(_BULLET_SYMBOLS) + "\ufffc")
+        # "-" or "o" alone opens a list; glued to a word it is part of it ("-5%", "on").
+        if len(first) == 1 or first[0] not in "-o*§" or lead != first[1:]:
+            bulleted = len(words) > 1 or bool(lead)
+            words[0]["text"] = lead
+    parts: list[str] = []
+    previous = None
+    for word in words:
+        text = word["text"].replace("\ufffc", "")
+        if text:
+            if previous is not None:
+                parts.append("  " if word["x0"] - previous["x1"] > ITEM_GAP_LINES * height else " ")
+            parts.append(text)
+        previous = word
+    return resolve_soft_hyphens("".join(parts)).strip(), bulleted
+
+
+def resolve_soft_hyphens(text: str) -> str:
+    """U+00AD as drawn: between spaces a range dash, inside a word a hyphen; at the end of
+    a line it stays, for :func:`join_hyphenated` to undo the break."""
+    text = re.sub(r"(?<=\s)\u00ad(?=\s)", "–", text)
+    return re.sub(r"\u00ad(?=\S)", "-", text)
+
+
+def join_hyphenated(lines: list[str]) -> list[str]:
+    """Undo hyphenation breaks: "oper-" / "ation network" → "operation network" when the
+    break is a soft hyphen or a hyphen between two lower-case letters."""
+    out: list[str] = []
+    for line in lines:
+        if out and out[-1] and line and re.search(r"[^\W\d_]\u00ad$", out[-1]) \
+                and line.lstrip()[:1].islower():
+            head, _, rest = line.lstrip().partition(" ")
+            out[-1] = out[-1][:-1] + head
+            line = rest
+            if not line:
+                continue
+        out.append(line)
+    return [line.replace("\u00ad", "-") for line in out]
+
+
+# --------------------------------------------------------------------------- pages
+
+
+def page_rows(page: Any) -> list[list[dict]]:
+    return rows_of(page_words(page))
+
+
+def page_lines(rows: list[list[dict]], markers: list[tuple[float, float]]) -> list[str]:
+    """One page's lines; a two-column page reads its left column, then its right."""
+    if not rows:
+        return []
+    gutter = find_gutter(rows)
+    blocks = [rows] if gutter is None else column_blocks(rows, gutter)
+    lines: list[str] = []
+    for block in blocks:
+        if block:
+            if lines:
+                lines.append("")
+            lines.extend(render(block, markers))
+    return lines
