@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from fastapi import APIRouter, BackgroundTasks, Depends, Query, Request
+from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
@@ -20,8 +21,10 @@ from backend.domain.model import CamelModel
 from backend.domain.profile import CandidateProfile
 from backend.faults import fault_point
 from backend.profile_import import MAX_BYTES, import_resume
-from backend.profile_import.draft import draft_profile, sample_resume_file
+from backend.profile_import.confidence import DraftWarning, SectionConfidence, assess_import
+from backend.profile_import.draft import draft_with_suggestions, sample_resume_file
 from backend.profile_import.errors import ResumeImportError
+from backend.profile_import.preferences import PreferenceSuggestions
 from backend.store.profile import read_profile, save_profile
 
 router = APIRouter(tags=["profile"], dependencies=[Depends(require_token)])
@@ -44,6 +47,16 @@ class ImportDraft(CamelModel):
     profile: CandidateProfile
     unplaced: list[str]
     source: ImportSource
+    sections: list[SectionConfidence] = Field(
+        default_factory=list, description="How sure the reading is, per section (contact, "
+        "work, education, skills, languages): a level and a short note")
+    warnings: list[DraftWarning] = Field(
+        default_factory=list, description="What looks wrong with the draft, each with what "
+        "to do about it; empty when nothing does")
+    suggested_preferences: PreferenceSuggestions = Field(
+        default_factory=PreferenceSuggestions, description="The preference values the draft "
+        "took from the résumé (its Objective / Looking for part, else the latest title and "
+        "city); a preference the user had already saved is kept and not listed")
 
 
 async def _stored_profile(request: Request) -> tuple[int, CandidateProfile] | None:
@@ -133,11 +146,13 @@ async def import_profile(
     except ResumeImportError as error:
         raise ApiError(error.http_status, error.code, str(error)) from None
     stored = await _stored_profile(request)
-    draft = draft_profile(result, current=stored[1] if stored else None, file_name=file_name,
-                          sample=sample)
+    draft, suggested = draft_with_suggestions(result, current=stored[1] if stored else None,
+                                              file_name=file_name, sample=sample)
+    assessment = assess_import(result)
     return ImportDraft(profile=draft, unplaced=result.unplaced, source=ImportSource(
         file_name=file_name, format=result.format, pages=result.pages,
-        characters=result.characters))
+        characters=result.characters), sections=assessment.sections,
+        warnings=assessment.warnings, suggested_preferences=suggested)
 
 
 @router.get("/v1/profile/export", responses=error_responses(401, 404, 422))
