@@ -27,6 +27,7 @@ _MD_HEADING = re.compile(r"^\s*(#{1,6})\s+")
 _RULE = re.compile(r"^\s*(?:[-*_=~—–]\s*){3,}$")  # Markdown / text horizontal rules
 _MD_LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]+)\)")
 _TERMINAL = (".", "!", "?", ";", ":")
+_CELL_GAP = re.compile(r"\s{2,}|\t")
 
 
 @dataclass
@@ -36,6 +37,9 @@ class Line:
     bullet: bool = False
     level: int = 0  # Markdown heading level, 0 when not a Markdown heading
     continued: list[str] = field(default_factory=list)  # raw lines joined into this one
+    # The line split where the layout set items apart (two spaces or a tab): a title and
+    # its right-aligned dates, an employer and its right-aligned city.
+    cells: list[str] = field(default_factory=list)
 
     @property
     def raws(self) -> list[str]:
@@ -65,7 +69,9 @@ def read_lines(raw_lines: list[str]) -> list[Line | None]:
         bullet = _BULLET.match(body) if not heading else None
         if bullet:
             body = body[bullet.end():]
-        out.append(Line(raw=stripped, text=" ".join(body.split()), bullet=bool(bullet), level=level))
+        cells = [" ".join(cell.split()) for cell in _CELL_GAP.split(body.strip()) if cell.strip()]
+        out.append(Line(raw=stripped, text=" ".join(body.split()), bullet=bool(bullet), level=level,
+                        cells=cells))
     return out
 
 
@@ -546,42 +552,80 @@ def _read_work(section: Section, draft: Draft) -> None:
 def _header_parts(header: list[Line], separator: re.Pattern = vocab.STRONG_SEPARATOR,
                   ) -> tuple[list[str], dict[str, str], list[str]]:
     """Header lines → (segments, dates, prose lines). The date range is cut out first;
-    each remaining line splits on strong separators (—, |, ·, @, " at ")."""
+    each remaining cell of a line splits on strong separators (—, |, ·, @, " at ")."""
     dates: dict[str, str] = {}
     segments: list[str] = []
     prose: list[str] = []
     for line in header:
-        text = _plain(line.text)
-        found = vocab.find_range(text)
-        if found and not dates:
-            dates = vocab.range_dates(found)
-            text = _without(text, found)
-        if not text:
-            continue
         if _is_prose(line) and segments:
-            prose.append(text)
+            prose.append(_plain(line.text))
             continue
-        segments.extend(s.strip() for s in separator.split(text) if s.strip(" ,"))
+        cells = [_plain(cell) for cell in line.cells] if len(line.cells) > 1 else [_plain(line.text)]
+        if not dates and not any(vocab.find_range(cell) for cell in cells) \
+                and vocab.find_range(_plain(line.text)):
+            cells = [_plain(line.text)]  # a range set apart by wide gaps ("2019  –  2021")
+        for cell in cells:
+            found = vocab.find_range(cell)
+            if found and not dates:
+                dates = vocab.range_dates(found)
+                cell = _without(cell, found)
+            segments.extend(s.strip() for s in separator.split(cell) if s.strip(" ,"))
     return segments, dates, prose
+
+
+_REMOTE_WORDS = frozenset((
+    "remote", "remotely", "hybrid", "fully remote", "remote-first", "home office", "homeoffice",
+    "télétravail", "à distance", "remoto", "en remoto", "a distancia", "híbrido", "hybride",
+    "mobiles arbeiten",
+))  # fmt: skip
+
+
+def _is_work_place(text: str) -> bool:
+    folded = text.casefold().strip(" ()")
+    return folded in _REMOTE_WORDS or vocab.is_place(text.strip(" ()"))
+
+
+def _comma_parts(segment: str) -> list[str]:
+    """"Title, Employer, City" → its parts; a legal suffix stays with its company
+    ("Omnious Co., Ltd.") and a place stays whole ("Toronto, ON, Canada")."""
+    if "," not in segment or _is_work_place(segment):
+        return [segment]
+    parts: list[str] = []
+    for part in (p.strip() for p in segment.split(",")):
+        if not part:
+            continue
+        if parts and (vocab.is_legal_suffix(part) or _place_goes_on(parts[-1], part)):
+            parts[-1] = f"{parts[-1]}, {part}"
+        else:
+            parts.append(part)
+    return parts
+
+
+def _place_goes_on(previous: str, part: str) -> bool:
+    """"Berlin" + "Germany", "Toronto" + "ON": the part completes the place before it."""
+    combined = f"{previous}, {part}"
+    if vocab.location_of(combined) is None:
+        return False
+    return vocab.is_place(previous) or len(previous.split()) == 1
 
 
 def _work_header(header: list[Line], draft: Draft) -> dict[str, Any]:
     segments, dates, prose = _header_parts(header)
-    if segments and "," in segments[0]:
-        # "Title, Employer" (then perhaps a place on the next line), or "Employer, City".
-        segments = [s.strip() for s in segments[0].split(",") if s.strip()] + segments[1:]
+    segments = [part for segment in segments for part in _comma_parts(segment)]
     work: dict[str, Any] = dict(dates)
-    position = _pick(segments, lambda text: vocab.role_score(text) - vocab.org_score(text))
+    position = _pick(segments, lambda text: vocab.role_score(text) - vocab.org_score(text)
+                     - (2 if _is_work_place(text) else 0))
     if position is not None:
         work["position"] = segments.pop(position)
-    if segments:
-        employer = segments.pop(0)
-        name, _, place = employer.partition(", ")
-        work["name"] = name.strip()
-        if place.strip():
-            segments.insert(0, place.strip())
-    if segments:
-        work["location"] = ", ".join(segments)
+    places = [segment for segment in segments if _is_work_place(segment)]
+    others = [segment for segment in segments if segment not in places]
+    if others:
+        work["name"] = others.pop(0)
+    elif places and len(places) > 1:
+        work["name"] = places.pop(0)
+    location = [*places, *others]
+    if location:
+        work["location"] = ", ".join(location)
     if prose:
         work["summary"] = " ".join(prose)
     return work

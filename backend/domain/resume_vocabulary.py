@@ -179,6 +179,19 @@ _ORG_WORDS = frozenset((
     "gmbh", "ag", "se", "kg", "ug", "inc", "inc.", "ltd", "ltd.", "llc", "plc", "corp", "corp.",
     "co.", "company", "group", "gmbh & co. kg", "s.a.", "b.v.", "oy", "ab", "labs", "bank", "studio",
 ))  # fmt: skip
+_LEGAL_SUFFIXES = frozenset((
+    "ltd", "ltd.", "limited", "inc", "inc.", "llc", "l.l.c.", "llp", "plc", "co.", "corp", "corp.",
+    "gmbh", "ag", "kg", "se", "s.a.", "sa", "s.l.", "sl", "s.a.s.", "sas", "sarl", "s.à r.l.",
+    "s.r.l.", "srl", "s.p.a.", "spa", "b.v.", "bv", "n.v.", "nv", "pty ltd", "pty. ltd.", "oy", "ab",
+    "a/s", "as", "aps", "k.k.", "pte ltd", "pte. ltd.", "gmbh & co. kg", "e.v.", "ltda", "s.c.",
+))  # fmt: skip
+
+
+def is_legal_suffix(text: str) -> bool:
+    """"Ltd.", "Inc", "S.A.": the tail of a company name written after a comma."""
+    return text.strip().casefold() in _LEGAL_SUFFIXES
+
+
 _HEADER_HINT = re.compile(r"\s[—–|@]\s|\s-\s|\bat\b", re.IGNORECASE)
 
 

@@ -274,18 +274,41 @@ def render(rows: list[list[dict]], markers: list[tuple[float, float]]) -> list[s
     typical = median(heights) or 10.0
     lines: list[str] = []
     previous_bottom = None
+    hanging: float | None = None  # where the text of the bullet being read starts
     for row, height in zip(rows, heights, strict=True):
         top = min(w["top"] for w in row)
-        if previous_bottom is not None and top - previous_bottom > 0.8 * typical:
+        gap = previous_bottom is not None and top - previous_bottom > 0.8 * typical
+        if gap:
             lines.append("")
         previous_bottom = max(w["bottom"] for w in row)
         text, bulleted = _join_words(row, height)
         if not text:
             continue
-        if (bulleted or _has_marker(row, markers)) and not text.startswith(BULLET):
+        bulleted = bulleted or _has_marker(row, markers)
+        if not bulleted and not gap and hanging is not None and abs(row[0]["x0"] - hanging) <= 2.5:
+            lines[-1] = _continue_line(lines[-1], text)  # the bullet's wrapped text
+            continue
+        hanging = _text_start(row) if bulleted else None
+        if bulleted and not text.startswith(BULLET):
             text = BULLET + text
         lines.append(text)
     return lines
+
+
+def _text_start(row: list[dict]) -> float:
+    """x of a bullet's text: after a glyph set apart, else a little after the row's start."""
+    first = row[0]["text"]
+    if len(row) > 1 and all(c in _BULLET_SYMBOLS or c == "\ufffc" for c in first):
+        return row[1]["x0"]
+    return row[0]["x0"] if first[:1] not in _BULLET_SYMBOLS and first[:1] != "\ufffc" else -1e9
+
+
+def _continue_line(line: str, text: str) -> str:
+    if line.endswith("\u00ad") and text[:1].islower():
+        return line[:-1] + text  # a hyphenation break
+    if line.endswith(("-", "/")) and line[-2:-1].isalpha():
+        return line + text
+    return f"{line} {text}"
 
 
 def _join_words(row: list[dict], height: float) -> tuple[str, bool]:
