@@ -23,6 +23,7 @@ from backend.api.routers import (
     operations,
     pipeline,
     profile,
+    profile_improve,
     schedule,
     secrets,
     settings,
@@ -106,4 +107,5 @@ def create_app(
     app.include_router(contact_routes.router)
     app.include_router(apply_routes.router)
     app.include_router(application_routes.router)
+    app.include_router(profile_improve.router)
     return app
