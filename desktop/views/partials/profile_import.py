@@ -10,10 +10,11 @@ own words where the import was started, and nothing changes.
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QMimeData, QObject, Signal
+from PySide6.QtCore import QMimeData, QObject, Qt, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
     QFrame,
@@ -27,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from desktop.client import ApiRequestError
 from desktop.formatting import describe_api_error
+from desktop.presenters.profile_import import LOW_MARK, warning_lines, warning_title
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
 from desktop.theme import notice_colors
@@ -98,12 +100,18 @@ class ProfileImporter(QObject):
         super().__init__(parent)
         self.controller = controller
         self.busy = False
+        # Asked before every import, whatever started it: (new file's name, start). The
+        # profile page asks before an unsaved draft would be replaced; by default, start.
+        self.confirm: Callable[[str, Callable[[], None]], None] = lambda _name, start: start()
 
     def import_file(self, path: Path, origin: str) -> None:
-        self._start(lambda client: client.import_profile(path), path.name, origin)
+        self.confirm(path.name, lambda: self._start(
+            lambda client: client.import_profile(path), path.name, origin))
 
     def import_sample(self, origin: str) -> None:
-        self._start(lambda client: client.import_sample_profile(), "the sample profile", origin)
+        name = "the sample profile"
+        self.confirm(name, lambda: self._start(
+            lambda client: client.import_sample_profile(), name, origin))
 
     def _start(self, request, file_name: str, origin: str) -> None:
         if self.busy:
@@ -169,7 +177,28 @@ class DraftBanner(QFrame):
         self.unplaced.setToolTip("Copy these where they belong in the sections below")
         self.unplaced.hide()
         layout.addWidget(self.unplaced)
+        outer.addWidget(self._build_warnings())
         self.hide()
+
+    def _build_warnings(self) -> QFrame:
+        """What looks wrong with the draft, each with what to do (plain text: the words
+        name lines of the file)."""
+        frame = notice_frame("draftWarnings", "error", self)
+        layout = QVBoxLayout(frame)
+        layout.setContentsMargins(12, 8, 8, 8)
+        layout.setSpacing(4)
+        self.warnings_title = notice_label(frame, "draftWarningsTitle")
+        self.warnings_title.setTextFormat(Qt.TextFormat.PlainText)
+        font = self.warnings_title.font()
+        font.setBold(True)
+        self.warnings_title.setFont(font)
+        layout.addWidget(self.warnings_title)
+        self.warnings_text = notice_label(frame, "draftWarningsText")
+        self.warnings_text.setTextFormat(Qt.TextFormat.PlainText)
+        layout.addWidget(self.warnings_text)
+        self.warnings = frame
+        frame.hide()
+        return frame
 
     def show_draft(self, answer: dict[str, Any]) -> None:
         lines = [str(line) for line in answer.get("unplaced") or []]
@@ -178,6 +207,10 @@ class DraftBanner(QFrame):
         self.toggle.setVisible(bool(lines))
         self.toggle.setChecked(False)
         self._show_lines(False)
+        warnings = warning_lines(answer)
+        self.warnings_title.setText(warning_title(len(warnings)))
+        self.warnings_text.setText("\n".join(f"{LOW_MARK} {line}" for line in warnings))
+        self.warnings.setVisible(bool(warnings))
         self.show()
 
     def _show_lines(self, shown: bool) -> None:

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QListWidget,
     QPlainTextEdit,
@@ -176,26 +177,43 @@ class FieldForm(QWidget):
         form = QFormLayout(self)
         form.setContentsMargins(0, 0, 0, 0)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self.marks: dict[str, QLabel] = {}
         for spec in self.specs:
             widget = make_input(spec, self)
             self.widgets[spec.key] = widget
-            _edit_signal(widget).connect(self._on_edit)
-            form.addRow(spec.label, self._with_error(widget, error_prefix + spec.key))
+            _edit_signal(widget).connect(lambda *_args, key=spec.key: self._on_edit(key))
+            form.addRow(spec.label, self._with_error(widget, error_prefix + spec.key, spec.key))
 
-    def _with_error(self, widget: QWidget, field: str) -> QWidget:
+    def _with_error(self, widget: QWidget, field: str, key: str) -> QWidget:
         box = QWidget(self)
         layout = QVBoxLayout(box)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         layout.addWidget(widget)
+        mark = hint("", box)  # "suggested from your résumé", until the field is edited
+        mark.setObjectName(f"mark:{key}")
+        mark.setTextFormat(Qt.TextFormat.PlainText)
+        mark.hide()
+        self.marks[key] = mark
+        layout.addWidget(mark)
         error = ErrorLabel(field, box)
         self.errors[field] = error
         layout.addWidget(error)
         return box
 
-    def _on_edit(self, *_args) -> None:
+    def _on_edit(self, key: str) -> None:
         if not self._loading:
+            self.marks[key].hide()  # the user's own value now, not a suggestion
             self.edited.emit()
+
+    def set_marks(self, keys: Sequence[str], text: str) -> None:
+        """Mark the fields ``keys`` with ``text`` (and clear every other mark)."""
+        for key, mark in self.marks.items():
+            mark.setText(text if key in keys else "")
+            mark.setVisible(key in keys)
+
+    def marked(self) -> list[str]:
+        return [key for key, mark in self.marks.items() if not mark.isHidden()]
 
     def load(self, document: Document | None) -> None:
         self._loading = True
@@ -407,7 +425,18 @@ class CollapsibleSection(QWidget):
         self.header.setAutoRaise(True)
         self.header.setStyleSheet("QToolButton { font-weight: 600; border: none; }")
         self.header.toggled.connect(self.set_expanded)
-        layout.addWidget(self.header)
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(10)
+        row.addWidget(self.header)
+        # How sure an import's reading of this section is: plain text, never markup.
+        self.note = QLabel(self)
+        self.note.setObjectName(f"note:{title}")
+        self.note.setTextFormat(Qt.TextFormat.PlainText)
+        self.note.setWordWrap(True)
+        self.note.hide()
+        row.addWidget(self.note, 1)
+        layout.addLayout(row)
         self.error = ErrorLabel(error_field or f"section:{title}", self)
         layout.addWidget(self.error)
         layout.addWidget(content)
@@ -421,6 +450,13 @@ class CollapsibleSection(QWidget):
         if self.header.isChecked() != expanded:
             self.header.setChecked(expanded)
         self._show_header()
+
+    def set_note(self, text: str, color: str | None = None, tip: str = "") -> None:
+        """A note beside the header (``""`` hides it), in ``color`` when given."""
+        self.note.setText(text)
+        self.note.setToolTip(tip)
+        self.note.setStyleSheet(f"color: {color};" if color else "")
+        self.note.setVisible(bool(text))
 
     def set_summary(self, summary: str) -> None:
         self._summary = summary

@@ -16,6 +16,8 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QPlainTextEdit, QVBoxLayout, QWidget
 
+from desktop.presenters.profile_import import SUGGESTED_MARK, section_notes, suggested_fields
+from desktop.theme import COLORS
 from desktop.views.partials.profile_sections import (
     CollapsibleSection,
     EntryListEditor,
@@ -214,6 +216,17 @@ class ProfileEditor(QWidget):
         self.original_text.setPlainText(self._loaded.get("resumeText") or "")
         self.show_errors({})
         self._show_summaries()
+        self.show_review(None)
+
+    def show_review(self, answer: dict[str, Any] | None) -> None:
+        """An import answer's confidence notes beside their sections and its suggested
+        preferences marked; ``None`` clears them (a saved profile has neither)."""
+        notes = {note.section: note for note in section_notes(answer or {})}
+        for key, section in self.sections.items():
+            note = notes.get(key)
+            section.set_note(note.text if note else "", COLORS[note.tone] if note else None,
+                             note.tip if note else "")
+        self.preferences.set_marks(suggested_fields(answer or {}), SUGGESTED_MARK)
 
     def loaded(self) -> dict[str, Any]:
         return copy.deepcopy(self._loaded)
