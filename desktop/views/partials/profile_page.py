@@ -12,15 +12,17 @@ profile again. A refetch never overwrites edits or a draft under review.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMessageBox, QPushButton, QVBoxLayout, QWidget
 
 from desktop.client import ApiRequestError
 from desktop.formatting import describe_api_error
+from desktop.presenters.profile_import import draft_name, replace_question
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
 from desktop.theme import primary_button_style
@@ -51,7 +53,11 @@ class ProfilePage(QWidget):
         self.saved_revision: int | None = None
         self.saved_profile: dict[str, Any] | None = None
         self.reviewing = False
+        self.draft_from: str | None = None  # what the draft under review came from
+        self._draft_profile: dict[str, Any] | None = None  # the draft as it was imported
+        self.replace_box: QMessageBox | None = None
         self.importer = ProfileImporter(controller, self)
+        self.importer.confirm = self.confirm_replace
         self.importer.drafted.connect(self.review_draft)
         self.importer.progress.connect(self._on_import_progress)
         self._build()
@@ -150,9 +156,40 @@ class ProfilePage(QWidget):
         if path is not None:
             self.importer.import_file(path, "settings")
 
+    def confirm_replace(self, new: str, start: Callable[[], None]) -> None:
+        """Start an import, but never over unsaved work without asking: while the editor
+        holds an unsaved draft (imported or edited), "Replace the unsaved draft from X
+        with Y?" — Replace starts it, Keep editing changes nothing."""
+        if not self.dirty:
+            start()
+            return
+        edited = self.reviewing and self.editor.profile() != self._draft_profile
+        words = replace_question(self.draft_from if self.reviewing else None, new,
+                                 edited=edited)
+        if self.replace_box is not None:
+            self.replace_box.deleteLater()  # the newest question is the one that counts
+        box = QMessageBox(QMessageBox.Icon.Question, words.title, words.text,
+                          QMessageBox.StandardButton.NoButton, self.window())
+        box.setObjectName("replaceDraft")
+        box.setTextFormat(Qt.TextFormat.PlainText)  # file names are not markup
+        box.setInformativeText(words.detail)
+        replace = box.addButton(words.replace, QMessageBox.ButtonRole.AcceptRole)
+        replace.setObjectName("replaceDraftReplace")
+        keep = box.addButton(words.keep, QMessageBox.ButtonRole.RejectRole)
+        keep.setObjectName("replaceDraftKeep")
+        box.setDefaultButton(keep)
+        box.setEscapeButton(keep)
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+        box.finished.connect(lambda _result: start() if box.clickedButton() is replace else None)
+        self.replace_box = box
+        box.open()
+
     def review_draft(self, answer: dict[str, Any]) -> None:
         self.reviewing = True
+        self.draft_from = draft_name(answer)
         self.editor.set_profile(answer.get("profile") or {})
+        self._draft_profile = self.editor.profile()
+        self.editor.show_review(answer)
         self.draft_banner.show_draft(answer)
         self._say("Not saved yet: check the draft, then Save profile (or Discard changes).",
                   "busy")
