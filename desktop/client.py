@@ -190,6 +190,19 @@ class ApiClient:
         return await self._json("POST", "/v1/profile/import", params={"sample": "true"},
                                 timeout=httpx.Timeout(60))
 
+    async def improve_offer(self) -> dict[str, Any]:
+        """Whether "Improve with AI" is offered: ``{"available", "provider", "model",
+        "paid", "reason"}``."""
+        return await self._json("GET", "/v1/profile/import/improve")
+
+    async def improve_import(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The draft read again by the configured model, every value checked against the
+        file's text (``{"text", "draft", "unplaced", "source"}``); the import answer's
+        shape plus ``dropped`` and ``model``. Nothing is saved. No read timeout: a model
+        may take a minute or two (the API bounds each call)."""
+        return await self._json("POST", "/v1/profile/import/improve", json=body,
+                                timeout=httpx.Timeout(10, read=None))
+
     async def export_profile(self) -> dict[str, Any]:
         """The saved résumé as a JSON Resume document."""
         return await self._json("GET", "/v1/profile/export", params={"format": "jsonresume"})

@@ -34,6 +34,7 @@ from desktop.views.partials.profile_import import (
     notice_frame,
     notice_label,
 )
+from desktop.views.partials.profile_improve import ImprovePanel
 from desktop.views.partials.scroll_column import scroll_column
 from desktop.views.partials.settings_form import field_messages, hint
 from desktop.views.partials.settings_profile import ProfileEditor
@@ -73,6 +74,9 @@ class ProfilePage(QWidget):
         outer.addWidget(self._build_sample_banner())
         self.draft_banner = DraftBanner(self)
         outer.addWidget(self.draft_banner)
+        self.improve_panel = ImprovePanel(self.controller, self)
+        self.improve_panel.improved.connect(self.review_improved)
+        outer.addWidget(self.improve_panel)
         self.scroll, body, column = scroll_column(self, margins=(4, 4, 12, 8), spacing=8,
                                                   wrap_width=True)
         self.editor = ProfileEditor(body)
@@ -191,11 +195,24 @@ class ProfilePage(QWidget):
         self._draft_profile = self.editor.profile()
         self.editor.show_review(answer)
         self.draft_banner.show_draft(answer)
+        self.improve_panel.offer_for(answer, self.editor.profile)
         self._say("Not saved yet: check the draft, then Save profile (or Discard changes).",
                   "busy")
         self._update_buttons()
         emit(self.draft_opened)
         self.focus()
+
+    def review_improved(self, answer: dict[str, Any]) -> None:
+        """"Improve with AI" answered: its résumé replaces the one under review (the
+        preferences as reviewed stay). Still a draft: nothing is saved but by Save."""
+        profile = self.editor.profile()
+        profile["resume"] = (answer.get("profile") or {}).get("resume") or {}
+        self.reviewing = True
+        self.editor.set_profile(profile)
+        self.draft_banner.show_draft(answer)
+        self._say("Not saved yet: check the improved draft, then Save profile "
+                  "(or Discard changes).", "busy")
+        self._update_buttons()
 
     def _on_import_progress(self, origin: str, text: str, tone: str) -> None:
         if origin == "settings" and text:
@@ -212,6 +229,7 @@ class ProfilePage(QWidget):
 
     def _on_saved(self, answer: dict[str, Any]) -> None:
         self.reviewing = False
+        self.improve_panel.withdraw()
         self.draft_banner.hide()
         self.saved_revision = answer.get("revision")
         self.saved_profile = answer.get("profile") or {}
@@ -233,6 +251,7 @@ class ProfilePage(QWidget):
 
     def discard(self) -> None:
         self.reviewing = False
+        self.improve_panel.withdraw()
         self.draft_banner.hide()
         self.editor.set_profile(self.saved_profile or {})
         self._say("Changes discarded: this is the saved profile.", "idle")
