@@ -76,6 +76,11 @@ class ImprovePanel(QFrame):
         row.addWidget(self.button, 0, Qt.AlignmentFlag.AlignTop)
         self.hide()
 
+    @property
+    def import_answer(self) -> dict[str, Any]:
+        """The import answer of the draft under review (what the offer was made for)."""
+        return self._answer
+
     # -- offering -------------------------------------------------------------------------
 
     def offer_for(self, answer: dict[str, Any], draft: Callable[[], dict[str, Any]]) -> None:

@@ -209,6 +209,12 @@ class ProfilePage(QWidget):
         profile["resume"] = (answer.get("profile") or {}).get("resume") or {}
         self.reviewing = True
         self.editor.set_profile(profile)
+        self._draft_profile = self.editor.profile()
+        # The sections' notes are the new reading's; the preferences marked as suggested
+        # stay the import's (the reviewed preferences are kept).
+        imported = self.improve_panel.import_answer
+        self.editor.show_review({**answer, "suggestedPreferences":
+                                 imported.get("suggestedPreferences")})
         self.draft_banner.show_draft(answer)
         self._say("Not saved yet: check the improved draft, then Save profile "
                   "(or Discard changes).", "busy")
