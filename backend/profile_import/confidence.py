@@ -23,12 +23,14 @@ SectionName = Literal["contact", "work", "education", "skills", "languages"]
 WarningCode = Literal["few_entries", "many_unplaced", "work_without_dates",
                       "work_without_employer"]
 
-# Text that is not work: name and contact, summary, education, skills, languages. A full
-# one-page résumé keeps about this much for them, so only text beyond it is work.
-NON_WORK_CHARACTERS = 1_500
-# The most text one job takes: a heading and eight to ten long bullets. More text than
-# this per job found means jobs were missed (or merged into one).
-MAX_CHARACTERS_PER_JOB = 2_500
+# Text that is not work: name and contact, a short summary, education, skills. Measured
+# on the corpus (tests/fixtures/resumes): 400-700 characters; beyond this much, a résumé
+# without any job has lost them.
+NON_WORK_CHARACTERS = 800
+# The most text one job takes: a heading and six to eight long bullets (real résumés run
+# 400-1,200 characters a job). More text than this per job found means jobs were missed
+# or merged into one.
+MAX_CHARACTERS_PER_JOB = 1_500
 # Lines that could not be placed, as a share of the text. Projects, hobbies or references
 # are unplaced by design and rarely take a fifth of a résumé; a quarter means sections or
 # jobs were not recognised.
@@ -106,8 +108,7 @@ def _contact(resume: JsonResume) -> SectionConfidence:
 
 
 def _too_few_jobs(jobs: int, characters: int) -> bool:
-    expected = 0 if characters <= NON_WORK_CHARACTERS else \
-        (characters - NON_WORK_CHARACTERS) // MAX_CHARACTERS_PER_JOB + 1
+    expected = -(-max(characters - NON_WORK_CHARACTERS, 0) // MAX_CHARACTERS_PER_JOB)  # ceil
     return jobs < expected
 
 

@@ -239,8 +239,8 @@ def _clean_title(title: str) -> str | None:
 
 def _is_place(place: str, titles: list[str]) -> bool:
     lowered = place.lower()
-    if not place or lowered in _NOT_A_PLACE or len(place.split()) > 3:
-        return False
+    if not place or lowered in _NOT_A_PLACE or len(place.split()) > 3 or _arrangements(place):
+        return False  # "remote", "sur site": an arrangement, not a place
     return not any(lowered in title.lower() for title in titles)
 
 

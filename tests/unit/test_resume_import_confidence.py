@@ -96,9 +96,11 @@ def test_few_jobs_for_the_amount_of_text_is_low_and_suggests_the_word_file():
 def test_no_job_in_a_page_of_text_warns_but_a_short_text_with_its_one_job_does_not():
     assert codes(assess(resume(), [], TEXT, format="pdf", pages=1)) == ["few_entries"]
     assert by_section(assess(resume(), [], TEXT, format="pdf"))["work"] == ("low", "No jobs found")
-    assert codes(assess(resume(work=[job(1)]), [], TEXT, format="pdf", pages=1)) == []
+    one_job = "x" * (NON_WORK_CHARACTERS + MAX_CHARACTERS_PER_JOB)
+    assert codes(assess(resume(work=[job(1)]), [], one_job, format="pdf", pages=1)) == []
+    assert codes(assess(resume(work=[job(1)]), [], one_job + "x", format="pdf")) == ["few_entries"]
     # A short file with no job (a student's): low, but nothing says jobs were missed.
-    assert codes(assess(resume(), [], "x" * 900, format="text")) == []
+    assert codes(assess(resume(), [], "x" * NON_WORK_CHARACTERS, format="text")) == []
 
 
 def test_many_unplaced_lines_warn_with_their_share_of_the_text():
