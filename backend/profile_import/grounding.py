@@ -11,7 +11,9 @@ string of its answer must occur in the file's own text, or it is dropped and rep
   kept ("state-/of-the-art" → "state-of-the-art"). It must start and end on word
   boundaries ("Go" is not found inside "good"). A long string (16+ letters) is also found
   when the text has the same letters with its spaces lost ("Provisionedaneasily…", how
-  some PDFs extract).
+  some PDFs extract); a spacing accent before its letter ("Universit¨at", from LaTeX PDFs)
+  reads as the accented letter; and a line cut in two by a date column ("Irwell Valley
+  NHS  March 2021 – Present" / "Foundation Trust") is also read with its dates left out.
 * **Dates** written as ISO prefixes (``2021``, ``2021-03``, ``2021-03-15``) are the one
   re-formatting allowed, and only when that very date is written in the text ("Mar.
   2021", "März 2021", "03/2021", "15.03.2021", "marzo de 2021"…). Any other date value
@@ -74,7 +76,15 @@ _SPACE = re.compile(r"\s+")
 _BULLET_LEAD = re.compile(r"^(?:[•·▪►‣◦●■□➢✓*+>-]\s*)+")
 
 
+# LaTeX-made PDFs often extract "Universit¨at": a spacing accent before its letter.
+_SPACING_ACCENT = re.compile("(?<=[^\\W\\d_])([\u00a8\u00b4\u02c6\u02dc\u02c7\u02da])\\s?([^\\W\\d_])")
+_COMBINING = {"\u00a8": "\u0308", "\u00b4": "\u0301", "\u02c6": "\u0302", "\u02dc": "\u0303",
+              "\u02c7": "\u030c", "\u02da": "\u030a"}
+
+
 def _unicode(text: str) -> str:
+    text = _SPACING_ACCENT.sub(lambda m: unicodedata.normalize(
+        "NFC", m.group(2) + _COMBINING[m.group(1)]), text)
     return unicodedata.normalize("NFKC", text).translate(_INVISIBLE).translate(_FOLD)
 
 
@@ -130,6 +140,15 @@ _DAY_MONTH_YEAR = re.compile(r"(?<![\d])(?P<a>\d{1,2})[-/.](?P<b>\d{1,2})[-/.]"
 _MONTH_YEAR = re.compile(r"(?<![\d])(?P<month>\d{1,2})[-/.](?P<year>(?:19|20)\d\d)(?![\d])")
 _YEAR = re.compile(r"(?<![\d])((?:19|20)\d\d)(?![\d])")
 _ISO = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$")
+_ACCENTED_MONTHS = "jänner märz févr février fév avr août déc décembre"
+_ANY_MONTH = "|".join(sorted({*_MONTH_NUMBER, *_ACCENTED_MONTHS.split()}, key=len, reverse=True))
+_ANY_DATE = (rf"(?:(?:\d{{1,2}}\.?\s*)?(?:{_ANY_MONTH})\.?\s*(?:(?:19|20)\d\d|'\d\d)"
+             r"|\d{1,2}[-/.]\d{1,2}[-/.](?:19|20)\d\d|(?:19|20)\d\d[-/.]\d{1,2}"
+             r"|\d{1,2}[-/.](?:19|20)\d\d|(?:19|20)\d\d)")
+_PRESENT = (r"(?:present|current|now|today|heute|aktuell|jetzt|dato|laufend|aujourd'hui|"
+            r"en cours|actualidad|presente|actual|hoy|oggi)")
+_DATE_SPAN = re.compile(rf"(?<!\w)(?:(?:since|seit|depuis|desde)\s+)?{_ANY_DATE}"
+                        rf"(?:\s*(?:-|to|until|bis|à|au|a|hasta)\s*(?:{_ANY_DATE}|{_PRESENT}))?(?!\w)")
 
 
 @dataclass(frozen=True)
@@ -225,7 +244,11 @@ class SourceText:
     def __init__(self, text: str):
         joined = _HYPHEN_BREAK.sub("", text)
         kept = _HYPHEN_BREAK.sub("-", text)
-        self._variants = tuple(dict.fromkeys((normalise(joined), normalise(kept))))
+        # A date column can cut a wrapped line in two ("Irwell Valley NHS  March 2021 –
+        # Present" / "Foundation Trust"): the text read without its dates joins it again.
+        undated = _DATE_SPAN.sub(" ", _unicode(text).casefold())
+        self._variants = tuple(dict.fromkeys(normalise(variant) for variant in (
+            joined, kept, _HYPHEN_BREAK.sub("", undated), _HYPHEN_BREAK.sub("-", undated))))
         self._glued = tuple(v.replace(" ", "") for v in self._variants)
         self._exact = tuple(dict.fromkeys((_exact(joined), _exact(kept))))
         self.dates = written_dates(text)
@@ -252,12 +275,11 @@ class SourceText:
         return self._has_exact(_exact(value), r"(?<![\d+])", r"(?!\d)")
 
     def has_url(self, value: str) -> bool:
-        wanted = _exact(value)
-        forms = {wanted, wanted.rstrip("/")}
-        bare = re.sub(r"^https?://", "", wanted.rstrip("/"))
-        forms |= {bare, re.sub(r"^www\.", "", bare)}
-        tail = r"(?![\w/%#?=&+~-]|\.[\w])"
-        return any(form and self._has_exact(form, r"(?<![\w/.-])", tail) for form in forms)
+        """The address as written, give or take its ``https://`` and ``www.``."""
+        bare = re.sub(r"^(?:https?://)?(?:www\.)?", "", _exact(value).rstrip("/"))
+        head = r"(?:(?<![\w/.-])|(?<=://)|(?<=www\.))"
+        tail = r"/?(?![\w/%#?=&+~-]|\.[\w])"
+        return bool(bare) and self._has_exact(bare, head, tail)
 
     def has_country(self, value: str) -> bool:
         code = _exact(value)

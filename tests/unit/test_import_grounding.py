@@ -60,6 +60,24 @@ def test_strings_in_the_file_stay_after_normalising_both_sides():
     assert SourceText("Infra\u00adstruc\u00adture as code").has_text("Infrastructure as code")
 
 
+def test_what_pdf_extraction_does_to_a_line_is_undone():
+    # A LaTeX PDF's spacing accent, a date column cutting a wrapped employer in two (also
+    # inside a hyphenated word), and a link written with its www.
+    source = SourceText("Technische Universit\u00a8at Berlin\n"
+                        "Ward Sister, Irwell Valley NHS  March 2021\u2013Present\n"
+                        "Foundation Trust, Manchester.\n"
+                        "Professeure, Coll\u00e8ge des Deux- sept. 2015\u2013juin 2019\n"
+                        "Rives, Villeurbanne.\n"
+                        "https://www.linkedin.com/in/priyaraman\n")
+    assert source.has_text("Technische Universität Berlin")
+    assert source.has_text("Irwell Valley NHS Foundation Trust")
+    assert source.has_text("Collège des Deux-Rives")
+    assert source.has_url("https://linkedin.com/in/priyaraman")
+    assert source.has_url("https://www.linkedin.com/in/priyaraman/")
+    assert not source.has_url("https://linkedin.com/in/priyara")
+    assert not source.has_text("Irwell Valley Foundation Trust")
+
+
 def test_strings_not_in_the_file_are_absent():
     source = SourceText(TEXT)
     assert not source.has_text("Staff Engineer")
