@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _common import machine_info, percentile, write_json  # noqa: E402
 
 from backend.profile_import import import_resume  # noqa: E402
-from tests.resume_scoring import ScoreResult, score_resume  # noqa: E402
+from tests.resume_scoring import ScoreResult, draft_preferences, score_resume  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "resumes"
 
@@ -193,7 +193,8 @@ def measure_file(path: Path, truth: dict, rounds: int, peer: Callable[[Path], di
         "language": truth.get("language"),
         "line_of_work": truth.get("lineOfWork"),
         "pages": (result.pages if result is not None and result.pages else None) or truth.get("pages"),
-        "ours": _side(score_resume(truth, parsed), times, _heap_peak_mb(ours), error,
+        "ours": _side(score_resume(truth, parsed, preferences=draft_preferences(result) if result else None),
+                      times, _heap_peak_mb(ours), error,
                       unplaced=len(result.unplaced) if result is not None else None),
     }
     if peer is not None and path.suffix.lower() == ".pdf":

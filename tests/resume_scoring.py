@@ -17,10 +17,11 @@ Rules:
   current job); a field the truth omits is not scored.
 - Phone numbers compare their digits only; links compare without scheme, ``www.`` and
   trailing slash, found in ``basics.url`` or any ``basics.profiles[].url``.
-- Work entries are paired one-to-one (best employer + title similarity first; the
-  entry's bullets and start date break ties). A parsed entry paired with no truth entry
-  is *invented*; a truth entry paired with nothing misses every field and loses every
-  bullet.
+- Work entries are paired one-to-one, best pair first: employer + title similarity
+  (either field order, or the two glued), then shared bullets, then dates. A pair needs
+  a similar heading, half the truth entry's bullets, or both its dates. A parsed entry
+  paired with no truth entry is *invented*; a truth entry paired with nothing misses
+  every field (a ``null`` end date too) and loses every bullet.
 - Every truth bullet must be in its entry's ``highlights`` exactly once and nowhere
   else: absent from its entry is *lost* (even if it sits in another entry), more than
   once anywhere is *doubled*; both are misses.
@@ -40,10 +41,11 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
 
-# Work/education entries whose heading similarity is under this are not the same entry
-# (unless the bullets say they are: BULLET_PAIRING).
+# Work/education entries whose heading similarity is under this are not the same entry,
+# unless the bullets say they are (BULLET_PAIRING) or, for work, both dates do.
 HEADING_PAIRING = 0.5
 BULLET_PAIRING = 0.5
+NO_MATCH = "no matching entry"
 
 
 # --------------------------------------------------------------------------- results
@@ -227,7 +229,10 @@ def score_resume(truth: dict, parsed: dict, *, preferences: dict | None = None,
 
 
 def _check(result: ScoreResult, name: str, expected: Any, got: Any, key=norm, note: str = "") -> None:
-    result.fields.append(FieldResult(name, expected, got, _same(expected, got, key), note))
+    """``note="no matching entry"``: the truth entry has no parsed entry, so even a field
+    the truth wants empty (``endDate: null``) is a miss."""
+    hit = _same(expected, got, key) and note != NO_MATCH
+    result.fields.append(FieldResult(name, expected, got, hit, note))
 
 
 def _score_basics(result: ScoreResult, truth: dict, parsed: dict) -> None:
@@ -294,10 +299,11 @@ def _work_pair_score(truth: dict, parsed: dict) -> float | None:
     heading = _heading_similarity(truth.get("name"), truth.get("position"),
                                   parsed.get("name"), parsed.get("position"))
     bullets = _bullet_overlap(truth.get("highlights") or [], parsed.get("highlights") or [])
-    if heading < HEADING_PAIRING and bullets < BULLET_PAIRING:
+    start = bool(truth.get("startDate")) and _same(truth.get("startDate"), parsed.get("startDate"))
+    both_dates = start and "endDate" in truth and _same(truth["endDate"], parsed.get("endDate"))
+    if heading < HEADING_PAIRING and bullets < BULLET_PAIRING and not both_dates:
         return None
-    start = 0.05 if truth.get("startDate") and _same(truth.get("startDate"), parsed.get("startDate")) else 0
-    return heading + 0.25 * bullets + start
+    return heading + 0.25 * bullets + (0.2 if both_dates else 0.05 if start else 0)
 
 
 def _score_work(result: ScoreResult, truth: list[dict], parsed: list[dict], bullet_mode: str) -> None:
@@ -323,7 +329,7 @@ def _score_work(result: ScoreResult, truth: list[dict], parsed: list[dict], bull
         p_index = paired.get(t_index)
         got = parsed[p_index] if p_index is not None else {}
         prefix = f"work[{t_index}]"
-        note = "" if p_index is not None else "no matching entry"
+        note = "" if p_index is not None else NO_MATCH
         for key in ("name", "position", "location", "startDate", "endDate"):
             if key in entry:
                 _check(result, f"{prefix}.{key}", entry[key], got.get(key), note=note)
@@ -388,7 +394,7 @@ def _score_education(result: ScoreResult, truth: list[dict], parsed: list[dict])
         p_index = paired.get(t_index)
         got = dict(parsed[p_index]) if p_index is not None else {}
         got["degree"] = parsed_degree(got) or None
-        note = "" if p_index is not None else "no matching entry"
+        note = "" if p_index is not None else NO_MATCH
         for key in ("institution", "degree", "startDate", "endDate"):
             if key in entry:
                 _check(result, f"education[{t_index}].{key}", entry[key], got.get(key), note=note)
@@ -433,6 +439,21 @@ def _score_languages(result: ScoreResult, truth: list[dict], parsed: list[dict])
 
 
 LIST_PREFERENCES = ("targetTitles", "locations")  # every item must be there; other keys are single
+
+
+def draft_preferences(import_result: Any) -> dict | None:
+    """The preferences the import's draft suggests, in the truth's keys (``remote``,
+    ``salaryFloor``, ``salaryCurrency``, ``targetTitles``, ``locations``); ``None`` when
+    this version of the import offers none."""
+    try:
+        from backend.profile_import.draft import suggested_preferences
+    except ImportError:
+        return None
+    suggested = suggested_preferences(import_result).model_dump(by_alias=True)
+    return {"remote": suggested.get("remotePreference"), "salaryFloor": suggested.get("salaryFloor"),
+            "salaryCurrency": suggested.get("salaryCurrency"),
+            "targetTitles": suggested.get("targetTitles") or [],
+            "locations": suggested.get("locations") or []}
 
 
 def _number(value: Any) -> float | None:

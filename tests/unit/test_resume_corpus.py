@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from backend.profile_import import import_resume
-from tests.resume_scoring import ScoreResult, norm, norm_url, score_resume
+from tests.resume_scoring import ScoreResult, draft_preferences, norm, norm_url, score_resume
 
 CORPUS = Path(__file__).resolve().parent.parent / "fixtures" / "resumes"
 FILE_TARGET = 0.90
@@ -46,7 +46,7 @@ def load_truth(path: Path) -> dict:
 def scored(name: str) -> ScoreResult:
     path = CORPUS / name
     result = import_resume(path.read_bytes(), file_name=path.name, content_type=None)
-    return score_resume(load_truth(path), result.resume.export())
+    return score_resume(load_truth(path), result.resume.export(), preferences=draft_preferences(result))
 
 
 FILES = corpus_files() if CORPUS.is_dir() else []
@@ -212,6 +212,23 @@ def test_scorer_fields_of_a_truth_entry_with_no_match_all_miss():
     assert {k for k in missed if k.startswith("work[1]")} == {
         "work[1].name", "work[1].position", "work[1].startDate", "work[1].endDate", "work[1].highlights[0]"}
     assert result.bullets_lost == 1 and result.invented_count == 0
+
+
+def test_scorer_unmatched_current_job_misses_its_empty_end_date_too():
+    parse = perfect_parse()
+    del parse["work"][1]  # Northwind (endDate null) gone
+    missed = _misses(score_resume(TRUTH, parse))
+    assert missed["work[0].endDate"] == "no matching entry"
+
+
+def test_scorer_entry_with_only_the_dates_pairs_by_dates():
+    parse = perfect_parse()
+    parse["work"][0] = {"startDate": "2017-06", "endDate": "2021-02"}  # Contoso, heading lost
+    result = score_resume(TRUTH, parse)
+    assert result.invented_count == 0
+    assert set(_misses(result)) == {"work[1].name", "work[1].position", "work[1].highlights[0]"}
+    parse["work"][0] = {"startDate": "2017-06", "endDate": "2019-01"}  # one date is not enough
+    assert score_resume(TRUTH, parse).invented_count == 1
 
 
 def test_scorer_glued_title_still_pairs_but_misses_the_title():
