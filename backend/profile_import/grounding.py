@@ -238,6 +238,9 @@ def _country_names(code: str) -> tuple[str, ...]:
 # --------------------------------------------------------------------------- the file's text
 
 
+_URL_WRAP = re.compile(r"(?<=\w/)[ \t]*\r?\n[ \t]*(?=\w)")
+
+
 class SourceText:
     """The file's text, prepared once for many look-ups."""
 
@@ -250,7 +253,9 @@ class SourceText:
         self._variants = tuple(dict.fromkeys(normalise(variant) for variant in (
             joined, kept, _HYPHEN_BREAK.sub("", undated), _HYPHEN_BREAK.sub("-", undated))))
         self._glued = tuple(v.replace(" ", "") for v in self._variants)
-        self._exact = tuple(dict.fromkeys((_exact(joined), _exact(kept))))
+        # A link wrapped at a line end after "/" ("https://www.linkedin.com/in/" / "jane").
+        unwrapped = _URL_WRAP.sub("", text)
+        self._exact = tuple(dict.fromkeys((_exact(joined), _exact(kept), _exact(unwrapped))))
         self.dates = written_dates(text)
 
     def has_text(self, value: str) -> bool:

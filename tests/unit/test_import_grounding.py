@@ -68,13 +68,15 @@ def test_what_pdf_extraction_does_to_a_line_is_undone():
                         "Foundation Trust, Manchester.\n"
                         "Professeure, Coll\u00e8ge des Deux- sept. 2015\u2013juin 2019\n"
                         "Rives, Villeurbanne.\n"
-                        "https://www.linkedin.com/in/priyaraman\n")
+                        "https://www.linkedin.com/in/priyaraman\n"
+                        "https://www.behance.net/\nvaleriaortiz\n")
     assert source.has_text("Technische Universität Berlin")
     assert source.has_text("Irwell Valley NHS Foundation Trust")
     assert source.has_text("Collège des Deux-Rives")
     assert source.has_url("https://linkedin.com/in/priyaraman")
     assert source.has_url("https://www.linkedin.com/in/priyaraman/")
     assert not source.has_url("https://linkedin.com/in/priyara")
+    assert source.has_url("https://www.behance.net/valeriaortiz")  # wrapped after the "/"
     assert not source.has_text("Irwell Valley Foundation Trust")
 
 
