@@ -90,8 +90,15 @@ def _plural(count: int, noun: str, plural: str | None = None) -> str:
     return f"{count} {noun if count == 1 else plural or noun + 's'}"
 
 
+_HAVING = {"dates": "dates", "employer": "an employer"}
+
+
 def _has(count: int, total: int, what: str) -> str:
-    """"1 of 4 jobs has no dates" / "2 of 4 jobs have no dates"."""
+    """"1 of 4 jobs has no dates", "2 of 4 jobs have no dates", "None of the 3 jobs has
+    dates", "The job found has no employer"."""
+    if count == total:
+        return f"The job found has no {what}" if total == 1 else \
+            f"None of the {total} jobs has {_HAVING[what]}"
     return f"{count} of {_plural(total, 'job')} {'has' if count == 1 else 'have'} no {what}"
 
 

@@ -135,3 +135,12 @@ def test_a_json_resume_is_not_judged_by_its_text_length():
     result = assess(resume(work=[job(1)]), [], text, format="jsonresume")
     assert codes(result) == []
     assert by_section(result)["work"] == ("high", "1 job found, with dates")
+
+
+def test_when_every_job_lacks_dates_the_note_says_none_has_them():
+    result = assess(resume(work=[job(1, dated=False), job(2, dated=False, employer=False)]), [],
+                    TEXT, format="text")
+    assert by_section(result)["work"] == (
+        "low", "None of the 2 jobs has dates; 1 of 2 jobs has no employer")
+    single = assess(resume(work=[job(1, employer=False)]), [], "x" * 900, format="text")
+    assert by_section(single)["work"] == ("low", "The job found has no employer")

@@ -175,6 +175,7 @@ class ProfilePage(QWidget):
         box = QMessageBox(QMessageBox.Icon.Question, words.title, words.text,
                           QMessageBox.StandardButton.NoButton, self.window())
         box.setObjectName("replaceDraft")
+        box.setStyleSheet("QLabel#qt_msgbox_label { min-width: 420px; }")  # a name on one line
         box.setTextFormat(Qt.TextFormat.PlainText)  # file names are not markup
         box.setInformativeText(words.detail)
         replace = box.addButton(words.replace, QMessageBox.ButtonRole.AcceptRole)

@@ -428,7 +428,7 @@ class CollapsibleSection(QWidget):
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(10)
-        row.addWidget(self.header)
+        row.addWidget(self.header, 0, Qt.AlignmentFlag.AlignLeft)
         # How sure an import's reading of this section is: plain text, never markup.
         self.note = QLabel(self)
         self.note.setObjectName(f"note:{title}")
