@@ -12,6 +12,7 @@ placed is returned in ``unplaced``, as it was, for the job seeker to review.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +29,9 @@ _RULE = re.compile(r"^\s*(?:[-*_=~—–]\s*){3,}$")  # Markdown / text horizont
 _MD_LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]+)\)")
 _TERMINAL = (".", "!", "?", ";", ":")
 _CELL_GAP = re.compile(r"\s{2,}|\t")
+_UNFINISHED = re.compile(
+    r"(?:,|\b(?:and|or|to|of|with|for|the|a|an|in|on|by|from|und|oder|mit|für|der|die|das|von|zu"
+    r"|et|ou|de|des|du|la|le|les|avec|pour|y|o|con|para|del|el|los|las))$", re.IGNORECASE)
 
 
 @dataclass
@@ -151,6 +155,11 @@ def structure_lines(raw_lines: list[str]) -> tuple[JsonResume, list[str]]:
 
 def _read_other(section: Section, draft: Draft) -> None:
     draft.leave(*(line for line in [section.heading, *section.lines] if line is not None))
+
+
+def _read_preferences(section: Section, draft: Draft) -> None:
+    """"Looking for" / "Objective": read by backend.profile_import.preferences as
+    preference suggestions for the draft, so not résumé text and not unplaced."""
 
 
 def _read_summary(section: Section, draft: Draft) -> None:
@@ -477,6 +486,8 @@ def _continues(previous: Line, line: Line, following: list[Line | None]) -> bool
         return True
     if previous.text.endswith(_TERMINAL):
         return False
+    if _UNFINISHED.search(previous.text):
+        return True  # "... to Airflow and" goes on, whatever the next line looks like
     # A capitalised line after an unfinished bullet continues it, unless it opens the
     # next entry: a date comes within the next two lines, before any bullet.
     for nxt in following[:2]:
@@ -534,11 +545,13 @@ def _split_run(run: list[Line]) -> list[list[Line]]:
 
 
 def _read_work(section: Section, draft: Draft) -> None:
-    for entry in _entries(section.lines):
+    entries = _entries(section.lines)
+    title_at = _title_position(entries)
+    for entry in entries:
         if not entry.header:
             draft.leave(*entry.bullets)  # bullets before any employer: whose were they?
             continue
-        work = _work_header(entry.header, draft)
+        work = _work_header(entry.header, draft, title_at)
         highlights, summary = [], []
         for line in entry.bullets:
             (highlights if line.bullet else summary).append(line.text)
@@ -609,19 +622,51 @@ def _place_goes_on(previous: str, part: str) -> bool:
     return vocab.is_place(previous) or len(previous.split()) == 1
 
 
-def _work_header(header: list[Line], draft: Draft) -> dict[str, Any]:
+def _segment_score(segment: str) -> int:
+    """How much a header segment reads as the job title rather than the employer."""
+    parts = _comma_parts(segment)
+    places = sum(1 for part in parts if _is_work_place(part))
+    return vocab.role_score(segment) - vocab.org_score(segment) - 2 * places \
+        - (2 if vocab.is_legal_suffix(parts[-1]) else 0)
+
+
+def _title_index(segments: list[str]) -> int | None:
+    """Which segment is the title, when the words say so clearly."""
+    if len(segments) < 2:
+        return None
+    scores = [_segment_score(segment) for segment in segments]
+    best = max(range(len(segments)), key=lambda i: (scores[i], -i))
+    return best if scores[best] > 0 and scores.count(scores[best]) == 1 else None
+
+
+def _work_header(header: list[Line], draft: Draft, title_at: int | None = None) -> dict[str, Any]:
+    """An entry's header → employer, title, location and dates. ``title_at`` is where the
+    other entries of the section put the title (the segment index, from the end when
+    negative), used when this entry's words do not tell."""
     segments, dates, prose = _header_parts(header)
-    segments = [part for segment in segments for part in _comma_parts(segment)]
     work: dict[str, Any] = dict(dates)
-    position = _pick(segments, lambda text: vocab.role_score(text) - vocab.org_score(text)
-                     - (2 if _is_work_place(text) else 0))
-    if position is not None:
-        work["position"] = segments.pop(position)
-    places = [segment for segment in segments if _is_work_place(segment)]
-    others = [segment for segment in segments if segment not in places]
+    index = _title_index(segments)
+    if index is None and title_at is not None and -len(segments) <= title_at < len(segments):
+        index = title_at % len(segments)
+    rest = [part for i, segment in enumerate(segments) if i != index for part in _comma_parts(segment)]
+    if index is not None and any(not _is_work_place(part) for part in rest):
+        # The title's own commas stay ("Ward Sister, Acute Medical Unit"): the employer
+        # is another segment. Only a place is taken off its end.
+        title_parts = _comma_parts(segments[index])
+        while len(title_parts) > 1 and _is_work_place(title_parts[-1]):
+            rest.insert(0, title_parts.pop())
+        work["position"] = ", ".join(title_parts)
+    else:
+        rest = [part for segment in segments for part in _comma_parts(segment)]
+        position = _pick(rest, lambda text: vocab.role_score(text) - vocab.org_score(text)
+                         - (2 if _is_work_place(text) else 0))
+        if position is not None:
+            work["position"] = rest.pop(position)
+    places = [part for part in rest if _is_work_place(part)]
+    others = [part for part in rest if part not in places]
     if others:
         work["name"] = others.pop(0)
-    elif places and len(places) > 1:
+    elif len(places) > 1:
         work["name"] = places.pop(0)
     location = [*places, *others]
     if location:
@@ -629,6 +674,18 @@ def _work_header(header: list[Line], draft: Draft) -> dict[str, Any]:
     if prose:
         work["summary"] = " ".join(prose)
     return work
+
+
+def _title_position(entries: list[Entry]) -> int | None:
+    """Where this section's entries put the title (first or last segment), by the entries
+    whose words tell: one template lays out every entry the same way."""
+    votes: Counter[int] = Counter()
+    for entry in entries:
+        segments = _header_parts(entry.header)[0] if entry.header else []
+        index = _title_index(segments)
+        if index is not None:
+            votes[0 if index == 0 else -1 if index == len(segments) - 1 else index] += 1
+    return votes.most_common(1)[0][0] if votes else None
 
 
 def _pick(segments: list[str], score) -> int | None:
@@ -697,6 +754,7 @@ _SECTION_READERS = {
     "top": _read_top,
     "contact": _read_contact,
     "summary": _read_summary,
+    "preferences": _read_preferences,
     "work": _read_work,
     "education": _read_education,
     "skills": _read_skills,

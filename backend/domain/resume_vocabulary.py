@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlparse
 
-from backend.domain import places
+from backend.domain import occupations, places
 
 # --------------------------------------------------------------------------- headings
 
@@ -133,6 +133,14 @@ _RANGE = re.compile(
 SINGLE_DATE = re.compile(rf"(?<![\w/.-]){_DATE}(?![\w/-])", re.IGNORECASE)
 
 
+_PRESENT_ONLY = re.compile(rf"^\s*{_PRESENT}\s*$", re.IGNORECASE)
+
+
+def is_present_word(text: str) -> bool:
+    """"present", "heute", "aujourd'hui": the open end of a range, on its own."""
+    return bool(_PRESENT_ONLY.match(text))
+
+
 def find_range(text: str) -> re.Match | None:
     """The first "Apr 2021 – Present" / "2019 - 2021" / "seit 04/2020" in ``text``."""
     return _RANGE.search(text)
@@ -166,19 +174,6 @@ def iso_date(text: str) -> str:
 STRONG_SEPARATOR = re.compile(r"\s+[—–-]\s+|\s*\|\s*|\s+·\s+|\s+@\s+|\s+at\s+|\s+bei\s+")
 EDUCATION_SEPARATOR = re.compile(r"\s+[—–-]\s+|\s*\|\s*|\s+·\s+")
 
-_ROLE_WORDS = frozenset((
-    "engineer", "developer", "programmer", "architect", "manager", "lead", "head", "director",
-    "consultant", "analyst", "scientist", "designer", "intern", "internship", "officer", "specialist",
-    "administrator", "admin", "sre", "devops", "cto", "ceo", "cfo", "coo", "vp", "founder", "co-founder",
-    "owner", "principal", "staff", "researcher", "student", "assistant", "associate", "technician",
-    "tester", "trainee", "freelancer", "freelance", "contractor", "coach", "mentor", "teacher",
-    "entwickler", "softwareentwickler", "ingenieur", "berater", "leiter", "teamleiter", "werkstudent",
-    "praktikant", "praktikum", "geschäftsführer", "mitarbeiter", "auszubildender",
-))  # fmt: skip
-_ORG_WORDS = frozenset((
-    "gmbh", "ag", "se", "kg", "ug", "inc", "inc.", "ltd", "ltd.", "llc", "plc", "corp", "corp.",
-    "co.", "company", "group", "gmbh & co. kg", "s.a.", "b.v.", "oy", "ab", "labs", "bank", "studio",
-))  # fmt: skip
 _LEGAL_SUFFIXES = frozenset((
     "ltd", "ltd.", "limited", "inc", "inc.", "llc", "l.l.c.", "llp", "plc", "co.", "corp", "corp.",
     "gmbh", "ag", "kg", "se", "s.a.", "sa", "s.l.", "sl", "s.a.s.", "sas", "sarl", "s.à r.l.",
@@ -200,11 +195,11 @@ def _words(text: str) -> list[str]:
 
 
 def role_score(text: str) -> int:
-    return sum(1 for word in _words(text) if word in _ROLE_WORDS or word.rstrip("s") in _ROLE_WORDS)
+    return occupations.role_score(text)
 
 
 def org_score(text: str) -> int:
-    return sum(1 for word in _words(text) if word in _ORG_WORDS)
+    return occupations.org_score(text)
 
 
 def looks_like_header(text: str) -> bool:

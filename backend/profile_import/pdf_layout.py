@@ -60,23 +60,24 @@ def _private_use(char: str) -> bool:
 
 
 def _keep_glyph(obj: dict) -> bool:
-    """pdfplumber filter: drop icon-font glyphs; keep everything that is not a char."""
-    if obj.get("object_type") != "char":
+    """pdfplumber filter: drop icon-font glyphs (a phone, an envelope, a logo) but keep
+    the ones shaped like bullets (moderncv's list circle); keep everything not a char."""
+    if obj.get("object_type") != "char" or not _ICON_FONTS.search(obj.get("fontname") or ""):
         return True
-    return not _ICON_FONTS.search(obj.get("fontname") or "")
+    return obj.get("text", "") in _BULLET_SYMBOLS
 
 
 def _word_text(text: str) -> str:
     """A word's text with unmapped glyphs marked and pictographs dropped."""
-    text = _CID.sub("\ufffc", text)  # a placeholder: a bullet at a line's start, else dropped
-    return "".join(c for c in text if not _pictograph(c))
+    # Unmapped glyphs and private-use code points (Word's Symbol bullet is U+F0B7) become a
+    # placeholder: a bullet at a line's start, dropped anywhere else.
+    text = _CID.sub("\ufffc", text)
+    return "".join("\ufffc" if _private_use(c) else c for c in text if not _pictograph(c))
 
 
 def _pictograph(char: str) -> bool:
     if char in _BULLET_SYMBOLS or char == "\ufffc":
         return False
-    if _private_use(char):
-        return True
     category = unicodedata.category(char)
     # Symbols "So" are phone, envelope, pin and flag icons (📱 ✉ ☎ ⌂); variation selectors
     # and joiners come with emoji.
@@ -87,7 +88,8 @@ def _pictograph(char: str) -> bool:
 
 
 def page_words(page: Any) -> list[dict]:
-    """The page's words with their font size, icon glyphs dropped."""
+    """The page's words with their font size, icon glyphs dropped, and a link's address
+    in place of a handle that stands for it ("praman" → "https://github.com/praman")."""
     kept = page.filter(_keep_glyph)
     words = kept.extract_words(x_tolerance=1.5, x_tolerance_ratio=WORD_GAP_EM, y_tolerance=2.0,
                                extra_attrs=["size"], expand_ligatures=True)
@@ -96,7 +98,29 @@ def page_words(page: Any) -> list[dict]:
         text = _word_text(word["text"])
         if text:
             out.append({**word, "text": text})
-    return out
+    return _with_link_targets(out, page.hyperlinks)
+
+
+def _with_link_targets(words: list[dict], links: list[dict]) -> list[dict]:
+    """A web link whose visible text is not an address (a user name beside a GitHub icon,
+    "LinkedIn") shows its address instead: that is what the profile needs."""
+    for link in links:
+        uri = (link.get("uri") or "").strip()
+        if not re.match(r"https?://", uri, re.IGNORECASE) or len(uri) > 300:
+            continue
+        inside = [w for w in words if _inside(w, link)]
+        visible = " ".join(w["text"] for w in inside)
+        if not inside or "." in visible or len(inside) > 3:
+            continue  # no text, or the address is already written out
+        inside[0]["text"] = uri
+        words = [w for w in words if not any(w is other for other in inside[1:])]
+    return words
+
+
+def _inside(word: dict, box: dict) -> bool:
+    middle_x = (word["x0"] + word["x1"]) / 2
+    middle_y = (word["top"] + word["bottom"]) / 2
+    return box["x0"] - 1 <= middle_x <= box["x1"] + 1 and box["top"] - 1 <= middle_y <= box["bottom"] + 1
 
 
 def rows_of(words: list[dict]) -> list[list[dict]]:
@@ -148,9 +172,13 @@ def drop_running_lines(pages: list[tuple[float, list[list[dict]]]]) -> list[list
 # --------------------------------------------------------------------------- columns
 
 
-def find_gutter(rows: list[list[dict]], bin_width: float = 2.0) -> tuple[float, float] | None:
-    """The widest vertical band that almost no line crosses while both sides carry a good
-    share of the lines: the space between two columns that read one after the other."""
+def find_gutter(rows: list[list[dict]], bin_width: float = 2.0, *, edge: float = 0.15,
+                side_share: float = 0.2, crossing: float = 0.08,
+                by_count: bool = False) -> tuple[float, float] | None:
+    """The widest vertical band that almost no line crosses (at most ``crossing`` of the
+    lines' height, or of their number ``by_count``) while both sides carry a good share of
+    the lines (``side_share``), at least ``edge`` of the width in from either side: the
+    space between two columns."""
     if len(rows) < 6:
         return None
     x_min = min(w["x0"] for row in rows for w in row)
@@ -158,7 +186,8 @@ def find_gutter(rows: list[list[dict]], bin_width: float = 2.0) -> tuple[float, 
     width = x_max - x_min
     if width <= 0:
         return None
-    heights = [max(w["bottom"] for w in row) - min(w["top"] for w in row) for row in rows]
+    heights = [1.0 if by_count else max(w["bottom"] for w in row) - min(w["top"] for w in row)
+               for row in rows]
     total = sum(heights) or 1.0
     bins = int(width // bin_width)
     crossed = [0.0] * bins
@@ -168,19 +197,18 @@ def find_gutter(rows: list[list[dict]], bin_width: float = 2.0) -> tuple[float, 
     best: tuple[float, float] | None = None
     start = None
     for index in range(bins + 1):
-        open_bin = index < bins and crossed[index] / total <= 0.08
-        inside = x_min + 0.15 * width <= x_min + index * bin_width <= x_max - 0.15 * width
+        open_bin = index < bins and crossed[index] / total <= crossing
+        inside = x_min + edge * width <= x_min + index * bin_width <= x_max - edge * width
         if open_bin and inside:
             start = index if start is None else start
             continue
         if start is not None:
             band = (x_min + start * bin_width, x_min + index * bin_width)
             wider = best is None or band[1] - band[0] > best[1] - best[0]
-            if band[1] - band[0] >= 6 and wider and _both_sides_carry(rows, heights, total, band):
+            if band[1] - band[0] >= 5.99 and wider and _both_sides_carry(rows, heights, total, band,
+                                                                       side_share):
                 best = band
             start = None
-    if best is None or _side_column(rows, best):
-        return None
     return best
 
 
@@ -194,27 +222,58 @@ def _covered_bins(row: list[dict], x_min: float, bin_width: float, bins: int) ->
 
 
 def _both_sides_carry(rows: list[list[dict]], heights: list[float], total: float,
-                      band: tuple[float, float]) -> bool:
+                      band: tuple[float, float], share: float) -> bool:
     left = sum(h for row, h in zip(rows, heights, strict=True) if any(w["x1"] <= band[0] for w in row))
     right = sum(h for row, h in zip(rows, heights, strict=True) if any(w["x0"] >= band[1] for w in row))
-    return left / total >= 0.2 and right / total >= 0.2
+    return left / total >= share and right / total >= share
 
 
-def _side_column(rows: list[list[dict]], band: tuple[float, float]) -> bool:
-    """True when one side of the band is not a text column of its own but dates or places
-    set beside the text (moderncv's date column, a Word table's left cells, right-aligned
-    dates): those belong to the row they sit on."""
+def side_column(rows: list[list[dict]], band: tuple[float, float]) -> str | None:
+    """"left" or "right" when that side of the band is not a text column of its own but
+    dates or places set beside the text (moderncv's date column, a Word table's left
+    cells): those belong to the row they sit on. None for two real columns."""
     for side in ("left", "right"):
-        parts = [_row_text([w for w in row if (w["x1"] <= band[0] if side == "left" else w["x0"] >= band[1])])
-                 for row in rows]
+        parts = [_row_text(_side_words(row, band, side)) for row in rows]
         parts = [part for part in parts if part]
         if not parts:
             continue
         dated = sum(1 for part in parts if vocab.find_range(part) or vocab.SINGLE_DATE.search(part)
-                    or vocab.is_place(part))
+                    or vocab.is_place(part) or vocab.is_present_word(part))
         if dated / len(parts) >= 0.5:
-            return True
-    return False
+            return side
+    return None
+
+
+def _side_words(row: list[dict], band: tuple[float, float], side: str) -> list[dict]:
+    return [w for w in row if (w["x1"] <= band[0] if side == "left" else w["x0"] >= band[1])]
+
+
+def attach_side_cells(rows: list[list[dict]], band: tuple[float, float], side: str) -> list[list[dict]]:
+    """Rows with their side cell first and set apart; a date range the narrow column
+    wrapped ("03/2021–" over "present") is put back together on its first row."""
+    cells: list[tuple[list[dict], list[dict]]] = []  # (side words, main words) per row
+    last_side: list[dict] | None = None
+    for row in rows:
+        side_words = _side_words(row, band, side)
+        main = [w for w in row if not any(w is s for s in side_words)]
+        if side_words and last_side is not None and _range_goes_on(last_side, side_words):
+            last_side.extend(side_words)
+            side_words = []
+        elif side_words:
+            last_side = side_words
+        cells.append((side_words, main))
+    out = []
+    for side_words, main in cells:
+        if main and side_words:
+            main = [{**main[0], "cell_start": True}, *main[1:]]
+        if side_words or main:
+            out.append(side_words + main)
+    return out
+
+
+def _range_goes_on(before: list[dict], after: list[dict]) -> bool:
+    side_text = _row_text(before)
+    return bool(vocab.find_range(f"{side_text} {_row_text(after)}")) and not vocab.find_range(side_text)
 
 
 def column_blocks(rows: list[list[dict]], gutter: tuple[float, float]) -> list[list[list[dict]]]:
@@ -328,7 +387,8 @@ def _join_words(row: list[dict], height: float) -> tuple[str, bool]:
         text = word["text"].replace("\ufffc", "")
         if text:
             if previous is not None:
-                parts.append("  " if word["x0"] - previous["x1"] > ITEM_GAP_LINES * height else " ")
+                wide = word.get("cell_start") or word["x0"] - previous["x1"] > ITEM_GAP_LINES * height
+                parts.append("  " if wide else " ")
             parts.append(text)
         previous = word
     return resolve_soft_hyphens("".join(parts)).strip(), bulleted
@@ -369,7 +429,17 @@ def page_lines(rows: list[list[dict]], markers: list[tuple[float, float]]) -> li
     if not rows:
         return []
     gutter = find_gutter(rows)
-    blocks = [rows] if gutter is None else column_blocks(rows, gutter)
+    side = side_column(rows, gutter) if gutter is not None else None
+    if gutter is None:  # a narrow column of dates beside the text (moderncv, Word tables)
+        narrow = find_gutter(rows, edge=0.04, side_share=0.06, crossing=0.1, by_count=True)
+        side = side_column(rows, narrow) if narrow is not None else None
+        gutter = narrow if side is not None else None
+    if side == "right":  # right-aligned dates and places: already on their rows
+        blocks = [rows]
+    elif side == "left":
+        blocks = [attach_side_cells(rows, gutter, side)]
+    else:
+        blocks = [rows] if gutter is None else column_blocks(rows, gutter)
     lines: list[str] = []
     for block in blocks:
         if block:
