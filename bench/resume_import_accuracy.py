@@ -4,11 +4,13 @@ Each file of ``tests/fixtures/resumes`` (a résumé made by a real tool, with it
 truth ``<id>.truth.json``) is read by ``backend.profile_import.import_resume`` and scored
 by ``tests/resume_scoring.py``: name, e-mail, phone, links, city / region / country; each
 work entry's employer, title, location, start, end and every bullet exactly once;
-education; skills; languages; work entries the parser made up. The peer, in the same run
-on the same files: ``openresume-parser`` (PyPI; a Python port of OpenResume's
-heuristics, PDF only), its output mapped to JSON Resume shape. It joins an entry's
-bullets into one ``description``, so besides the strict score it gets a lenient one
-("contained": a bullet counts when its text is inside that description exactly once).
+education; skills; languages; the draft's suggested preferences; work entries the
+parser made up. The peer, in the same run on the same files: ``openresume-parser``
+(PyPI; a Python port of OpenResume's heuristics, PDF only), its output mapped to JSON
+Resume shape (its preference fields, filled only by its optional AI step, are scored
+like our draft's suggestions). It joins an entry's bullets into one ``description``, so
+besides the strict score it gets a lenient one ("contained": a bullet counts when its
+text is inside that description exactly once).
 
 Time: the median of ``--rounds`` imports of each file (after one warm-up import of the
 first file), p50/p95 over the files. Memory: the tracemalloc peak of one more import
@@ -16,6 +18,7 @@ per file (traced separately; tracing slows everything down).
 
     .venv/bin/python bench/resume_import_accuracy.py
     .venv/bin/python bench/resume_import_accuracy.py --misses            # every missed field
+    .venv/bin/python bench/resume_import_accuracy.py --misses --worst 5 --no-peer
     .venv/bin/python bench/resume_import_accuracy.py --only moderncv --misses
     .venv/bin/python bench/resume_import_accuracy.py --rounds 5 --json accuracy.json
 
@@ -119,17 +122,27 @@ def openresume_to_json_resume(resume: dict) -> dict:
     }
 
 
-def peer_parser() -> Callable[[Path], dict] | None:
+def openresume_preferences(resume: dict) -> dict:
+    """Its preference fields (filled only by its optional AI step, so empty offline)."""
+    modes = [str(mode).lower() for mode in resume.get("work_modes") or []]
+    remote = ("remote_only" if modes == ["remote"] else "onsite" if modes == ["onsite"]
+              else "remote_or_hybrid" if modes and "onsite" not in modes else "any" if modes else None)
+    return {"targetTitles": list(resume.get("preferred_roles") or []),
+            "locations": list(resume.get("preferred_cities") or []), "remote": remote}
+
+
+def peer_parser() -> Callable[[Path], tuple[dict, dict]] | None:
+    """``path → (JSON Resume dict, preferences)`` through openresume-parser, or None."""
     try:
         from openresume import parse_resume_from_pdf
     except ImportError:
         return None
 
-    def parse(path: Path) -> dict:
+    def parse(path: Path) -> tuple[dict, dict]:
         out = parse_resume_from_pdf(str(path))
         if not out.get("ok"):
             raise RuntimeError(f"{out['error']['code']}: {out['error']['message']}")
-        return openresume_to_json_resume(out["resume"])
+        return openresume_to_json_resume(out["resume"]), openresume_preferences(out["resume"])
 
     return parse
 
@@ -198,10 +211,12 @@ def measure_file(path: Path, truth: dict, rounds: int, peer: Callable[[Path], di
                       unplaced=len(result.unplaced) if result is not None else None),
     }
     if peer is not None and path.suffix.lower() == ".pdf":
-        peer_parsed, peer_times, peer_error = _timed(lambda: peer(path), rounds)
-        peer_parsed = peer_parsed or {}
-        row["peer"] = _side(score_resume(truth, peer_parsed), peer_times, _heap_peak_mb(lambda: peer(path)),
-                            peer_error, lenient=score_resume(truth, peer_parsed, bullet_mode="contained"))
+        peer_out, peer_times, peer_error = _timed(lambda: peer(path), rounds)
+        peer_parsed, peer_preferences = peer_out or ({}, {})
+        row["peer"] = _side(score_resume(truth, peer_parsed, preferences=peer_preferences), peer_times,
+                            _heap_peak_mb(lambda: peer(path)), peer_error,
+                            lenient=score_resume(truth, peer_parsed, preferences=peer_preferences,
+                                                 bullet_mode="contained"))
     return row
 
 
@@ -322,10 +337,10 @@ def print_table(report: dict) -> None:
         print(f"  {'PASS' if passed else 'FAIL'}  {label:<34} {value}")
 
 
-def print_misses(report: dict, side: str) -> None:
+def print_misses(report: dict, side: str, worst: int | None = None) -> None:
     rows = [row for row in report["rows"] if side in row]
     print(f"\nmisses ({side}), worst file first:")
-    for row in sorted(rows, key=lambda r: r[side]["score"].accuracy):
+    for row in sorted(rows, key=lambda r: r[side]["score"].accuracy)[:worst]:
         score: ScoreResult = row[side]["score"]
         if not score.misses and not score.invented:
             continue
@@ -391,15 +406,16 @@ def main() -> int:
     parser.add_argument("--only", help="only files whose name contains this")
     parser.add_argument("--misses", action="store_true", help="print every missed field per file")
     parser.add_argument("--peer-misses", action="store_true", help="the same for the peer parser")
+    parser.add_argument("--worst", type=int, help="with --misses: only the N worst files")
     parser.add_argument("--no-peer", action="store_true", help="skip openresume-parser")
     parser.add_argument("--json", help="also write the raw results here")
     args = parser.parse_args()
     report = run(args.corpus, max(1, args.rounds), args.only, not args.no_peer)
     print_table(report)
     if args.misses:
-        print_misses(report, "ours")
+        print_misses(report, "ours", args.worst)
     if args.peer_misses:
-        print_misses(report, "peer")
+        print_misses(report, "peer", args.worst)
     write_json(args.json, to_json(report))
     return 0
 
