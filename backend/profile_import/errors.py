@@ -43,6 +43,18 @@ class ResumeTooLarge(ResumeImportError):
     default_message = "This file is larger than 5 MB. Import a smaller export of your résumé."
 
 
+class ResumeTooComplex(ResumeImportError):
+    """Past what a résumé needs (limits.py), or the reading ran out of memory or time."""
+
+    code = "resume_too_complex"
+    http_status = 422
+    default_message = (
+        "This file is too complex to read as a résumé: it holds far more than a few pages "
+        "of text, or is built in a way that cannot be read safely. Export your résumé "
+        "again as a simple PDF, or import the Word (.docx) file instead."
+    )
+
+
 class ResumeUnsupportedType(ResumeImportError):
     code = "resume_unsupported_type"
     http_status = 415
