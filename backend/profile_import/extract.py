@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from backend.domain.resume import JsonResume
-from backend.profile_import import errors, pdf_layout
+from backend.profile_import import errors, limits, pdf_layout
 
 Format = Literal["pdf", "docx", "text", "markdown", "jsonresume"]
 
@@ -51,16 +51,18 @@ def extract(data: bytes, *, file_name: str | None, content_type: str | None) -> 
     """Read ``data`` as a résumé file; raises a :class:`errors.ResumeImportError`."""
     if len(data) > MAX_BYTES:
         raise errors.ResumeTooLarge()
+    if limits.looks_like_json(data):  # before any json.loads: nesting, from the brackets
+        limits.check_json(data)
     kind = detect_format(data, file_name=file_name, content_type=content_type)
     if kind == "pdf":
         lines, pages = pdf_lines(data)
-        return Extracted("pdf", lines, pages=pages)
+        return Extracted("pdf", limits.check_lines(lines), pages=pages)
     if kind == "docx":
-        return Extracted("docx", docx_lines(data))
+        return Extracted("docx", limits.check_lines(docx_lines(data)))
     if kind == "jsonresume":
         resume = json_resume(data)
         return Extracted("jsonresume", decode_text(data).splitlines(), resume=resume)
-    lines = decode_text(data).splitlines()
+    lines = limits.check_lines(decode_text(data).splitlines())
     if not any(line.strip() for line in lines):
         raise errors.ResumeUnreadable(errors.EMPTY_DOCUMENT)
     return Extracted(kind, lines)
@@ -157,6 +159,7 @@ def decode_text(data: bytes) -> str:
 
 
 def json_resume(data: bytes) -> JsonResume:
+    limits.check_json(data)
     try:
         return JsonResume.model_validate(json.loads(decode_text(data)))
     except (ValueError, ValidationError):
@@ -170,6 +173,7 @@ def docx_lines(data: bytes) -> list[str]:
     import docx  # python-docx; imported here so text imports do not pay for lxml
     from docx.opc.exceptions import PackageNotFoundError
 
+    limits.check_docx(data)  # from the zip directory, before anything is unzipped
     try:
         document = docx.Document(io.BytesIO(data))
     except (PackageNotFoundError, KeyError, ValueError, zipfile.BadZipFile, SyntaxError):
@@ -253,6 +257,7 @@ def pdf_lines(data: bytes) -> tuple[list[str], int]:
     from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
     from pdfplumber.utils.exceptions import PdfminerException
 
+    limits.check_pdf(data, MAX_PDF_PAGES)  # pages, content per page, nesting
     try:
         with pdfplumber.open(io.BytesIO(data)) as pdf:
             page_count = len(pdf.pages)
