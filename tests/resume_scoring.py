@@ -379,6 +379,19 @@ def parsed_degree(entry: dict) -> str:
     return " ".join(part for part in (entry.get("studyType"), entry.get("area")) if part)
 
 
+def _degree_as_written(truth: Any, entry: dict) -> str | None:
+    """studyType and area joined; "BSc in Nursing" is read as studyType "BSc" and area
+    "Nursing", so the connecting word the file had counts as written."""
+    joined = parsed_degree(entry) or None
+    if joined is None or not entry.get("studyType") or not entry.get("area"):
+        return joined
+    for connector in ("in", "of", "-", "–", ","):
+        spelled = f"{entry['studyType']} {connector} {entry['area']}".replace(" ,", ",")
+        if _same(truth, spelled):
+            return spelled
+    return joined
+
+
 def _education_pair_score(truth: dict, parsed: dict) -> float | None:
     heading = _heading_similarity(truth.get("institution"), truth.get("degree"),
                                   parsed.get("institution"), parsed_degree(parsed))
@@ -393,7 +406,7 @@ def _score_education(result: ScoreResult, truth: list[dict], parsed: list[dict])
     for t_index, entry in enumerate(truth):
         p_index = paired.get(t_index)
         got = dict(parsed[p_index]) if p_index is not None else {}
-        got["degree"] = parsed_degree(got) or None
+        got["degree"] = _degree_as_written(entry.get("degree"), got)
         note = "" if p_index is not None else NO_MATCH
         for key in ("institution", "degree", "startDate", "endDate"):
             if key in entry:

@@ -715,7 +715,8 @@ def _read_education(section: Section, draft: Draft) -> None:
 
 
 def _education_header(header: list[Line]) -> dict[str, Any]:
-    # No " at " here: "University of Texas at Austin" is one name.
+    # No " at " here: "University of Texas at Austin" is one name; "BSc at University"
+    # is split below, where the part before " at " is a degree.
     segments, dates, prose = _header_parts(header, vocab.EDUCATION_SEPARATOR)
     education: dict[str, Any] = dict(dates)
     if not dates:  # "M.Sc. Computer Science, TU Berlin, 2016": the year it was finished
@@ -725,29 +726,41 @@ def _education_header(header: list[Line]) -> dict[str, Any]:
                 education["endDate"] = vocab.iso_date(found.group(0))
                 segments[index] = _without(segment, found)
                 break
-    segments = [s for s in segments if s]
-    single = segments[0] if len(segments) == 1 else ""
-    if "," in single and (vocab.DEGREE.match(single) or not vocab.institution_score(single)):
-        segments = [s.strip() for s in segments[0].split(",") if s.strip()]
-    for index, segment in enumerate(segments):
-        degree = vocab.DEGREE.match(segment)
-        if degree and "studyType" not in education:
-            education["studyType"] = degree.group(0).strip(" ,")
-            area = re.sub(r"^(?:in|of|,|-|–)\s+", "", segment[degree.end():].strip(" ,")).strip()
-            if area:
-                education["area"] = area
-            segments[index] = ""
-    rest = [s for s in segments if s]
+    parts = [part for segment in segments if segment for part in _education_parts(segment)]
+    places = [part for part in parts if _is_work_place(part) and not vocab.institution_score(part)]
+    rest = [part for part in parts if part not in places]
+    degree = next((i for i, part in enumerate(rest) if vocab.DEGREE.match(part)), None)
+    if degree is not None:
+        _set_degree(education, rest.pop(degree))
     institution = _pick(rest, vocab.institution_score) if rest else None
     if institution is not None:
         education["institution"] = rest.pop(institution)
-    if rest and "area" not in education:
+    if rest and "studyType" not in education:
         education["area"] = rest.pop(0)
     if rest:
         education["institution"] = ", ".join(filter(None, [education.get("institution"), *rest]))
+    if places:
+        education["location"] = ", ".join(places)
     if prose:
         education.setdefault("courses", []).extend(prose)
     return education
+
+
+def _education_parts(segment: str) -> list[str]:
+    """A segment's comma parts; a degree's own commas stay with it when the rest names
+    a school ("Licence de mathématiques, Université Lyon 1")."""
+    head, at, tail = segment.partition(" at ")
+    if at and vocab.DEGREE.match(head) and not vocab.institution_score(head):
+        return [head.strip(), *_comma_parts(tail.strip())]
+    return _comma_parts(segment)
+
+
+def _set_degree(education: dict[str, Any], text: str) -> None:
+    degree = vocab.DEGREE.match(text)
+    education["studyType"] = degree.group(0).strip(" ,")
+    area = re.sub(r"^(?:in|of)\s+", "", text[degree.end():].strip(" ,-–"))  # "BSc in Nursing"
+    if area:
+        education["area"] = area
 
 
 _SECTION_READERS = {

@@ -210,14 +210,23 @@ def looks_like_header(text: str) -> bool:
 
 
 _INSTITUTION_WORDS = (
-    "university", "universität", "universitat", "hochschule", "college", "school", "institute", "institut",
-    "academy", "akademie", "polytechnic", "tu", "eth", "epfl", "fh", "gymnasium", "berufsschule", "mit",
+    "university", "universität", "universitat", "universidad", "université", "università", "universiteit",
+    "universidade", "hochschule", "fachhochschule", "college", "school", "schule", "école", "escuela",
+    "escola", "scuola", "institute", "institut", "instituto", "istituto", "academy", "akademie",
+    "académie", "academia", "accademia", "polytechnic", "polytechnique", "politecnico", "tu", "eth",
+    "epfl", "fh", "gymnasium", "berufsschule", "lycée", "iut", "ifsi", "chu", "conservatoire",
+    "handwerkskammer", "ihk", "kammer", "campus", "mit", "centre", "center", "centro", "seminary",
 )
 DEGREE = re.compile(
-    r"^(?:[BM]\.?\s?(?:Sc|Eng|Ed|Tech|S|A|E)\.?|Ph\.?\s?D\.?|MBA"
-    r"|Dr\.(?:\s?[a-z]+\.)*|Dipl\.-?\s?\w+\.?|Diplom(?:-\w+)?|Abitur|Magister|Staatsexamen"
+    r"^(?:[BM]\.?\s?(?:Sc|Eng|Ed|Tech|Math|Arch|Des|Mus|Com|Acc|Phil|Pharm|BA|S|A|E)\.?(?:\s?\(Hons\.?\))?"
+    r"|Ph\.?\s?D\.?|MBA|BBA|LL\.?[BM]\.?|J\.?D\.?|M\.?D\.?|Pharm\.?\s?D\.?|Dr\.(?:\s?[a-z]+\.)*"
+    r"|Dipl\.-?\s?\w+\.?|Diplom(?:-\w+)?|Abitur|Fachabitur|Magister|Staatsexamen|Meisterprüfung"
+    r"|Meisterbrief|Ausbildung|Pg\s?Cert|Pg\s?Dip|PGCE|HND|HNC|NVQ|GCSEs?|A[- ]levels?|GED"
+    r"|Licence|Licenciatura|Licenciado|Grado|Máster|Master|Mestrado|Doctorat|Doctorado|Dottorato"
+    r"|Laurea(?:\s+magistrale)?|Diplôme|Diploma|Certificat|Certificate|Certificado|BTS|DUT|CAP|BEP"
+    r"|Bac(?:calauréat)?(?:\s?\+\s?\d)?|Bachillerato|Técnico(?:\s+Superior)?|CFGS|Grado Superior"
     r"|(?:Bachelor|Master|Doctor|Associate)(?:'s)?(?:\s+of\s+(?:Science|Arts|Engineering|Business"
-    r"\s+Administration|Fine Arts))?)(?=[\s,]|$)",
+    r"\s+Administration|Fine Arts|Laws|Education|Nursing))?)(?=[\s,]|$)",
     re.IGNORECASE,
 )
 
