@@ -30,6 +30,9 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--no-temporal-ui", action="store_true", help="no Temporal Web UI")
     commands.add_parser("worker", help="the Temporal worker (started by serve/desktop)")
     commands.add_parser(PROBE_COMMAND, help=argparse.SUPPRESS)  # can Qt open a window here?
+    # One résumé import, bounded (backend/profile_import/isolated.py starts it; the name is
+    # its IMPORT_COMMAND, spelled out here so the launch does not import the readers).
+    commands.add_parser("import-resume", help=argparse.SUPPRESS)
     api = commands.add_parser("api", help="the HTTP API (started by serve/desktop)")
     api.add_argument("--port", type=int, required=True)
     for sub in (desktop, serve, commands.choices["worker"], api):
@@ -93,6 +96,11 @@ def main(argv: list[str] | None = None) -> None:
         from backend.supervision.display_probe import run_probe_child
 
         run_probe_child()
+        return
+    if args.command == "import-resume":  # no app dir either: bytes in on stdin, answer out
+        from backend.profile_import.isolated import run_child
+
+        run_child()
         return
     paths = AppPaths(resolve_app_dir(getattr(args, "sub_app_dir", None) or args.app_dir))
     command = args.command or "desktop"
