@@ -20,10 +20,11 @@ from backend.api.security import require_token
 from backend.domain.model import CamelModel
 from backend.domain.profile import CandidateProfile
 from backend.faults import fault_point
-from backend.profile_import import MAX_BYTES, import_resume
+from backend.profile_import import MAX_BYTES
 from backend.profile_import.confidence import DraftWarning, SectionConfidence, assess_import
 from backend.profile_import.draft import draft_with_suggestions, sample_resume_file
 from backend.profile_import.errors import ResumeImportError
+from backend.profile_import.isolated import import_in_child
 from backend.profile_import.preferences import PreferenceSuggestions
 from backend.store.profile import read_profile, save_profile
 
@@ -141,7 +142,8 @@ async def import_profile(
     else:
         data, file_name, content_type = upload
     try:
-        result = await run_in_threadpool(import_resume, data, file_name=file_name,
+        # In a child process with a memory cap and a deadline: the file is untrusted.
+        result = await run_in_threadpool(import_in_child, data, file_name=file_name,
                                          content_type=content_type)
     except ResumeImportError as error:
         raise ApiError(error.http_status, error.code, str(error)) from None
