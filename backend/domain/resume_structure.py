@@ -114,6 +114,14 @@ def split_sections(lines: list[Line | None]) -> list[Section]:
         kind = heading_kind(line) if not line.bullet else None
         if kind is None and line.level and sections[-1].kind != "top" and line.level <= section_level:
             kind = "other"  # an unknown Markdown section ("## Projects"), not an entry title
+        if kind is None and len(line.cells) > 1 and not line.bullet:
+            # A heading in a side column beside its first line (Europass, Word tables).
+            head = Line(raw=line.cells[0], text=line.cells[0])
+            kind = heading_kind(head)
+            if kind is not None:
+                rest = "  ".join(line.cells[1:])
+                sections.append(Section(kind, heading=head, lines=read_lines([rest])))
+                continue
         if kind is None:
             sections[-1].lines.append(line)
             continue
@@ -197,8 +205,11 @@ def _read_top(section: Section, draft: Draft) -> None:
 
 
 def _read_contact(section: Section, draft: Draft) -> None:
-    for line in section.lines:
-        if line is not None and not _inline_section(line, draft) and not _place_contact_line(line, draft):
+    lines = [line for line in section.lines if line is not None]
+    if lines and not draft.basics.get("name"):
+        lines = _take_name(lines, draft)  # "Personal details: Katrin Hoffmann" (Europass)
+    for line in lines:
+        if not _inline_section(line, draft) and not _place_contact_line(line, draft):
             draft.leave(line)
 
 
@@ -403,7 +414,7 @@ _LANGUAGE = re.compile(
 
 def _language_entry(item: str) -> dict[str, str] | None:
     match = _LANGUAGE.match(item.strip())
-    if not match or match.group("language").lower() not in vocab.LANGUAGES:
+    if not match or not vocab.is_language(match.group("language")):
         return None
     entry = {"language": match.group("language")}
     fluency = match.group("paren") or match.group("dash") or match.group("bare")

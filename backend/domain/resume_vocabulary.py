@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlparse
 
-from backend.domain import occupations, places
+from backend.domain import occupations, places, spoken_languages
 
 # --------------------------------------------------------------------------- headings
 
@@ -58,7 +58,8 @@ _HEADING_WORDS = {
     ),
     "contact": (
         "contact", "contact details", "contact information", "kontakt", "kontaktdaten",
-        "personal details", "persönliche daten", "coordonnées", "contacto", "datos personales",
+        "personal details", "persönliche daten", "angaben zur person", "personal information",
+        "informations personnelles", "información personal", "coordonnées", "contacto", "datos personales",
         "contatti",
     ),
     # What the person looks for: offered as preference suggestions, not as résumé text.
@@ -272,17 +273,6 @@ def network_of(url: str) -> str | None:
 
 # --------------------------------------------------------------------------- languages
 
-LANGUAGES = frozenset((
-    "english", "german", "deutsch", "englisch", "french", "französisch", "spanish", "spanisch",
-    "italian", "italienisch", "portuguese", "portugiesisch", "dutch", "niederländisch", "polish",
-    "polnisch", "russian", "russisch", "ukrainian", "ukrainisch", "turkish", "türkisch", "arabic",
-    "arabisch", "chinese", "chinesisch", "mandarin", "cantonese", "japanese", "japanisch", "korean",
-    "koreanisch", "hindi", "urdu", "bengali", "punjabi", "tamil", "persian", "farsi", "hebrew",
-    "greek", "griechisch", "swedish", "schwedisch", "danish", "dänisch", "norwegian", "norwegisch",
-    "finnish", "finnisch", "czech", "tschechisch", "slovak", "hungarian", "ungarisch", "romanian",
-    "rumänisch", "bulgarian", "croatian", "kroatisch", "serbian", "serbisch", "bosnian", "slovenian",
-    "albanian", "vietnamese", "thai", "indonesian", "malay", "tagalog", "swahili", "catalan",
-    "basque", "galician", "irish", "welsh", "latin", "latein", "estonian", "latvian", "lithuanian",
-    "icelandic", "luxembourgish", "kurdish", "kurdisch", "amharic", "somali", "esperanto",
-    "sign language", "german sign language",
-))  # fmt: skip
+def is_language(text: str) -> bool:
+    """"English", "Deutsch", "Español", "anglais": a spoken language's name."""
+    return spoken_languages.is_language_name(text)

@@ -252,6 +252,11 @@ def _paragraph_lines(paragraph: Any, lists: frozenset[str]) -> list[str]:
 # --------------------------------------------------------------------------- PDF
 
 
+def _hyphen_break(match: re.Match) -> str:
+    following = match.string[match.end():match.end() + 1]
+    return "" if following.islower() else "-"
+
+
 def pdf_lines(data: bytes) -> tuple[list[str], int]:
     import pdfplumber
     from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
@@ -263,6 +268,7 @@ def pdf_lines(data: bytes) -> tuple[list[str], int]:
             page_count = len(pdf.pages)
             if page_count > MAX_PDF_PAGES:
                 raise errors.ResumeTooLarge(errors.TOO_MANY_PAGES)
+            plain_hyphens = pdf_layout.hyphenating_producer(pdf.metadata or {})
             pages = []
             for page in pdf.pages:
                 pages.append((page.height, pdf_layout.page_rows(page), pdf_layout.bullet_shapes(page)))
@@ -278,7 +284,11 @@ def pdf_lines(data: bytes) -> tuple[list[str], int]:
         if lines:
             lines.append("")
         lines.extend(pdf_layout.page_lines(rows, markers))
-    lines = pdf_layout.join_hyphenated(lines)
+    lines = pdf_layout.join_hyphenated(lines, plain_hyphens=plain_hyphens)
+    # A hyphen where a bullet's wrapped line was joined: a break when TeX made the file.
+    lines = [re.sub(r"-\u200b(?=[^\W\d_])", _hyphen_break, line) if plain_hyphens else line
+             for line in lines]
+    lines = [line.replace("\u200b", "") for line in lines]
     if not any(line.strip() for line in lines):
         raise errors.ResumeUnreadable(errors.SCANNED_PDF)
     return lines, page_count

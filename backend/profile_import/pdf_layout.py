@@ -272,8 +272,13 @@ def attach_side_cells(rows: list[list[dict]], band: tuple[float, float], side: s
 
 
 def _range_goes_on(before: list[dict], after: list[dict]) -> bool:
+    """The cell below finishes a range the cell above started ("03/2021–" / "present");
+    a heading above a date ("WORK EXPERIENCE" / "since 2020") is not a range started."""
     side_text = _row_text(before)
-    return bool(vocab.find_range(f"{side_text} {_row_text(after)}")) and not vocab.find_range(side_text)
+    if vocab.find_range(side_text):
+        return False
+    found = vocab.find_range(f"{side_text} {_row_text(after)}")
+    return found is not None and found.start() < len(side_text) < found.end()
 
 
 def column_blocks(rows: list[list[dict]], gutter: tuple[float, float]) -> list[list[list[dict]]]:
@@ -366,7 +371,7 @@ def _continue_line(line: str, text: str) -> str:
     if line.endswith("\u00ad") and text[:1].islower():
         return line[:-1] + text  # a hyphenation break
     if line.endswith(("-", "/")) and line[-2:-1].isalpha():
-        return line + text
+        return line + "\u200b" + text  # a hyphen that may be a break: decided per document
     return f"{line} {text}"
 
 
@@ -401,12 +406,21 @@ def resolve_soft_hyphens(text: str) -> str:
     return re.sub(r"\u00ad(?=\S)", "-", text)
 
 
-def join_hyphenated(lines: list[str]) -> list[str]:
-    """Undo hyphenation breaks: "oper-" / "ation network" → "operation network" when the
-    break is a soft hyphen or a hyphen between two lower-case letters."""
+def hyphenating_producer(metadata: dict) -> bool:
+    """TeX and Typst break words at line ends with a plain hyphen; word processors do not
+    unless asked, so there a hyphen at a line's end belongs to the word ("Elektro-")."""
+    made_by = f"{metadata.get('Producer') or ''} {metadata.get('Creator') or ''}"
+    return bool(re.search(r"tex|typst", str(made_by), re.IGNORECASE))
+
+
+def join_hyphenated(lines: list[str], *, plain_hyphens: bool = False) -> list[str]:
+    """Undo hyphenation breaks: "oper\u00ad" / "ation network" → "operation network"
+    when the break is a soft hyphen (or, with ``plain_hyphens``, a hyphen) between two
+    lower-case letters."""
+    breaks = "\u00ad-" if plain_hyphens else "\u00ad"
     out: list[str] = []
     for line in lines:
-        if out and out[-1] and line and re.search(r"[^\W\d_]\u00ad$", out[-1]) \
+        if out and out[-1] and line and re.search(rf"[^\W\d_][{breaks}]$", out[-1]) \
                 and line.lstrip()[:1].islower():
             head, _, rest = line.lstrip().partition(" ")
             out[-1] = out[-1][:-1] + head

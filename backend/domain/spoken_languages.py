@@ -1,0 +1,39 @@
+"""Names of spoken languages as a résumé writes them ("English", "Deutsch", "Español",
+"anglais"): the ISO 639 languages that have a two-letter code, in English and in the
+languages pycountry ships translations for, plus the few forms no standard lists."""
+
+from __future__ import annotations
+
+import gettext
+from functools import cache
+
+# The languages whose names for other languages a résumé is likely to use.
+_NAME_LANGUAGES = ("de", "fr", "es", "it", "nl", "pt", "pl", "sv", "da", "nb", "fi", "cs", "tr")
+_EXTRA_NAMES = (
+    "mandarin", "cantonese", "farsi", "sign language", "german sign language",
+    "british sign language", "american sign language", "asl", "bsl", "flemish", "castilian",
+    "swiss german", "schweizerdeutsch", "brazilian portuguese", "filipino", "tagalog",
+)
+
+
+@cache
+def _names() -> frozenset[str]:
+    import pycountry
+
+    translations = [gettext.translation("iso639-3", pycountry.LOCALES_DIR, languages=[lang],
+                                        fallback=True) for lang in _NAME_LANGUAGES]
+    names = set(_EXTRA_NAMES)
+    for language in pycountry.languages:
+        if not hasattr(language, "alpha_2"):
+            continue  # the ~180 languages with a two-letter code are the ones people list
+        for spelling in language.name.split(";"):
+            spelling = spelling.strip()
+            names.add(spelling.casefold())
+            names.update(t.gettext(spelling).casefold() for t in translations)
+            # "Spanish; Castilian" / "Greek, Modern (1453-)": the first word is the name
+            names.add(spelling.split(",")[0].split(" (")[0].casefold())
+    return frozenset(name for name in names if name)
+
+
+def is_language_name(text: str) -> bool:
+    return " ".join(text.split()).casefold() in _names()
