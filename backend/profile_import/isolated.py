@@ -28,7 +28,7 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -95,7 +95,8 @@ def import_in_child(data: bytes, *, file_name: str | None,
                     content_type: str | None) -> ImportResult:
     """:func:`backend.profile_import.import_resume`, bounded: raises its typed errors,
     and :class:`ResumeTooComplex` for a child over the memory cap or the deadline."""
-    return run_in_child(data, file_name=file_name, content_type=content_type).unwrap()
+    return run_in_child(data, file_name=file_name, content_type=content_type,
+                        memory_cap_bytes=MEMORY_CAP_BYTES, deadline_s=DEADLINE_S).unwrap()
 
 
 def run_in_child(data: bytes, *, file_name: str | None, content_type: str | None,
@@ -201,10 +202,8 @@ def _result(payload: dict[str, Any]) -> ImportResult:
     from backend.domain.resume import JsonResume
     from backend.profile_import import ImportResult
 
-    return ImportResult(resume=JsonResume.model_validate(payload["resume"]),
-                        unplaced=payload["unplaced"], format=payload["format"],
-                        pages=payload["pages"], characters=payload["characters"],
-                        text=payload["text"])
+    rest = {key: value for key, value in payload.items() if key != "resume"}
+    return ImportResult(resume=JsonResume.model_validate(payload["resume"]), **rest)
 
 
 def _error(payload: dict[str, Any]) -> ResumeImportError:
@@ -240,9 +239,9 @@ def run_child() -> None:
     logging.disable(logging.WARNING)  # pdfminer's per-object warnings are not news
     header = json.loads(sys.stdin.buffer.readline())
     data = sys.stdin.buffer.read()
-    _fault()
     answer: dict[str, Any]
     try:
+        _fault()
         answer = _import(data, header)
     except (MemoryError, RecursionError):
         answer = {"error": {"code": "resume_too_complex"}}
@@ -267,10 +266,10 @@ def _import(data: bytes, header: dict[str, Any]) -> dict[str, Any]:
                                content_type=header.get("contentType"))
     except ResumeImportError as error:
         return {"error": {"code": error.code, "message": error.message}}
-    return {"result": {
-        "resume": result.resume.model_dump(mode="json", by_alias=True, exclude_unset=True),
-        "unplaced": result.unplaced, "format": result.format, "pages": result.pages,
-        "characters": result.characters, "text": result.text}}
+    # Every field as it is (plain JSON values), the résumé as its fields were set.
+    plain = {field.name: getattr(result, field.name) for field in fields(result)}
+    plain["resume"] = result.resume.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    return {"result": plain}
 
 
 def _limit_self() -> None:
@@ -300,11 +299,18 @@ def _fault() -> None:
 
 
 def _peak_rss() -> int | None:
+    """This process's peak resident size. Not ``ru_maxrss`` on Linux: execve carries the
+    parent's high-water mark into it (the API's size, not the child's)."""
+    if sys.platform.startswith("linux"):
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+        return None
     try:
         import resource
     except ImportError:
         import psutil
 
         return getattr(psutil.Process().memory_info(), "peak_wset", None)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak if sys.platform == "darwin" else peak * 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # bytes on macOS
