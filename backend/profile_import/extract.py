@@ -182,32 +182,46 @@ def docx_lines(data: bytes) -> list[str]:
         if type(exc).__module__.startswith(("lxml", "docx")):
             raise errors.ResumeUnreadable(errors.DAMAGED_FILE) from None
         raise
-    lists = _list_style_ids(document)
+    styles = _docx_styles(document)
     lines: list[str] = []
     # Contact details often sit in the page header of Word templates.
     # (A header "linked to previous" has no part of its own; reading it would add one.)
     if document.sections and not document.sections[0].header.is_linked_to_previous:
-        lines.extend(_docx_block_lines(document.sections[0].header, lists))
-    lines.extend(_docx_block_lines(document, lists))
+        lines.extend(_docx_block_lines(document.sections[0].header, styles))
+    lines.extend(_docx_block_lines(document, styles))
     if not any(line.strip() for line in lines):
         raise errors.ResumeUnreadable(errors.EMPTY_DOCUMENT)
     return lines
 
 
-def _list_style_ids(document: Any) -> frozenset[str]:
-    """Ids of the paragraph styles that make list items: named "List…" in English Word,
-    or numbered by the style itself (what localised templates' bullet styles do).
-    Read once per document: python-docx resolves ``paragraph.style`` by a slow scan."""
-    ids = set()
+@dataclass(frozen=True)
+class _DocxStyles:
+    lists: frozenset[str]  # ids of paragraph styles that make list items
+    headings: dict[str, int]  # id of a heading style → its level
+
+
+_HEADING_STYLE = re.compile(r"^(?:heading|überschrift|titre|título|titolo|kop)\s*(\d)$")
+
+
+def _docx_styles(document: Any) -> _DocxStyles:
+    """List styles are named "List…" in English Word, or numbered by the style itself
+    (what localised templates' bullet styles do); heading styles are never lists, even
+    numbered (outline numbering). Read once per document: python-docx resolves
+    ``paragraph.style`` by a slow scan."""
+    lists, headings = set(), {}
     for style in document.styles.element.style_lst:
         name = (style.name_val or "").lower()
+        heading = _HEADING_STYLE.match(name)
+        if heading:
+            headings[style.styleId] = int(heading.group(1))
+            continue
         properties = style.pPr
         if name.startswith("list") or (properties is not None and properties.numPr is not None):
-            ids.add(style.styleId)
-    return frozenset(ids)
+            lists.add(style.styleId)
+    return _DocxStyles(frozenset(lists), headings)
 
 
-def _docx_block_lines(container: Any, lists: frozenset[str]) -> list[str]:
+def _docx_block_lines(container: Any, styles: _DocxStyles) -> list[str]:
     """Paragraphs and tables of a document, header or table cell, in document order."""
     from docx.table import Table
     from docx.text.paragraph import Paragraph
@@ -215,13 +229,13 @@ def _docx_block_lines(container: Any, lists: frozenset[str]) -> list[str]:
     lines: list[str] = []
     for item in container.iter_inner_content():
         if isinstance(item, Paragraph):
-            lines.extend(_paragraph_lines(item, lists))
+            lines.extend(_paragraph_lines(item, styles))
         elif isinstance(item, Table):
-            lines.extend(_table_lines(item, lists))
+            lines.extend(_table_lines(item, styles))
     return lines
 
 
-def _table_lines(table: Any, lists: frozenset[str]) -> list[str]:
+def _table_lines(table: Any, styles: _DocxStyles) -> list[str]:
     """Row by row, cell by cell: a layout table (sidebar cell + main cell, or one row per
     job) then reads like the page. Merged cells repeat in python-docx; read each once.
     (The set holds the elements themselves: an id() of a freed lxml proxy gets reused.)"""
@@ -232,19 +246,22 @@ def _table_lines(table: Any, lists: frozenset[str]) -> list[str]:
             if cell._tc in seen:
                 continue
             seen.add(cell._tc)
-            lines.extend(_docx_block_lines(cell, lists))
+            lines.extend(_docx_block_lines(cell, styles))
             lines.append("")
     return lines
 
 
-def _paragraph_lines(paragraph: Any, lists: frozenset[str]) -> list[str]:
+def _paragraph_lines(paragraph: Any, styles: _DocxStyles) -> list[str]:
     text = paragraph.text.replace("\t", "  ")
     if not text.strip():
         return [""]
     parts = text.split("\n")  # python-docx renders soft line breaks as "\n"
+    level = styles.headings.get(paragraph._p.style)
+    if level:  # a Markdown heading: the section rules read its level
+        return ["#" * min(level, 6) + " " + parts[0].strip(), *parts[1:]]
     properties = paragraph._p.pPr
     numbered = properties is not None and properties.numPr is not None
-    if numbered or paragraph._p.style in lists:
+    if numbered or paragraph._p.style in styles.lists:
         parts[0] = _BULLET + parts[0].strip()
     return parts
 
