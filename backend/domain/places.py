@@ -158,6 +158,9 @@ def location_of(text: str) -> dict[str, str] | None:
     parts = [part.strip() for part in text.strip().strip(".").split(",")]
     if len(parts) < 2 or len(parts) > 4 or not all(parts):
         return None
+    if len(parts) >= 3 and any(ch.isdigit() for ch in parts[0]) and not _city(parts[0]):
+        rest = location_of(", ".join(parts[1:]))  # "Wandsbeker Chaussee 88, 22089 Hamburg, …"
+        return {"address": parts[0], **rest} if rest else None
     city = _city(parts[0])
     if city is None:
         return None

@@ -407,6 +407,7 @@ def split_items(text: str) -> list[str]:
     return [" ".join(item.split()) for item in items if item.strip()]
 
 
+_CEFR = re.compile(r"[ABC][12]", re.IGNORECASE)
 _LANGUAGE = re.compile(
     r"^(?P<language>[^\W\d_][^\W\d_ .'-]*(?:[ -][^\W\d_]+)?)"
     r"(?:\s*\((?P<paren>[^)]+)\)|\s*[:–—-]\s*(?P<dash>.+)|\s+(?P<bare>.+))?$")
@@ -419,13 +420,29 @@ def _language_entry(item: str) -> dict[str, str] | None:
     entry = {"language": match.group("language")}
     fluency = match.group("paren") or match.group("dash") or match.group("bare")
     if fluency:
-        entry["fluency"] = " ".join(fluency.split())
+        words = fluency.split()
+        if all(_CEFR.fullmatch(word) for word in words):  # Europass: one level per skill
+            words = list(dict.fromkeys(words))
+        entry["fluency"] = " ".join(words)
     return entry
 
 
 def _all_languages(text: str) -> bool:
     items = split_items(text)
     return bool(items) and all(_language_entry(item) for item in items)
+
+
+def _read_native_languages(section: Section, draft: Draft) -> None:
+    """"Muttersprache  Deutsch": each language named, with the heading as its fluency."""
+    fluency = _plain(section.heading.text) if section.heading else None
+    for line in section.lines:
+        if line is None:
+            continue
+        items = split_items(_plain(line.text))
+        if items and all(vocab.is_language(item) for item in items):
+            draft.languages.extend({"language": item, "fluency": fluency} for item in items)
+        else:
+            draft.leave(line)
 
 
 def _read_languages(section: Section, draft: Draft) -> None:
@@ -737,11 +754,20 @@ def _education_header(header: list[Line]) -> dict[str, Any]:
                 education["endDate"] = vocab.iso_date(found.group(0))
                 segments[index] = _without(segment, found)
                 break
-    parts = [part for segment in segments if segment for part in _education_parts(segment)]
+    segments = [segment for segment in segments if segment]
+    whole = next((i for i, segment in enumerate(segments) if vocab.DEGREE.match(segment)), None)
+    if whole is not None and len(segments) >= 2:
+        # The degree on a line of its own keeps its commas ("M.Sc. Logistik, Infrastruktur
+        # und Mobilität"); the school is on another line.
+        degree_parts = _comma_parts(segments.pop(whole))
+        while len(degree_parts) > 1 and _is_work_place(degree_parts[-1]):
+            segments.append(degree_parts.pop())
+        _set_degree(education, ", ".join(degree_parts))
+    parts = [part for segment in segments for part in _education_parts(segment)]
     places = [part for part in parts if _is_work_place(part) and not vocab.institution_score(part)]
     rest = [part for part in parts if part not in places]
     degree = next((i for i, part in enumerate(rest) if vocab.DEGREE.match(part)), None)
-    if degree is not None:
+    if degree is not None and "studyType" not in education:
         _set_degree(education, rest.pop(degree))
     institution = _pick(rest, vocab.institution_score) if rest else None
     if institution is not None:
@@ -783,6 +809,7 @@ _SECTION_READERS = {
     "education": _read_education,
     "skills": _read_skills,
     "languages": _read_languages,
+    "native_language": _read_native_languages,
     "certificates": _read_certificates,
     "other": _read_other,
 }

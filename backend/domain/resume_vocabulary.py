@@ -29,6 +29,7 @@ _HEADING_WORDS = {
         "bildung", "bildungsweg", "studium", "schulbildung", "ausbildung und studium", "education & training",
         "qualifications", "academic qualifications", "formation", "formations", "études", "diplômes",
         "formation et diplômes", "formación", "formación académica", "educación", "estudios",
+        "schul- und berufsbildung", "éducation et formation", "educación y formación",
         "istruzione", "formazione", "opleiding", "opleidingen", "formação", "educação",
     ),
     "skills": (
@@ -39,10 +40,20 @@ _HEADING_WORDS = {
         "software", "compétences", "compétences techniques", "savoir-faire", "habilidades", "aptitudes",
         "competencias", "conocimientos", "habilidades técnicas", "competenze", "vaardigheden",
         "competências", "skills & tools", "tools and technologies", "technical proficiencies",
+        "personal skills", "persönliche fähigkeiten", "compétences personnelles", "competencias personales",
+        "job-related skills", "berufsbezogene kompetenzen", "compétences professionnelles",
+        "competencias profesionales", "digital skills", "digitale kompetenz", "compétences numériques",
+        "competencias digitales", "digital competence", "organisational skills",
     ),
     "languages": ("languages", "language skills", "sprachen", "sprachkenntnisse", "fremdsprachen",
                   "langues", "compétences linguistiques", "idiomas", "lenguas", "lingue",
-                  "talen", "línguas"),
+                  "talen", "línguas", "other language(s)", "other languages", "weitere sprache(n)",
+                  "weitere sprachen", "autre(s) langue(s)", "autres langues", "otro(s) idioma(s)",
+                  "otros idiomas"),
+    # Europass: "Mother tongue(s)  German" — the language with that fluency.
+    "native_language": ("mother tongue", "mother tongue(s)", "muttersprache", "muttersprache(n)",
+                        "langue maternelle", "langue(s) maternelle(s)", "lengua materna",
+                        "lengua(s) materna(s)", "madrelingua", "moedertaal", "native language"),
     "certificates": (
         "certifications", "certificates", "certification", "licenses and certifications",
         "certifications and licenses", "zertifikate", "zertifizierungen", "weiterbildung",
@@ -59,6 +70,7 @@ _HEADING_WORDS = {
     "contact": (
         "contact", "contact details", "contact information", "kontakt", "kontaktdaten",
         "personal details", "persönliche daten", "angaben zur person", "personal information",
+        "informations personnelles", "información personal",
         "informations personnelles", "información personal", "coordonnées", "contacto", "datos personales",
         "contatti",
     ),

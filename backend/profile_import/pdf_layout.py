@@ -47,6 +47,8 @@ _ICON_FONTS = re.compile(
     re.IGNORECASE)
 _CID = re.compile(r"\(cid:\d+\)")
 _BULLET_SYMBOLS = frozenset("•·▪▫◦‣⁃●○■□◆◇►▸▹➢➤➔→✓✔✗❖◼◾⦁∙-–*o§")
+_PAGE_OF = re.compile(r"(?:page|seite|página|pagina)\s*\d{1,3}\s*(?:of|/|von|de|sur|di)\s*\d{1,3}$",
+                      re.IGNORECASE)
 _PAGE_NUMBER = re.compile(
     r"^(?:[-–—]\s*)?(?:(?:page|seite|página|pagina|page n°)\s*)?\d{1,3}"
     r"(?:\s*(?:of|/|von|de|sur|di)\s*\d{1,3})?(?:\s*[-–—])?$", re.IGNORECASE)
@@ -158,14 +160,26 @@ def drop_running_lines(pages: list[tuple[float, list[list[dict]]]]) -> list[list
         return top < height * MARGIN_SHARE or top > height * (1 - MARGIN_SHARE)
 
     seen: Counter[str] = Counter()
+    page_keys = []
     for height, rows in pages:
         keys = {_margin_key(_row_text(row)) for row in rows if in_margin(row, height)}
-        seen.update(key for key in keys if key)
+        keys.discard("")
+        page_keys.append(keys)
+        seen.update(keys)
     repeated = {key for key, count in seen.items() if count >= 2} if len(pages) >= 2 else set()
+
+    def running(key: str, page: int) -> bool:
+        # The same words on another page's margin, or a longer line starting with them
+        # ("Curriculum vitae" on page 1, "Curriculum vitae  Name" on page 2).
+        return key in repeated or any(
+            len(other) >= 8 and (key.startswith(other) or other.startswith(key))
+            for number, keys in enumerate(page_keys) if number != page for other in keys)
+
     out = []
-    for height, rows in pages:
+    for page, (height, rows) in enumerate(pages):
         out.append([row for row in rows if not (in_margin(row, height) and (
-            _margin_key(_row_text(row)) in repeated or _PAGE_NUMBER.match(_row_text(row))))])
+            running(_margin_key(_row_text(row)), page) or _PAGE_NUMBER.match(_row_text(row))
+            or _PAGE_OF.search(_row_text(row))))])
     return out
 
 
@@ -232,6 +246,8 @@ def side_column(rows: list[list[dict]], band: tuple[float, float]) -> str | None
     """"left" or "right" when that side of the band is not a text column of its own but
     dates or places set beside the text (moderncv's date column, a Word table's left
     cells): those belong to the row they sit on. None for two real columns."""
+    if _labels_on_the_left(rows, band):
+        return "left"
     for side in ("left", "right"):
         parts = [_row_text(_side_words(row, band, side)) for row in rows]
         parts = [part for part in parts if part]
@@ -242,6 +258,18 @@ def side_column(rows: list[list[dict]], band: tuple[float, float]) -> str | None
         if dated / len(parts) >= 0.5:
             return side
     return None
+
+
+def _labels_on_the_left(rows: list[list[dict]], band: tuple[float, float]) -> bool:
+    """A left column set flush right against the text (Europass, moderncv): labels and
+    dates for the rows beside them. A sidebar is set flush left."""
+    ends = [max(w["x1"] for w in side) for row in rows if (side := _side_words(row, band, "left"))]
+    starts = [min(w["x0"] for w in side) for row in rows if (side := _side_words(row, band, "left"))]
+    if len(ends) < 3:
+        return False
+    flush_right = sum(1 for end in ends if max(ends) - end <= 3) / len(ends)
+    flush_left = sum(1 for start in starts if start - min(starts) <= 3) / len(starts)
+    return flush_right >= 0.8 and flush_left < 0.8
 
 
 def _side_words(row: list[dict], band: tuple[float, float], side: str) -> list[dict]:
@@ -256,7 +284,9 @@ def attach_side_cells(rows: list[list[dict]], band: tuple[float, float], side: s
     for row in rows:
         side_words = _side_words(row, band, side)
         main = [w for w in row if not any(w is s for s in side_words)]
-        if side_words and last_side is not None and _range_goes_on(last_side, side_words):
+        if side_words and last_side is not None and (
+                _range_goes_on(last_side, side_words)
+                or not main and _heading_goes_on(last_side, side_words)):
             last_side.extend(side_words)
             side_words = []
         elif side_words:
@@ -269,6 +299,12 @@ def attach_side_cells(rows: list[list[dict]], band: tuple[float, float], side: s
         if side_words or main:
             out.append(side_words + main)
     return out
+
+
+def _heading_goes_on(before: list[dict], after: list[dict]) -> bool:
+    """A heading the narrow column wrapped ("EXPÉRIENCE" / "PROFESSIONNELLE")."""
+    joined = " ".join(f"{_row_text(before)} {_row_text(after)}".casefold().split())
+    return joined in vocab.HEADINGS or joined in vocab.OTHER_HEADINGS
 
 
 def _range_goes_on(before: list[dict], after: list[dict]) -> bool:
