@@ -145,10 +145,12 @@ class Draft:
     summary: list[str] = field(default_factory=list)
     unplaced: list[str] = field(default_factory=list)
     open_group: dict[str, Any] | None = None  # the skill group a trailing comma continues
+    left_lines: list[Line] = field(default_factory=list)  # the lines behind ``unplaced``
 
     def leave(self, *lines: Line) -> None:
         for line in lines:
             self.unplaced.extend(line.raws)
+            self.left_lines.append(line)
 
 
 def structure_lines(raw_lines: list[str]) -> tuple[JsonResume, list[str]]:
@@ -156,9 +158,26 @@ def structure_lines(raw_lines: list[str]) -> tuple[JsonResume, list[str]]:
     draft = Draft()
     for section in split_sections(read_lines(raw_lines)):
         _SECTION_READERS[section.kind](section, draft)
+    _sweep_contact_lines(draft)
     if draft.summary:
         draft.basics["summary"] = " ".join(draft.summary)
     return _validated(draft)
+
+
+def _sweep_contact_lines(draft: Draft) -> None:
+    """Contact lines outside the top block (moderncv casual's footer, a sidebar's last
+    lines): an e-mail, phone or link the draft lacks is taken from an unplaced line
+    that holds nothing but contact details."""
+    for line in list(draft.left_lines):
+        items = _contact_items(line)
+        kinds = [_contact_kind(item) for item in items]
+        if not any(kind in ("email", "phone", "url") for kind in kinds) \
+                or sum(1 for kind in kinds if kind is None) > 1:
+            continue
+        for raw in line.raws:
+            draft.unplaced.remove(raw)
+        draft.left_lines.remove(line)
+        _place_contact_line(line, draft)
 
 
 def _read_other(section: Section, draft: Draft) -> None:
@@ -228,19 +247,22 @@ def _place_contact_line(line: Line, draft: Draft, *, headline_first: bool = Fals
 
 
 def _take_name(lines: list[Line], draft: Draft) -> list[Line]:
+    """The person's name: the first item of one of the first lines that reads as a name
+    (a layout may set the address or the city above it). The lines without it."""
     if _heading_key(lines[0].text) in vocab.DOCUMENT_TITLES:  # "Curriculum Vitae", "Lebenslauf"
         draft.leave(lines[0])
         lines = lines[1:]
         if not lines:
             return lines
-    first = lines[0]
-    items = _contact_items(first)
-    if items and not _contact_kind(items[0]) and _looks_like_name(items[0]):
-        draft.basics["name"] = items[0]
-        if len(items) > 1:  # "Sam Sample | sam@example.com | Berlin, Germany"
-            rest_line = Line(raw=first.raw, text="  ".join(items[1:]))
-            return [rest_line, *lines[1:]]
-        return lines[1:]
+    for index, line in enumerate(lines[:6]):
+        items = _contact_items(line)
+        if items and not _contact_kind(items[0]) and _looks_like_name(items[0]) \
+                and vocab.role_score(items[0]) == 0 and heading_kind(line) is None:
+            draft.basics["name"] = items[0]
+            rest = [Line(raw=line.raw, text="  ".join(items[1:]))] if len(items) > 1 else []
+            return [*lines[:index], *rest, *lines[index + 1:]]
+        if line.bullet or not all(_contact_kind(item) for item in items):
+            break  # past the contact block: no name here
     return lines
 
 
@@ -259,7 +281,16 @@ def _contact_items(line: Line) -> list[str]:
     text = _plain(line.raw if not line.bullet else line.text, keep_urls=True)
     text = _MD_HEADING.sub("", text)
     items = [item.strip(" ,") for item in _SEPARATORS.split(text) if item and item.strip(" ,")]
-    return [part for item in items for part in _comma_items(item)]
+    items = [part for item in items for part in _comma_items(item)]
+    merged: list[str] = []
+    for item in items:  # "München, Bayern – Deutschland": one place set apart by dashes
+        if merged and _contact_kind(merged[-1]) in (None, "location") \
+                and vocab.location_of(f"{merged[-1]}, {item}") and _contact_kind(item) not in (
+                    "email", "phone", "url"):
+            merged[-1] = f"{merged[-1]}, {item}"
+        else:
+            merged.append(item)
+    return merged
 
 
 def _comma_items(item: str) -> list[str]:

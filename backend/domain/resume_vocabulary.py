@@ -135,7 +135,7 @@ _PRESENT = (
     r"(?:present|current|currently|now|today|ongoing|to date|date|heute|aktuell|jetzt|dato|laufend"
     r"|aujourd['’]hui|à ce jour|ce jour|présent|actuel(?:lement)?|en cours|(?:la\s+)?actualidad"
     r"|(?:el\s+)?presente|hoy|la fecha|actual|oggi|in corso|heden|nu|atual(?:mente)?|o momento)")
-_TO = (r"(?:[–—‐-]|\bto\b|\buntil\b|\btill\b|\bbis\b|\bà\b|\bau\b|\ba\b|\bal\b|\bhasta\b"
+_TO = (r"(?:[–—‐‑−-]|\bto\b|\buntil\b|\btill\b|\bbis\b|\bà\b|\bau\b|\ba\b|\bal\b|\bhasta\b"
        r"|\bjusqu['’]à\b|\btot\b)")
 _RANGE = re.compile(
     rf"(?<![\w/.-])(?:(?:from|von|vom|de|du|desde|dal|van)\s+)?(?P<start>{_DATE})\s*{_TO}\s*"

@@ -55,7 +55,10 @@ _CHUNK = 8 * 1024**2
 
 WATCHDOG_POLL_S = 0.02
 
-Outcome = Literal["answered", "over_memory", "over_time", "died"]
+# answered: the import's own answer (a result or its typed error); exhausted: the child ran
+# out of memory (under the rlimit) or of recursion depth and said so; over_memory: the
+# watchdog killed it; over_time: the deadline did; died: it ended without an answer.
+Outcome = Literal["answered", "exhausted", "over_memory", "over_time", "died"]
 
 _slots = threading.BoundedSemaphore(MAX_CONCURRENT)
 
@@ -147,6 +150,10 @@ def run_in_child(data: bytes, *, file_name: str | None, content_type: str | None
     error = _error(answer["error"])
     if answer["error"].get("internal"):
         log.error("résumé import: the reader failed: %s", _tail(stderr))
+    if answer["error"].get("exhausted"):
+        log.warning("résumé import: child ran out of %s after %.1f s",
+                    answer["error"]["exhausted"], seconds)
+        return ChildRun("exhausted", seconds, peak, error=error)
     return ChildRun("answered", seconds, peak, error=error)
 
 
@@ -243,8 +250,10 @@ def run_child() -> None:
     try:
         _fault()
         answer = _import(data, header)
-    except (MemoryError, RecursionError):
-        answer = {"error": {"code": "resume_too_complex"}}
+    except MemoryError:
+        answer = {"error": {"code": "resume_too_complex", "exhausted": "memory"}}
+    except RecursionError:
+        answer = {"error": {"code": "resume_too_complex", "exhausted": "recursion depth"}}
     except Exception:  # noqa: BLE001 - a reader's bug: the parent logs it, the user gets a typed answer
         import traceback
 

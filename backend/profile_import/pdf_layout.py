@@ -273,7 +273,12 @@ def _labels_on_the_left(rows: list[list[dict]], band: tuple[float, float]) -> bo
 
 
 def _side_words(row: list[dict], band: tuple[float, float], side: str) -> list[dict]:
-    return [w for w in row if (w["x1"] <= band[0] if side == "left" else w["x0"] >= band[1])]
+    """The row's words on that side of the band (a word may reach into the band by the
+    width of the bins it was measured with)."""
+    middle = (band[0] + band[1]) / 2
+    if side == "left":
+        return [w for w in row if w["x1"] <= middle]
+    return [w for w in row if w["x0"] >= middle]
 
 
 def attach_side_cells(rows: list[list[dict]], band: tuple[float, float], side: str) -> list[list[dict]]:
