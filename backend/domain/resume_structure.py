@@ -257,11 +257,12 @@ def _take_name(lines: list[Line], draft: Draft) -> list[Line]:
     for index, line in enumerate(lines[:6]):
         items = _contact_items(line)
         if items and not _contact_kind(items[0]) and _looks_like_name(items[0]) \
-                and vocab.role_score(items[0]) == 0 and heading_kind(line) is None:
+                and vocab.role_score(items[0]) == 0 and heading_kind(line) is None \
+                and not vocab.is_place(items[0]):
             draft.basics["name"] = items[0]
             rest = [Line(raw=line.raw, text="  ".join(items[1:]))] if len(items) > 1 else []
             return [*lines[:index], *rest, *lines[index + 1:]]
-        if line.bullet or not all(_contact_kind(item) for item in items):
+        if line.bullet or not all(_contact_kind(item) or vocab.is_place(item) for item in items):
             break  # past the contact block: no name here
     return lines
 

@@ -149,6 +149,15 @@ SINGLE_DATE = re.compile(rf"(?<![\w/.-]){_DATE}(?![\w/-])", re.IGNORECASE)
 _PRESENT_ONLY = re.compile(rf"^\s*{_PRESENT}\s*$", re.IGNORECASE)
 
 
+_FRAGMENT = re.compile(rf"\b(?:{_MONTH_NAMES})\b\.?|\b\d{{4}}\b|[–—‐‑−-]\s*$", re.IGNORECASE)
+
+
+def date_fragment(text: str) -> bool:
+    """Part of a date or range set over several lines: "Aug.", "2019–May", "2022"."""
+    words = text.split()
+    return 0 < len(words) <= 3 and bool(_FRAGMENT.search(text) or is_present_word(text))
+
+
 def is_present_word(text: str) -> bool:
     """"present", "heute", "aujourd'hui": the open end of a range, on its own."""
     return bool(_PRESENT_ONLY.match(text))

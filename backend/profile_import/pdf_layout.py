@@ -313,13 +313,16 @@ def _heading_goes_on(before: list[dict], after: list[dict]) -> bool:
 
 
 def _range_goes_on(before: list[dict], after: list[dict]) -> bool:
-    """The cell below finishes a range the cell above started ("03/2021–" / "present");
-    a heading above a date ("WORK EXPERIENCE" / "since 2020") is not a range started."""
-    side_text = _row_text(before)
-    if vocab.find_range(side_text):
+    """The cell below goes on with a range the cell above started ("03/2021–" / "present",
+    "Aug." / "2019–May" / "2022"); a heading above a date ("WORK EXPERIENCE" / "since
+    2020") is not a range started."""
+    side_text, after_text = _row_text(before), _row_text(after)
+    if vocab.find_range(side_text) or len(after_text.split()) > 3:
         return False
-    found = vocab.find_range(f"{side_text} {_row_text(after)}")
-    return found is not None and found.start() < len(side_text) < found.end()
+    found = vocab.find_range(f"{side_text} {after_text}")
+    if found is not None:
+        return found.start() < len(side_text) < found.end()
+    return vocab.date_fragment(side_text) and vocab.date_fragment(after_text)
 
 
 def column_blocks(rows: list[list[dict]], gutter: tuple[float, float]) -> list[list[list[dict]]]:
