@@ -386,8 +386,16 @@ def _inline_section(line: Line, draft: Draft) -> bool:
 
 
 def _read_skills(section: Section, draft: Draft) -> None:
-    for line in section.lines:
-        if line is None:
+    lines = [line for line in section.lines if line is not None]
+    for index, line in enumerate(lines):
+        following = lines[index + 1] if index + 1 < len(lines) else None
+        if len(line.cells) > 1 and not _INLINE.match(line.cells[0]):
+            _skill_cells(line, draft)
+            continue
+        if following is not None and len(following.cells) > 1 and _is_group_name(line):
+            # "Cuisine" over "Cuisine de saison  Pâtisserie": the group's name alone
+            draft.skills.append({"name": _plain(line.text), "keywords": []})
+            draft.open_group = draft.skills[-1]
             continue
         match = _INLINE.match(_plain(line.text))
         # "Languages: English (C2), German (B1)" among the skills is the languages list;
@@ -397,6 +405,23 @@ def _read_skills(section: Section, draft: Draft) -> None:
             _language_line(Line(raw=line.raw, text=match.group(2)), draft)
         else:
             _skill_line(line, draft, group_name=match.group(1).strip() if match else None)
+
+
+def _is_group_name(line: Line) -> bool:
+    text = _plain(line.text)
+    return not line.bullet and len(text.split()) <= 3 and not re.search(r"[,;|·•]", text)
+
+
+def _skill_cells(line: Line, draft: Draft) -> None:
+    """Skills set apart by wide gaps: a label cell ("CAD  Siemens NX, SolidWorks") when
+    the rest are lists, else every cell a skill ("Figma  Prototyping")."""
+    cells = [_plain(cell) for cell in line.cells]
+    if len(cells) == 2 and re.search(r"[,;|·•]", cells[1]) and not re.search(r"[,;|·•]", cells[0]):
+        draft.skills.append({"name": cells[0], "keywords": split_items(cells[1])})
+        draft.open_group = None
+        return
+    group = draft.open_group or _plain_group(draft)
+    group["keywords"].extend(item for cell in cells for item in split_items(cell))
 
 
 def _skill_line(line: Line, draft: Draft, group_name: str | None) -> None:
@@ -440,23 +465,27 @@ def split_items(text: str) -> list[str]:
 
 
 _CEFR = re.compile(r"[ABC][12]", re.IGNORECASE)
-_LANGUAGE = re.compile(
-    r"^(?P<language>[^\W\d_][^\W\d_ .'-]*(?:[ -][^\W\d_]+)?)"
-    r"(?:\s*\((?P<paren>[^)]+)\)|\s*[:–—-]\s*(?P<dash>.+)|\s+(?P<bare>.+))?$")
 
 
 def _language_entry(item: str) -> dict[str, str] | None:
-    match = _LANGUAGE.match(item.strip())
-    if not match or not vocab.is_language(match.group("language")):
-        return None
-    entry = {"language": match.group("language")}
-    fluency = match.group("paren") or match.group("dash") or match.group("bare")
-    if fluency:
-        words = fluency.split()
-        if all(_CEFR.fullmatch(word) for word in words):  # Europass: one level per skill
-            words = list(dict.fromkeys(words))
-        entry["fluency"] = " ".join(words)
-    return entry
+    """"English (native)", "Deutsch – C1", "Français  langue maternelle", "German Sign
+    Language: B1": the longest leading words that name a language, then its fluency."""
+    words = item.replace("(", " (").split()
+    for count in range(min(3, len(words)), 0, -1):
+        language = " ".join(words[:count]).rstrip(":,;–—-")
+        if not vocab.is_language(language):
+            continue
+        entry = {"language": language}
+        fluency = " ".join(words[count:]).strip(" :;,–—-")
+        if fluency.startswith("(") and fluency.endswith(")") and fluency.count("(") == 1:
+            fluency = fluency[1:-1].strip()
+        levels = fluency.split()
+        if levels and all(_CEFR.fullmatch(level) for level in levels):  # Europass: one per skill
+            fluency = " ".join(dict.fromkeys(levels))
+        if fluency:
+            entry["fluency"] = fluency
+        return entry
+    return None
 
 
 def _all_languages(text: str) -> bool:

@@ -45,6 +45,7 @@ _ICON_FONTS = re.compile(
     r"awesome|fontello|academicons|icomoon|glyphicons|octicons|ionicons|entypo|feather"
     r"|material(?:icons|symbols|design)|simpleicons|simple-icons|tabler|remixicon|bootstrap-?icons",
     re.IGNORECASE)
+_ICON_BULLETS = frozenset("•●○◦▪▫■□◆◇►▸▹➢➤✓✔")
 _CID = re.compile(r"\(cid:\d+\)")
 _BULLET_SYMBOLS = frozenset("•·▪▫◦‣⁃●○■□◆◇►▸▹➢➤➔→✓✔✗❖◼◾⦁∙-–*o§")
 _PAGE_OF = re.compile(r"(?:page|seite|página|pagina)\s*\d{1,3}\s*(?:of|/|von|de|sur|di)\s*\d{1,3}$",
@@ -66,7 +67,7 @@ def _keep_glyph(obj: dict) -> bool:
     the ones shaped like bullets (moderncv's list circle); keep everything not a char."""
     if obj.get("object_type") != "char" or not _ICON_FONTS.search(obj.get("fontname") or ""):
         return True
-    return obj.get("text", "") in _BULLET_SYMBOLS
+    return obj.get("text", "") in _ICON_BULLETS
 
 
 def _word_text(text: str) -> str:
@@ -335,6 +336,16 @@ def column_blocks(rows: list[list[dict]], gutter: tuple[float, float]) -> list[l
         return [rows]
     first_top = min(row[0]["top"] for row in column_rows)
     last_top = max(row[0]["top"] for row in column_rows)
+    # Rows above the first one with words on both sides are the page's header, whichever
+    # half they sit in (AltaCV sets the web address right of the gutter line, over the
+    # right column's first heading).
+    both = [row[0]["top"] for row in column_rows
+            if any(w["x1"] <= left for w in row) and any(w["x0"] >= right for w in row)]
+    if both and min(both) > first_top:
+        early = {id(row) for row in column_rows if row[0]["top"] < min(both)}
+        crossing |= early
+        column_rows = [row for row in column_rows if id(row) not in early]
+        first_top = min(both)
     spanning = [row for row in rows if id(row) in crossing]
     header = [row for row in spanning if row[0]["top"] < first_top]
     footer = [row for row in spanning if row[0]["top"] > last_top]
