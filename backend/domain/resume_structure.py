@@ -96,6 +96,10 @@ def heading_kind(line: Line) -> str | None:
         return vocab.HEADINGS[key]
     if key in vocab.OTHER_HEADINGS:
         return "other"
+    # "Skills and Tickets", "Languages & Interests": named by its first part
+    first = re.split(r" and | und | et | y |, ", key)[0]
+    if first != key and len(key.split()) <= 5 and first in vocab.HEADINGS:
+        return vocab.HEADINGS[first]
     return None
 
 
@@ -658,7 +662,7 @@ def _header_parts(header: list[Line], separator: re.Pattern = vocab.STRONG_SEPAR
     dates: dict[str, str] = {}
     segments: list[str] = []
     prose: list[str] = []
-    for line in header:
+    for line in _wrapped_header(header):
         if _is_prose(line) and segments:
             prose.append(_plain(line.text))
             continue
@@ -671,8 +675,34 @@ def _header_parts(header: list[Line], separator: re.Pattern = vocab.STRONG_SEPAR
             if found and not dates:
                 dates = vocab.range_dates(found)
                 cell = _without(cell, found)
-            segments.extend(s.strip() for s in separator.split(cell) if s.strip(" ,"))
+            segments.extend(_no_end_period(s.strip()) for s in separator.split(cell) if s.strip(" ,"))
     return segments, dates, prose
+
+
+def _wrapped_header(header: list[Line]) -> list[Line]:
+    """A header line the layout wrapped after a comma or a hyphen ("…, Collège des Deux-"
+    / "Rives, Lyon.") is one line again."""
+    out: list[Line] = []
+    for line in header:
+        previous = out[-1] if out else None
+        if previous is not None and len(previous.cells) <= 1 \
+                and re.search(r"(?:,|[^\W\d_]-)$", previous.text):
+            glue = "" if previous.text.endswith("-") else " "
+            joined = previous.text + glue + line.text
+            out[-1] = Line(raw=previous.raw, text=joined, continued=[*previous.continued, *line.raws],
+                           cells=[joined] if len(line.cells) <= 1 else [previous.text + glue + line.cells[0],
+                                                                       *line.cells[1:]])
+            continue
+        out.append(line)
+    return out
+
+
+def _no_end_period(text: str) -> str:
+    """moderncv ends an entry with a full stop ("Lyon."); "Inc." and "Ltd." keep theirs."""
+    last = text.split()[-1] if text.split() else ""
+    if text.endswith(".") and len(last) > 4 and not vocab.is_legal_suffix(last) and last.count(".") == 1:
+        return text[:-1]
+    return text
 
 
 _REMOTE_WORDS = frozenset((
@@ -794,13 +824,22 @@ def _pick(segments: list[str], score) -> int | None:
 def _read_education(section: Section, draft: Draft) -> None:
     for entry in _entries(section.lines):
         if not entry.header:
-            draft.leave(*entry.bullets)
+            # "- BSc Nursing, University of Salford (2014–2017)": each item a school
+            schools = [line for line in entry.bullets if _names_a_school(line)]
+            draft.education.extend(_education_header([line]) for line in schools)
+            draft.leave(*(line for line in entry.bullets if line not in schools))
             continue
         education = _education_header(entry.header)
         notes = [line.text for line in entry.bullets]
         if notes:  # JSON Resume's only list in an education entry
             education["courses"] = notes
         draft.education.append(education)
+
+
+def _names_a_school(line: Line) -> bool:
+    text = _plain(line.text)
+    return bool(vocab.find_range(text) or vocab.SINGLE_DATE.search(text)) and bool(
+        vocab.DEGREE.match(text) or vocab.institution_score(text))
 
 
 def _education_header(header: list[Line]) -> dict[str, Any]:

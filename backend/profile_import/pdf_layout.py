@@ -39,7 +39,7 @@ WORD_GAP_EM = 0.1
 # date, contact items set apart by drawn dots); they are joined by two spaces.
 ITEM_GAP_LINES = 1.2
 # Running headers and footers live in this share of the page height at the top / bottom.
-MARGIN_SHARE = 0.09
+MARGIN_SHARE = 0.11
 
 _ICON_FONTS = re.compile(
     r"awesome|fontello|academicons|icomoon|glyphicons|octicons|ionicons|entypo|feather"
@@ -74,7 +74,7 @@ def _word_text(text: str) -> str:
     """A word's text with unmapped glyphs marked and pictographs dropped."""
     # Unmapped glyphs and private-use code points (Word's Symbol bullet is U+F0B7) become a
     # placeholder: a bullet at a line's start, dropped anywhere else.
-    text = _CID.sub("\ufffc", text)
+    text = _CID.sub("\ufffc", text).replace("\u2011", "-").replace("\u2010", "-")
     return "".join("\ufffc" if _private_use(c) else c for c in text if not _pictograph(c))
 
 
