@@ -189,7 +189,7 @@ def drop_running_lines(pages: list[tuple[float, list[list[dict]]]]) -> list[list
 
 def find_gutter(rows: list[list[dict]], bin_width: float = 2.0, *, edge: float = 0.15,
                 side_share: float = 0.2, crossing: float = 0.08,
-                by_count: bool = False) -> tuple[float, float] | None:
+                by_count: bool = False, min_band: float = 6.0) -> tuple[float, float] | None:
     """The widest vertical band that almost no line crosses (at most ``crossing`` of the
     lines' height, or of their number ``by_count``) while both sides carry a good share of
     the lines (``side_share``), at least ``edge`` of the width in from either side: the
@@ -220,8 +220,8 @@ def find_gutter(rows: list[list[dict]], bin_width: float = 2.0, *, edge: float =
         if start is not None:
             band = (x_min + start * bin_width, x_min + index * bin_width)
             wider = best is None or band[1] - band[0] > best[1] - best[0]
-            if band[1] - band[0] >= 5.99 and wider and _both_sides_carry(rows, heights, total, band,
-                                                                       side_share):
+            wide_enough = band[1] - band[0] >= min_band - 0.01
+            if wide_enough and wider and _both_sides_carry(rows, heights, total, band, side_share):
                 best = band
             start = None
     return best
@@ -500,7 +500,8 @@ def page_lines(rows: list[list[dict]], markers: list[tuple[float, float]]) -> li
     gutter = find_gutter(rows)
     side = side_column(rows, gutter) if gutter is not None else None
     if gutter is None:  # a narrow column of dates beside the text (moderncv, Word tables)
-        narrow = find_gutter(rows, edge=0.04, side_share=0.06, crossing=0.1, by_count=True)
+        narrow = find_gutter(rows, 1.0, edge=0.04, side_share=0.06, crossing=0.1, by_count=True,
+                             min_band=4.0)
         side = side_column(rows, narrow) if narrow is not None else None
         gutter = narrow if side is not None else None
     if side == "right":  # right-aligned dates and places: already on their rows
