@@ -176,12 +176,18 @@ def drop_running_lines(pages: list[tuple[float, list[list[dict]]]]) -> list[list
             len(other) >= 8 and (key.startswith(other) or other.startswith(key))
             for number, keys in enumerate(page_keys) if number != page for other in keys)
 
-    out = []
-    for page, (height, rows) in enumerate(pages):
-        out.append([row for row in rows if not (in_margin(row, height) and (
-            running(_margin_key(_row_text(row)), page) or _PAGE_NUMBER.match(_row_text(row))
-            or _PAGE_OF.search(_row_text(row))))])
-    return out
+    def dropped(row: list[dict], page: int, height: float) -> bool:
+        text = _row_text(row)
+        if not in_margin(row, height):
+            return False
+        if _PAGE_NUMBER.match(text) or _PAGE_OF.search(text):
+            return True
+        # A Word page header repeats the name and contact details: the first page keeps it.
+        first_page_header = page == 0 and min(w["top"] for w in row) < height * MARGIN_SHARE
+        return running(_margin_key(text), page) and not first_page_header
+
+    return [[row for row in rows if not dropped(row, page, height)]
+            for page, (height, rows) in enumerate(pages)]
 
 
 # --------------------------------------------------------------------------- columns
