@@ -685,16 +685,31 @@ def _wrapped_header(header: list[Line]) -> list[Line]:
     out: list[Line] = []
     for line in header:
         previous = out[-1] if out else None
-        if previous is not None and len(previous.cells) <= 1 \
-                and re.search(r"(?:,|[^\W\d_]-)$", previous.text):
-            glue = "" if previous.text.endswith("-") else " "
-            joined = previous.text + glue + line.text
-            out[-1] = Line(raw=previous.raw, text=joined, continued=[*previous.continued, *line.raws],
-                           cells=[joined] if len(line.cells) <= 1 else [previous.text + glue + line.cells[0],
-                                                                       *line.cells[1:]])
+        if previous is not None and _header_goes_on(previous, line):
+            first = previous.cells[0] if previous.cells else previous.text
+            if first.endswith("-") and line.text[:1].islower():
+                first, glue = first[:-1], ""  # a hyphenation break: "Commu-" / "nity"
+            else:
+                glue = "" if first.endswith("-") else " "
+            cells = [first + glue + line.text, *previous.cells[1:]]
+            out[-1] = Line(raw=previous.raw, text="  ".join(cells),
+                           continued=[*previous.continued, *line.raws], cells=cells)
             continue
         out.append(line)
     return out
+
+
+def _header_goes_on(previous: Line, line: Line) -> bool:
+    """The line finishes the header text above it: that text ends in a comma or a
+    hyphen, or (moderncv) it is a "title, employer" line beside its dates and this line
+    closes it with the entry's full stop."""
+    if len(line.cells) > 1 or vocab.find_range(line.text):
+        return False
+    first = previous.cells[0] if previous.cells else previous.text
+    if re.search(r"(?:,|[^\W\d_]-)$", first):
+        return len(previous.cells) <= 1 or bool(vocab.find_range(previous.cells[-1]))
+    dated = len(previous.cells) > 1 and vocab.find_range(previous.cells[-1])
+    return bool(dated) and "," in first and not first.endswith(".") and line.text.endswith(".")
 
 
 def _no_end_period(text: str) -> str:

@@ -107,15 +107,21 @@ def page_words(page: Any) -> list[dict]:
 def _with_link_targets(words: list[dict], links: list[dict]) -> list[dict]:
     """A web link whose visible text is not an address (a user name beside a GitHub icon,
     "LinkedIn") shows its address instead: that is what the profile needs."""
+    shown: set[str] = set()
     for link in links:
         uri = (link.get("uri") or "").strip()
         if not re.match(r"https?://", uri, re.IGNORECASE) or len(uri) > 300:
             continue
         inside = [w for w in words if _inside(w, link)]
         visible = " ".join(w["text"] for w in inside)
+        if inside and uri in shown and visible.rstrip("-") in uri:
+            # the rest of an address the line wrapped ("linke-" / "din.com/in/…")
+            words = [w for w in words if not any(w is other for other in inside)]
+            continue
         if not inside or "." in visible or len(inside) > 3:
             continue  # no text, or the address is already written out
         inside[0]["text"] = uri
+        shown.add(uri)
         words = [w for w in words if not any(w is other for other in inside[1:])]
     return words
 
@@ -436,9 +442,32 @@ def _continue_line(line: str, text: str) -> str:
     return f"{line} {text}"
 
 
+def _letter_spaced(words: list[dict]) -> list[dict]:
+    """Words set letter by letter ("k a t r i n . h o f f m a n n"): a run of five or
+    more one-character words close together is one word."""
+    out: list[dict] = []
+    run: list[dict] = []
+    for word in [*words, None]:
+        close = word is not None and run and word["x0"] - run[-1]["x1"] < 0.5 * (word["bottom"] - word["top"])
+        if word is not None and len(word["text"]) == 1 and (not run or close):
+            run.append(word)
+            continue
+        if len(run) >= 5:
+            out.append({**run[0], "text": "".join(w["text"] for w in run), "x1": run[-1]["x1"]})
+        else:
+            out.extend(run)
+        run = []
+        if word is not None:
+            if len(word["text"]) == 1:
+                run.append(word)
+            else:
+                out.append(word)
+    return out
+
+
 def _join_words(row: list[dict], height: float) -> tuple[str, bool]:
     """The row's text, and whether it starts with a bullet glyph (then left out)."""
-    words = [dict(w) for w in row]
+    words = [dict(w) for w in _letter_spaced(row)]
     bulleted = False
     first = words[0]["text"]
     if first[0] in _BULLET_SYMBOLS or first[0] == "\ufffc":
