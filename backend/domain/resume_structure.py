@@ -29,6 +29,7 @@ _RULE = re.compile(r"^\s*(?:[-*_=~—–]\s*){3,}$")  # Markdown / text horizont
 _MD_LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]+)\)")
 _TERMINAL = (".", "!", "?", ";", ":")
 _CELL_GAP = re.compile(r"\s{2,}|\t")
+_URL_WRAPPED = re.compile(r"(?:https?://|www\.)\S*/$")
 _UNFINISHED = re.compile(
     r"(?:,|\b(?:and|or|to|of|with|for|the|a|an|in|on|by|from|und|oder|mit|für|der|die|das|von|zu"
     r"|et|ou|de|des|du|la|le|les|avec|pour|y|o|con|para|del|el|los|las))$", re.IGNORECASE)
@@ -74,6 +75,12 @@ def read_lines(raw_lines: list[str]) -> list[Line | None]:
         if bullet:
             body = body[bullet.end():]
         cells = [" ".join(cell.split()) for cell in _CELL_GAP.split(body.strip()) if cell.strip()]
+        previous = out[-1] if out else None
+        if previous is not None and _URL_WRAPPED.search(previous.text) and re.fullmatch(r"[\w.-]+/?", body):
+            previous.text += body  # "https://www.linkedin.com/in/" / "luciafernandezrivas"
+            previous.cells[-1:] = [previous.cells[-1] + body] if previous.cells else [previous.text]
+            previous.continued.append(stripped)
+            continue
         out.append(Line(raw=stripped, text=" ".join(body.split()), bullet=bool(bullet), level=level,
                         cells=cells))
     return out
@@ -108,7 +115,41 @@ def _heading_key(text: str) -> str:
     return " ".join(text.lower().replace("&", "and").split())
 
 
+def _pure_contact(line: Line) -> bool:
+    """An e-mail, phone number or web address, alone or with other contact details."""
+    if line.bullet and len(line.text.split()) > 6:
+        return False
+    kinds = [_contact_kind(item) for item in _contact_items(line)]
+    return any(kind in ("email", "phone", "url") for kind in kinds) and all(kinds)
+
+
+def _set_aside_contact(lines: list[Line | None]) -> tuple[list[Line | None], list[Line]]:
+    """Contact lines found among a section's entries (a sidebar read after the main
+    column) and the place line just before them, taken out for the contact section."""
+    marked = {index for index, line in enumerate(lines) if line is not None and _pure_contact(line)}
+    for index in sorted(marked):
+        before = index - 1
+        while before >= 0 and lines[before] is None:
+            before -= 1
+        if before >= 0 and before not in marked and vocab.is_place(_plain(lines[before].text)):
+            marked.add(before)
+    kept = [line for index, line in enumerate(lines) if index not in marked]
+    return kept, [lines[index] for index in sorted(marked)]
+
+
 def split_sections(lines: list[Line | None]) -> list[Section]:
+    sections = _split_sections(lines)
+    stray: list[Line] = []
+    for section in sections:
+        if section.kind not in ("top", "contact"):
+            section.lines, found = _set_aside_contact(section.lines)
+            stray.extend(found)
+    if stray:
+        sections.append(Section("contact", lines=stray))
+    return sections
+
+
+def _split_sections(lines: list[Line | None]) -> list[Section]:
     sections = [Section("top")]
     section_level = 2  # Markdown level of the current section headings
     for line in lines:
