@@ -81,6 +81,7 @@ def read_lines(raw_lines: list[str]) -> list[Line | None]:
             previous.cells[-1:] = [previous.cells[-1] + body] if previous.cells else [previous.text]
             previous.continued.append(stripped)
             continue
+        body = re.sub(r"\s+,", ",", body)  # "Mobilität , Technische Universität"
         out.append(Line(raw=stripped, text=" ".join(body.split()), bullet=bool(bullet), level=level,
                         cells=cells))
     return out
@@ -605,12 +606,22 @@ def _joined(lines: list[Line | None]) -> list[Line | None]:
     out: list[Line | None] = []
     for index, line in enumerate(lines):
         previous = out[-1] if out else None
+        if line is not None and previous is not None and _range_wrapped(previous, line):
+            previous.text = f"{previous.text} {line.text}"  # "… · 2009 –" / "2011"
+            previous.cells[-1:] = [f"{previous.cells[-1]} {line.text}"] if previous.cells else []
+            previous.continued.extend(line.raws)
+            continue
         if line is not None and previous is not None and _continues(previous, line, lines[index + 1:]):
             previous.text = f"{previous.text} {line.text}"
             previous.continued.extend(line.raws)
             continue
         out.append(line)
     return out
+
+
+def _range_wrapped(previous: Line, line: Line) -> bool:
+    return not line.bullet and bool(re.search(r"\d{4}\s*[–—-]$", previous.text)) and bool(
+        vocab.SINGLE_DATE.fullmatch(line.text.strip()) or vocab.is_present_word(line.text))
 
 
 def _continues(previous: Line, line: Line, following: list[Line | None]) -> bool:
@@ -747,7 +758,7 @@ def _header_goes_on(previous: Line, line: Line) -> bool:
     if len(line.cells) > 1 or vocab.find_range(line.text):
         return False
     first = previous.cells[0] if previous.cells else previous.text
-    if re.search(r"(?:,|[^\W\d_]-)$", first):
+    if re.search(r"(?:,|[^\W\d_]-)$", first) or _UNFINISHED.search(first) and not first.endswith(","):
         return len(previous.cells) <= 1 or bool(vocab.find_range(previous.cells[-1]))
     dated = len(previous.cells) > 1 and vocab.find_range(previous.cells[-1])
     return bool(dated) and "," in first and not first.endswith(".") and line.text.endswith(".")
