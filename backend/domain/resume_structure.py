@@ -732,18 +732,18 @@ def _header_parts(header: list[Line], separator: re.Pattern = vocab.STRONG_SEPAR
 
 
 def _wrapped_header(header: list[Line]) -> list[Line]:
-    """A header line the layout wrapped after a comma or a hyphen ("…, Collège des Deux-"
-    / "Rives, Lyon.") is one line again."""
+    """A header line the layout wrapped ("…, Collège des Deux-" / "Rives, Lyon.") is one
+    line again; its dates, wherever they were, stay a cell of their own."""
     out: list[Line] = []
     for line in header:
         previous = out[-1] if out else None
         if previous is not None and _header_goes_on(previous, line):
-            first = previous.cells[0] if previous.cells else previous.text
-            if first.endswith("-") and line.text[:1].islower():
-                first, glue = first[:-1], ""  # a hyphenation break: "Commu-" / "nity"
+            core, dates = _core_and_dates(previous)
+            if core.endswith("-") and line.text[:1].islower():
+                core, glue = core[:-1], ""  # a hyphenation break: "Commu-" / "nity"
             else:
-                glue = "" if first.endswith("-") else " "
-            cells = [first + glue + line.text, *previous.cells[1:]]
+                glue = "" if core.endswith("-") else " "
+            cells = [core + glue + line.text, *([dates] if dates else [])]
             out[-1] = Line(raw=previous.raw, text="  ".join(cells),
                            continued=[*previous.continued, *line.raws], cells=cells)
             continue
@@ -751,17 +751,24 @@ def _wrapped_header(header: list[Line]) -> list[Line]:
     return out
 
 
+def _core_and_dates(line: Line) -> tuple[str, str | None]:
+    """A header line's text without its date range, and the range as written."""
+    found = vocab.find_range(line.text)
+    if found is None:
+        return (line.cells[0] if line.cells else line.text), None
+    return _without(line.text, found), found.group(0)
+
+
 def _header_goes_on(previous: Line, line: Line) -> bool:
-    """The line finishes the header text above it: that text ends in a comma or a
-    hyphen, or (moderncv) it is a "title, employer" line beside its dates and this line
+    """The line finishes the header text above it: that text ends in a comma, a hyphen
+    or a conjunction, or (moderncv) it is a dated "title, employer" line and this line
     closes it with the entry's full stop."""
-    if len(line.cells) > 1 or vocab.find_range(line.text):
+    if len(line.cells) > 1 or vocab.find_range(line.text) or len(previous.cells) > 2:
         return False
-    first = previous.cells[0] if previous.cells else previous.text
-    if re.search(r"(?:,|[^\W\d_]-)$", first) or _UNFINISHED.search(first) and not first.endswith(","):
-        return len(previous.cells) <= 1 or bool(vocab.find_range(previous.cells[-1]))
-    dated = len(previous.cells) > 1 and vocab.find_range(previous.cells[-1])
-    return bool(dated) and "," in first and not first.endswith(".") and line.text.endswith(".")
+    core, dates = _core_and_dates(previous)
+    if re.search(r"(?:,|[^\W\d_]-)$", core) or _UNFINISHED.search(core) and not core.endswith(","):
+        return True
+    return bool(dates) and "," in core and not core.endswith(".") and line.text.endswith(".")
 
 
 def _no_end_period(text: str) -> str:

@@ -45,6 +45,7 @@ _ICON_FONTS = re.compile(
     r"awesome|fontello|academicons|icomoon|glyphicons|octicons|ionicons|entypo|feather"
     r"|material(?:icons|symbols|design)|simpleicons|simple-icons|tabler|remixicon|bootstrap-?icons",
     re.IGNORECASE)
+_CONTACT_LIKE = re.compile(r"\S@\S|https?://|www\.|\+\d[\d\s().-]{6,}\d")
 _ICON_BULLETS = frozenset("•●○◦▪▫■□◆◇►▸▹➢➤✓✔")
 _CID = re.compile(r"\(cid:\d+\)")
 _BULLET_SYMBOLS = frozenset("•·▪▫◦‣⁃●○■□◆◇►▸▹➢➤➔→✓✔✗❖◼◾⦁∙-–*o§")
@@ -273,6 +274,12 @@ def side_column(rows: list[list[dict]], band: tuple[float, float]) -> str | None
     return None
 
 
+def contact_sidebar(rows: list[list[dict]], band: tuple[float, float]) -> bool:
+    """A line of contact details wholly left of the band: a sidebar."""
+    alone = [row for row in rows if len(_side_words(row, band, "left")) == len(row)]
+    return sum(1 for row in alone if _CONTACT_LIKE.search(_row_text(row))) >= 1
+
+
 def _labels_on_the_left(rows: list[list[dict]], band: tuple[float, float]) -> bool:
     """A left column set flush right against the text (Europass, moderncv): labels and
     dates for the rows beside them. A sidebar is set flush left."""
@@ -338,11 +345,25 @@ def _range_goes_on(before: list[dict], after: list[dict]) -> bool:
     return vocab.date_fragment(side_text) and vocab.date_fragment(after_text)
 
 
+def _spaced_across(row: list[dict], gutter: tuple[float, float]) -> bool:
+    """Words either side of the gutter no further apart than a word space of their size
+    (a large name in the header) belong to one line, not to two columns."""
+    middle = (gutter[0] + gutter[1]) / 2
+    left = [w for w in row if w["x1"] <= middle]
+    right = [w for w in row if w["x0"] >= middle]
+    if not left or not right:
+        return False
+    before, after = left[-1], right[0]
+    size = min(before["bottom"] - before["top"], after["bottom"] - after["top"])
+    return after["x0"] - before["x1"] < 0.6 * size
+
+
 def column_blocks(rows: list[list[dict]], gutter: tuple[float, float]) -> list[list[list[dict]]]:
     """Header, left column, right column, footer. Rows crossing the gutter above the
     columns (a full-width name and contact line) are the header, below them the footer."""
     left, right = gutter
-    crossing = {id(row) for row in rows if any(w["x0"] < right and w["x1"] > left for w in row)}
+    crossing = {id(row) for row in rows
+                if any(w["x0"] < right and w["x1"] > left for w in row) or _spaced_across(row, gutter)}
     column_rows = [row for row in rows if id(row) not in crossing]
     if not column_rows:
         return [rows]
@@ -538,7 +559,9 @@ def page_lines(rows: list[list[dict]], markers: list[tuple[float, float]]) -> li
         narrow = find_gutter(rows, 1.0, edge=0.04, side_share=0.06, crossing=0.1, by_count=True,
                              min_band=4.0)
         side = side_column(rows, narrow) if narrow is not None else None
-        gutter = narrow if side is not None else None
+        # A narrow band beside a contact sidebar (moderncv oldstyle) is a real gutter.
+        sidebar = narrow is not None and side is None and contact_sidebar(rows, narrow)
+        gutter = narrow if side is not None or sidebar else None
     if side == "right":  # right-aligned dates and places: already on their rows
         blocks = [rows]
     elif side == "left":
