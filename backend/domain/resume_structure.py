@@ -756,7 +756,9 @@ def _core_and_dates(line: Line) -> tuple[str, str | None]:
     found = vocab.find_range(line.text)
     if found is None:
         return (line.cells[0] if line.cells else line.text), None
-    return _without(line.text, found), found.group(0)
+    # The text's own punctuation stays: a comma before the dates means it goes on.
+    core = f"{line.text[:found.start()].rstrip()} {line.text[found.end():].lstrip()}".strip()
+    return core, found.group(0)
 
 
 def _header_goes_on(previous: Line, line: Line) -> bool:
