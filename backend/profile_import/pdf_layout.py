@@ -32,8 +32,10 @@ from typing import Any
 from backend.domain import resume_vocabulary as vocab
 
 BULLET = "• "
-# Inside a word, glyphs sit at most ~0.06 em apart (kerning); between words of justified
-# text without space glyphs the gap is at least ~0.13 em (Awesome-CV 9 pt: 1.38 pt).
+# Measured on the corpus by bench/pdf_word_gaps.py: inside a word 99 % of glyph gaps are
+# under 0.055 em (kerning); between words with a space glyph 99.9 % are over 0.199 em, and
+# TeX's justified lines without space glyphs leave at least ~0.15 em (Awesome-CV 9 pt:
+# 1.38 pt). A fixed tolerance in points glued those words together.
 WORD_GAP_EM = 0.1
 # A gap wider than this many line heights separates two items on one line (a right-aligned
 # date, contact items set apart by drawn dots); they are joined by two spaces.
