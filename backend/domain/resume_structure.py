@@ -164,6 +164,10 @@ def _split_sections(lines: list[Line | None]) -> list[Section]:
             # A heading in a side column beside its first line (Europass, Word tables).
             head = Line(raw=line.cells[0], text=line.cells[0])
             kind = heading_kind(head)
+            rest_text = " ".join(line.cells[1:])
+            if kind == "languages" and sections[-1].kind == "skills" and "," in rest_text \
+                    and not _all_languages(rest_text):
+                kind = None  # "Languages  SQL, Python, R": programming languages, a skill group
             if kind is not None:
                 rest = "  ".join(line.cells[1:])
                 sections.append(Section(kind, heading=head, lines=read_lines([rest])))
@@ -328,6 +332,7 @@ def _contact_items(line: Line) -> list[str]:
     text = _plain(line.raw if not line.bullet else line.text, keep_urls=True)
     text = _MD_HEADING.sub("", text)
     items = [item.strip(" ,") for item in _SEPARATORS.split(text) if item and item.strip(" ,")]
+    items = [part for item in items for part in _carved(item)]
     items = [part for item in items for part in _comma_items(item)]
     merged: list[str] = []
     for item in items:  # "München, Bayern – Deutschland": one place set apart by dashes
@@ -338,6 +343,27 @@ def _contact_items(line: Line) -> list[str]:
         else:
             merged.append(item)
     return merged
+
+
+_EMAIL_INSIDE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_PHONE_INSIDE = re.compile(r"(?<![\w@])\(?\+?\d[\d\s().-]{6,}\d(?![\w@])")
+
+
+def _carved(item: str) -> list[str]:
+    """An item with an e-mail address set in it by single spaces ("priya@example.com +1
+    416 555 0142") is split around it; so is a phone number beside an e-mail."""
+    email = _EMAIL_INSIDE.search(item)
+    if email is None or email.group(0) == item:
+        return [item]
+    parts = [item[:email.start()], email.group(0), item[email.end():]]
+    out = []
+    for part in (p.strip(" ,") for p in parts):
+        phone = _PHONE_INSIDE.search(part) if part and part != email.group(0) else None
+        if phone and phone.group(0).strip() != part:
+            out.extend(p.strip(" ,") for p in (part[:phone.start()], phone.group(0), part[phone.end():]))
+        else:
+            out.append(part)
+    return [part for part in out if part]
 
 
 def _comma_items(item: str) -> list[str]:

@@ -36,9 +36,11 @@ def suggested_preferences(result) -> PreferenceSuggestions:
                                  skills=resume.skill_names())
     updates: dict = {}
     if not stated.target_titles:
+        # Target titles are a comma-separated list on screen: "Ward Sister, Acute Medical
+        # Unit" would be saved as two titles, so only the title before its comma is taken.
         updates["target_titles"] = list(dict.fromkeys(
-            t for t in (resume.work[0].position if resume.work else None, resume.basics.label)
-            if t))
+            t.split(",")[0].strip() for t in (resume.work[0].position if resume.work else None,
+                                             resume.basics.label) if t))
     if not stated.locations and location and location.city:
         updates["locations"] = [location.city]
     return stated.model_copy(update=updates)

@@ -310,6 +310,9 @@ def attach_side_cells(rows: list[list[dict]], band: tuple[float, float], side: s
     last_side: list[dict] | None = None
     for row in rows:
         side_words = _side_words(row, band, side)
+        middle = (band[0] + band[1]) / 2
+        if _spaced_across(row, band) or any(w["x0"] < middle < w["x1"] for w in row):
+            side_words = []  # a line across the band (the name, the headline) stays whole
         main = [w for w in row if not any(w is s for s in side_words)]
         if side_words and last_side is not None and (
                 _range_goes_on(last_side, side_words)
