@@ -168,6 +168,8 @@ def _split_sections(lines: list[Line | None]) -> list[Section]:
             if kind == "languages" and sections[-1].kind == "skills" and "," in rest_text \
                     and not _all_languages(rest_text):
                 kind = None  # "Languages  SQL, Python, R": programming languages, a skill group
+            if kind == "skills" and sections[-1].kind == "skills":
+                kind = None  # "Tools  dbt, Airflow" inside Skills: a group's label
             if kind is not None:
                 rest = "  ".join(line.cells[1:])
                 sections.append(Section(kind, heading=head, lines=read_lines([rest])))
