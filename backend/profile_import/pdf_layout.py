@@ -40,6 +40,10 @@ WORD_GAP_EM = 0.1
 # A gap wider than this many line heights separates two items on one line (a right-aligned
 # date, contact items set apart by drawn dots); they are joined by two spaces.
 ITEM_GAP_LINES = 1.2
+# Headings set at least this much larger than the body text (moderncv 1.2×, Word's
+# Heading 1 ~1.3×) also tell unknown headings of the same size; entry titles stay under
+# it (Awesome-CV's employer 1.11×).
+HEADING_SIZE = 1.18
 # Running headers and footers live in this share of the page height at the top / bottom.
 MARGIN_SHARE = 0.11
 
@@ -421,7 +425,8 @@ def _has_marker(row: list[dict], markers: list[tuple[float, float]]) -> bool:
 # --------------------------------------------------------------------------- rendering
 
 
-def render(rows: list[list[dict]], markers: list[tuple[float, float]]) -> list[str]:
+def render(rows: list[list[dict]], markers: list[tuple[float, float]],
+           style: tuple[float, bool] | None = None) -> list[str]:
     """Rows → text lines. A large vertical gap becomes an empty line (a paragraph or
     entry break) and a wide horizontal gap two spaces (a separate item, such as
     contact details set apart by drawn dots or a right-aligned date)."""
@@ -448,8 +453,38 @@ def render(rows: list[list[dict]], markers: list[tuple[float, float]]) -> list[s
         hanging = _text_start(row) if bulleted else None
         if bulleted and not text.startswith(BULLET):
             text = BULLET + text
+        elif style is not None and _set_as_heading(row, text, style):
+            text = "## " + text  # a heading by its size: the section rules read its level
         lines.append(text)
     return lines
+
+
+def _set_as_heading(row: list[dict], text: str, style: tuple[float, bool]) -> bool:
+    """A short line set like the page's known headings (their size, and all capitals
+    when they are): a section heading whatever its words ("Publications")."""
+    size, capitals = style
+    if len(row) > 5 or re.search(r"[\d@/]|[.,;:]$", text) or capitals and not text.isupper():
+        return False
+    return all(abs(word.get("size", 0) - size) <= 0.3 for word in row)
+
+
+def heading_style(rows: list[list[dict]]) -> tuple[float, bool] | None:
+    """The size of the page's headings, and whether they are set in capitals, read off
+    the lines whose words name a section ("Experience", "BERUFSERFAHRUNG")."""
+    known = []
+    for row in rows:
+        text = _row_text(row)
+        key = " ".join(text.casefold().split())
+        if key in vocab.HEADINGS or key in vocab.OTHER_HEADINGS:
+            known.append((row[0].get("size", 0), text.isupper()))
+    if len(known) < 2:
+        return None
+    sizes = sorted(size for size, _ in known)
+    size = sizes[len(sizes) // 2]
+    body = sorted(word.get("size", 0) for row in rows for word in row)
+    if size < HEADING_SIZE * body[len(body) // 2]:
+        return None  # headings told apart by weight or colour only: their words decide
+    return size, all(capitals for _, capitals in known)
 
 
 def _text_start(row: list[dict]) -> float:
@@ -573,10 +608,11 @@ def page_lines(rows: list[list[dict]], markers: list[tuple[float, float]]) -> li
         blocks = [attach_side_cells(rows, gutter, side)]
     else:
         blocks = [rows] if gutter is None else column_blocks(rows, gutter)
+    style = heading_style(rows)
     lines: list[str] = []
     for block in blocks:
         if block:
             if lines:
                 lines.append("")
-            lines.extend(render(block, markers))
+            lines.extend(render(block, markers, style))
     return lines

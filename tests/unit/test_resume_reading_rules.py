@@ -95,3 +95,36 @@ def test_an_employer_and_title_in_a_section_told_by_its_other_entries():
     assert [(job.name, job.position) for job in resume.work] == [
         ("Donau Versicherung AG", "Contable sénior"),
         ("Grupo Alvarado Distribución", "Analista de datos")]
+
+
+def test_an_unknown_heading_set_like_the_known_ones_ends_the_section_before_it():
+    """"MENTORING CIRCLES" names no section JobCtrl knows, but it is set like EXPERIENCE
+    and EDUCATION, so its lines do not join the last job."""
+    from fpdf import FPDF
+
+    from backend.profile_import import import_resume
+
+    pdf = FPDF(unit="pt", format="a4")
+    pdf.core_fonts_encoding = "windows-1252"
+    pdf.add_page()
+
+    def line(text: str, size: float = 10, style: str = "") -> None:
+        pdf.set_font("helvetica", style=style, size=size)
+        pdf.multi_cell(pdf.epw, size * 1.5, text, new_x="LMARGIN", new_y="NEXT")
+
+    line("Robin Example", 20, "B")
+    line("robin@example.com | +44 20 7946 0000 | Leeds, UK")
+    line("EXPERIENCE", 14, "B")
+    line("Ward Manager — Leeds Teaching Hospitals NHS Trust, Leeds")
+    line("2019 – Present")
+    line("• Led a team of 30 nurses.")
+    line("MENTORING CIRCLES", 14, "B")
+    line("Monthly circle for newly qualified nurses, run since 2020 with the practice educators.")
+    line("EDUCATION", 14, "B")
+    line("BSc Nursing, University of Leeds, 2012 – 2015")
+    result = import_resume(bytes(pdf.output()), file_name="robin.pdf", content_type=None)
+
+    job = result.resume.export()["work"][0]
+    assert job["highlights"] == ["Led a team of 30 nurses."]
+    assert "summary" not in job
+    assert any("Monthly circle" in text for text in result.unplaced)
