@@ -98,6 +98,16 @@ async def _status(conn: aiosqlite.Connection, settings: AppSettings) -> BudgetSt
                          now)
 
 
+async def check(conn: aiosqlite.Connection, settings: AppSettings,
+                estimate: Decimal) -> tuple[BudgetStatus, str | None]:
+    """Today's status, and why ``estimate`` would be refused next to the ledger and the
+    open reservations (None: it fits). Reads only: for a call made without a run to
+    reserve for (the résumé import's "Improve with AI")."""
+    status = await _status(conn, settings)
+    return status, refusal(status, reserved=await reservations.open_reserved(conn, status.day),
+                           estimate=estimate)
+
+
 async def admit(conn: aiosqlite.Connection, settings: AppSettings, *, run_id: str,
                 workflow_id: str, estimate: Decimal, basis: Basis | None = None) -> Admission:
     """Check and reserve in the caller's (write-locked) transaction; idempotent per run.

@@ -44,11 +44,10 @@ from backend.api.partial import REQUEST_CONFIG
 from backend.api.routers.secrets import secret_store
 from backend.api.security import require_token
 from backend.config import LlmSettings
-from backend.domain.clock import utc_now
 from backend.domain.model import CamelModel, Usd
 from backend.domain.profile import CandidateProfile
 from backend.domain.resume import Bullet, JsonResume
-from backend.llm.admission import refusal
+from backend.llm import admission
 from backend.llm.base import (
     ChatProvider,
     LlmAuthenticationError,
@@ -58,7 +57,6 @@ from backend.llm.base import (
     LlmUnavailableError,
     estimate_tokens,
 )
-from backend.llm.budget import budget_status
 from backend.llm.factory import provider_from_settings
 from backend.llm.metered import MeteredProvider
 from backend.llm.openai_compat import is_local_endpoint
@@ -77,8 +75,6 @@ from backend.profile_import.improve import (
 )
 from backend.profile_import.preferences import PreferenceSuggestions
 from backend.store.profile import read_profile
-from backend.store.spend import spent_in, utc_day
-from backend.store.spend_reservations import open_reserved
 
 log = logging.getLogger(__name__)
 
@@ -243,11 +239,7 @@ async def improve_import(body: ImproveRequest, request: Request) -> ImprovedDraf
     estimate = _estimate(rates, inner.name, inner.model, local=local, text=body.text,
                          draft=body.draft)
     async with context.db.read_snapshot() as conn:
-        now = utc_now()
-        status = budget_status(await spent_in(conn, utc_day(now)),
-                               Decimal(context.settings.daily_budget_usd), now)
-        refused = refusal(status, reserved=await open_reserved(conn, status.day),
-                          estimate=estimate)
+        status, refused = await admission.check(conn, context.settings, estimate)
     if refused is not None:
         log.info("profile improve: refused by the daily ceiling (%s)", refused)
         raise ApiError(409, "budget_exceeded",
