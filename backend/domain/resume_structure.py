@@ -197,12 +197,10 @@ class Draft:
     summary: list[str] = field(default_factory=list)
     unplaced: list[str] = field(default_factory=list)
     open_group: dict[str, Any] | None = None  # the skill group a trailing comma continues
-    left_lines: list[Line] = field(default_factory=list)  # the lines behind ``unplaced``
 
     def leave(self, *lines: Line) -> None:
         for line in lines:
             self.unplaced.extend(line.raws)
-            self.left_lines.append(line)
 
 
 def structure_lines(raw_lines: list[str]) -> tuple[JsonResume, list[str]]:
@@ -210,26 +208,9 @@ def structure_lines(raw_lines: list[str]) -> tuple[JsonResume, list[str]]:
     draft = Draft()
     for section in split_sections(read_lines(raw_lines)):
         _SECTION_READERS[section.kind](section, draft)
-    _sweep_contact_lines(draft)
     if draft.summary:
         draft.basics["summary"] = " ".join(draft.summary)
     return _validated(draft)
-
-
-def _sweep_contact_lines(draft: Draft) -> None:
-    """Contact lines outside the top block (moderncv casual's footer, a sidebar's last
-    lines): an e-mail, phone or link the draft lacks is taken from an unplaced line
-    that holds nothing but contact details."""
-    for line in list(draft.left_lines):
-        items = _contact_items(line)
-        kinds = [_contact_kind(item) for item in items]
-        if not any(kind in ("email", "phone", "url") for kind in kinds) \
-                or sum(1 for kind in kinds if kind is None) > 1:
-            continue
-        for raw in line.raws:
-            draft.unplaced.remove(raw)
-        draft.left_lines.remove(line)
-        _place_contact_line(line, draft)
 
 
 def _read_other(section: Section, draft: Draft) -> None:
