@@ -269,16 +269,6 @@ def _paragraph_lines(paragraph: Any, styles: _DocxStyles) -> list[str]:
 # --------------------------------------------------------------------------- PDF
 
 
-def _hyphen_break(match: re.Match, words: frozenset[str]) -> str:
-    """A hyphen where TeX broke a line: gone before a lower-case letter ("Commu-nity"),
-    and before a capital when the document writes the word whole elsewhere
-    ("Solid-Works" where the skills say "SolidWorks")."""
-    head, tail = match.group(1), match.group(2)
-    if tail[:1].islower() or head + tail in words:
-        return head + tail
-    return f"{head}-{tail}"
-
-
 def pdf_lines(data: bytes) -> tuple[list[str], int]:
     import pdfplumber
     from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
@@ -306,12 +296,7 @@ def pdf_lines(data: bytes) -> tuple[list[str], int]:
         if lines:
             lines.append("")
         lines.extend(pdf_layout.page_lines(rows, markers))
-    lines = pdf_layout.join_hyphenated(lines, plain_hyphens=plain_hyphens)
-    # A hyphen where a bullet's wrapped line was joined: a break when TeX made the file.
-    words = frozenset(re.findall(r"[^\W\d_]{3,}", "\n".join(lines)))
-    lines = [re.sub(r"([^\W\d_]+)-\u200b([^\W\d_]+)", lambda m: _hyphen_break(m, words), line)
-             if plain_hyphens else line for line in lines]
-    lines = [line.replace("\u200b", "") for line in lines]
+    lines = pdf_layout.resolve_line_breaks(lines, plain_hyphens=plain_hyphens)
     if not any(line.strip() for line in lines):
         raise errors.ResumeUnreadable(errors.SCANNED_PDF)
     return lines, page_count

@@ -552,7 +552,7 @@ def _join_words(row: list[dict], height: float) -> tuple[str, bool]:
 
 def resolve_soft_hyphens(text: str) -> str:
     """U+00AD as drawn: between spaces a range dash, inside a word a hyphen; at the end of
-    a line it stays, for :func:`join_hyphenated` to undo the break."""
+    a line it stays, for :func:`resolve_line_breaks` to undo the break."""
     text = re.sub(r"(?<=\s)\u00ad(?=\s)", "–", text)
     return re.sub(r"\u00ad(?=\S)", "-", text)
 
@@ -564,10 +564,13 @@ def hyphenating_producer(metadata: dict) -> bool:
     return bool(re.search(r"tex|typst", str(made_by), re.IGNORECASE))
 
 
-def join_hyphenated(lines: list[str], *, plain_hyphens: bool = False) -> list[str]:
-    """Undo hyphenation breaks: "oper\u00ad" / "ation network" → "operation network"
-    when the break is a soft hyphen (or, with ``plain_hyphens``, a hyphen) between two
-    lower-case letters."""
+def resolve_line_breaks(lines: list[str], *, plain_hyphens: bool = False) -> list[str]:
+    """Undo hyphenation breaks. Between lines: "oper\u00ad" / "ation network" →
+    "operation network" when the break is a soft hyphen (or, with ``plain_hyphens``, a
+    hyphen) before a lower-case letter. Inside a bullet whose wrapped lines were joined
+    (marked "-\u200b"), with ``plain_hyphens``: gone before a lower-case letter
+    ("Commu-nity"), and before a capital when the document writes the word whole
+    elsewhere ("Solid-Works" where the skills say "SolidWorks")."""
     breaks = "\u00ad-" if plain_hyphens else "\u00ad"
     out: list[str] = []
     for line in lines:
@@ -579,7 +582,20 @@ def join_hyphenated(lines: list[str], *, plain_hyphens: bool = False) -> list[st
             if not line:
                 continue
         out.append(line)
-    return [line.replace("\u00ad", "-") for line in out]
+    if plain_hyphens:
+        words = frozenset(re.findall(r"[^\W\d_]{3,}", "\n".join(out)))
+        out = [_JOINED_BREAK.sub(lambda m: _joined_break(m, words), line) for line in out]
+    return [line.replace("\u200b", "").replace("\u00ad", "-") for line in out]
+
+
+_JOINED_BREAK = re.compile(r"([^\W\d_]+)-\u200b([^\W\d_]+)")
+
+
+def _joined_break(match: re.Match, words: frozenset[str]) -> str:
+    head, tail = match.group(1), match.group(2)
+    if tail[:1].islower() or head + tail in words:
+        return head + tail
+    return f"{head}-{tail}"
 
 
 # --------------------------------------------------------------------------- pages
