@@ -122,6 +122,16 @@ def test_basics_skills_and_preferences_are_typed_into_their_sections(qtbot, edit
     assert body["remotePreference"] == "remote_only"
 
 
+def test_an_entry_title_from_a_file_is_never_markup_in_its_tooltip(editor):
+    """A job title an imported file wrote as markup shows as written; Qt would load the
+    image of a rich-text tooltip (a read of /dev/zero without end)."""
+    profile = copy.deepcopy(SAVED)
+    profile["resume"]["work"][0]["position"] = '<img src="/dev/zero">Nurse'
+    editor.set_profile(profile)
+    tip = editor.entry_editors["work"].list.item(0).toolTip()
+    assert "<img" not in tip and "&lt;img src=&quot;/dev/zero&quot;&gt;Nurse" in tip
+
+
 def test_a_folded_section_says_what_it_holds(qtbot, editor):
     work = editor.sections["work"]
     click(qtbot, work.header)

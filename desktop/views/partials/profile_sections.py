@@ -11,6 +11,7 @@ so an unedited profile saves back exactly as it was read.
 from __future__ import annotations
 
 import copy
+import html
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -327,7 +328,9 @@ class EntryListEditor(QWidget):
     def _retitle(self, row: int) -> None:
         item = self.list.item(row)
         item.setText(self._item_text(self.entries[row]))
-        item.setToolTip(item.text())
+        # The text comes from an imported file: escaped inside <p>, so Qt shows it as
+        # written and never loads markup from it (a tooltip would be read as rich text).
+        item.setToolTip(f"<p>{html.escape(item.text())}</p>")
 
     def _commit(self) -> None:
         if self._current is not None and self._current < len(self.entries):
