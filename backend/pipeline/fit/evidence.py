@@ -19,8 +19,8 @@ from backend.pipeline.fit.places import place_covered
 from backend.pipeline.fit.requirements import AuthorizationNeed, DegreeNeed, LanguageNeed, YearsNeed
 from backend.pipeline.fit.synonyms import skill_index
 from backend.pipeline.fit.titles import (
-    FAMILY_NAMES,
     family_distance,
+    family_name,
     level_from_years,
     level_label,
     title_family,
@@ -206,7 +206,7 @@ def title_requirement(facts: ProfileFacts, title: str, family: str | None) -> Re
                                                        normalize(t[0]) != normalize(title),
                                                        -title_similarity(t[0], title)))
     distance = family_distance(target_family, family)
-    name = FAMILY_NAMES[family]
+    name = family_name(family)
     role = f"{'An' if name[0].lower() in 'aeiou' else 'A'} {name} role"
     if distance == 0:
         entry = next((e for e, _ in facts.entry_texts if _entry_distance(e, family) == 0), None)
@@ -248,14 +248,14 @@ def seniority_requirement(facts: ProfileFacts, level: int) -> Requirement | None
 
 
 def years_requirement(facts: ProfileFacts, need: YearsNeed, posting_family: str | None) -> Requirement:
-    family = title_family(need.domain) if need.domain else None
+    family = title_family(need.domain, by_head=False) if need.domain else None
     family = family or posting_family
     label = f"{need.years}+ years" + (f" of {need.domain}" if need.domain else " of experience")
     if not facts.spans:
         return requirement("experience_years", label, need.importance, "unknown",
                            detail="Your work entries have no dates")
     years, entries = facts.years(family)
-    where = f"in {FAMILY_NAMES[family]} roles" if family else "of work experience"
+    where = f"in {family_name(family)} roles" if family else "of work experience"
     if years + 0.25 >= need.years:  # "5+ years" is met by 4 years and 10 months of work
         shown = human_list([e.heading() for e in entries[:3]])
         return requirement("experience_years", label, need.importance, "met",

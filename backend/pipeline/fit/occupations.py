@@ -1,0 +1,236 @@
+"""Which line of work a job title names, from an occupational taxonomy.
+
+A title is read against ESCO's occupation titles (English, French, Spanish; see
+``scripts/make_occupations.py``) and a short supplement of titles ESCO v1.0 lacks
+(``resources/occupations/titles_supplement.json``). Each title leads to an ISCO-08 group:
+"Ward Sister" and "infirmier" to 2221 (nursing professionals), "Konstrukteur" and
+"Mechanical Design Engineer" to 2144 (mechanical engineers), "BI Analyst" to 2511.
+
+ISCO-08 groups work by the kind of job, not the line of work (a marketing manager is in
+1221, a marketer in 2431), so each group belongs to a *field* (``_FIELDS``): the line of
+work a person moves within. The distance between two titles is 0 for the same ISCO unit
+group, 1 within one field, 2 between neighbouring fields (``_NEIGHBOURS``), 3 otherwise.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from importlib import resources
+
+# ISCO-08 prefixes → field (the longest prefix wins). Managers of a field sit with it.
+_FIELDS: dict[str, str] = {
+    "1211": "finance", "1212": "people", "1213": "management", "1219": "management",
+    "1221": "marketing_sales", "1222": "marketing_sales", "1223": "product",
+    "1321": "engineering", "1323": "construction", "1330": "software", "1342": "nursing",
+    "1343": "care", "1345": "teaching", "1420": "sales", "1": "management",
+    "2111": "science", "2120": "data", "21": "science",
+    "2141": "engineering", "2142": "civil", "2143": "engineering", "2144": "engineering",
+    "2145": "engineering", "2146": "engineering", "2149": "engineering", "215": "electrical_engineering",
+    "2161": "architecture", "2162": "architecture", "2163": "design", "2164": "architecture",
+    "2165": "civil", "2166": "design",
+    "2211": "medicine", "2212": "medicine", "2221": "nursing", "2222": "midwifery",
+    "2240": "advanced_practice", "22": "health",
+    "23": "teaching", "2411": "finance", "2412": "finance", "2413": "finance",
+    "2421": "business_analysis", "2422": "management", "2423": "people", "2424": "people",
+    "2431": "marketing", "2432": "marketing", "2433": "sales", "2434": "sales",
+    "2511": "data", "25": "software", "26": "law_culture",
+    "311": "engineering_technicians", "3112": "construction", "3113": "electrical_trades",
+    "3118": "engineering_technicians", "3123": "construction",
+    "3221": "nursing_support", "3222": "midwifery", "32": "health",
+    "331": "finance", "3322": "sales", "3323": "sales", "3324": "sales", "332": "sales",
+    "333": "business_services", "334": "administration", "35": "software", "3": "associate",
+    "4": "administration", "52": "sales", "5321": "care", "53": "care", "5": "services",
+    "71": "construction", "72": "metal_trades", "7233": "metal_trades", "74": "electrical_trades",
+    "7": "trades", "8": "machine_operators", "9": "elementary", "0": "armed_forces",
+}
+FIELD_NAMES = {
+    "management": "general management", "finance": "finance and accounting", "people": "HR",
+    "marketing_sales": "marketing and sales", "marketing": "marketing", "sales": "sales",
+    "product": "product management", "engineering": "mechanical and industrial engineering",
+    "construction": "construction", "civil": "civil engineering", "software": "software",
+    "nursing": "nursing", "care": "care work", "teaching": "teaching", "science": "science",
+    "data": "data and analytics", "electrical_engineering": "electrical engineering",
+    "architecture": "architecture", "design": "design", "medicine": "medicine",
+    "midwifery": "midwifery", "advanced_practice": "advanced practice nursing",
+    "health": "health care", "business_analysis": "business analysis", "law_culture":
+    "law, culture and media", "engineering_technicians": "engineering technician work",
+    "electrical_trades": "electrical trade work", "nursing_support": "nursing support",
+    "business_services": "business services", "administration": "administration",
+    "services": "service work", "metal_trades": "machine and metal trade work",
+    "trades": "trade work", "machine_operators": "machine operation", "elementary":
+    "elementary work", "armed_forces": "the armed forces", "associate": "technical work",
+}
+# Fields a person moves between with a step (distance 2): the same skills carry part way.
+_NEIGHBOURS = {frozenset(pair) for pair in (
+    ("software", "data"), ("data", "business_analysis"), ("data", "finance"),
+    ("software", "product"), ("design", "product"), ("design", "software"),
+    ("marketing", "marketing_sales"), ("sales", "marketing_sales"), ("marketing", "sales"),
+    ("marketing", "design"), ("marketing", "product"), ("finance", "business_analysis"),
+    ("engineering", "civil"), ("engineering", "engineering_technicians"),
+    ("engineering", "electrical_engineering"), ("civil", "construction"),
+    ("civil", "architecture"), ("electrical_engineering", "electrical_trades"),
+    ("construction", "electrical_trades"), ("nursing", "nursing_support"), ("nursing", "care"),
+    ("nursing", "health"), ("nursing", "midwifery"), ("nursing", "advanced_practice"),
+    ("health", "medicine"), ("people", "management"), ("finance", "management"),
+)}
+
+def _words_of(text: str) -> list[str]:
+    return text.split()
+
+
+_GENDER = re.compile(r"\((?:[mwfdhx]\s*/\s*)+[mwfdhx]\)|\b[mwfdhx]/[mwfdhx](?:/[mwfdhx])?\b"
+                     r"|\((?:all genders?|alle geschlechter|f/m/div\.?|m/f/div\.?)\)"
+                     r"|(?<=\w)(?:/|\()(?:a|as|in|innen|e|ne|euse|rice)\b\)?", re.I)
+_PARTS = re.compile(r"\s+[-–—|]\s+|[,:;(){}\[\]]|\s+/\s+")
+_WORD = re.compile(r"[^\W\d_][\w+#.'’-]*|\d+[a-z]?", re.UNICODE)
+# Level words say how senior, not which job: "Senior Staff Nurse" is a nurse.
+_LEVEL_WORDS = frozenset(_words_of("""senior sr sr. junior jr jr. lead principal staff chief i ii iii iv v
+intern internship trainee graduate associate apprentice werkstudent praktikant stagiaire
+becario prácticas alternance alternant entry-level mid-level mid"""))
+# Head nouns every line of work uses ("Staff Engineer" may write software or build
+# bridges): alone they name no occupation, whatever most taxonomy titles ending in them do.
+_SHARED_HEADS = frozenset(_words_of("""engineer engineers developer analyst consultant specialist manager
+director head lead officer associate coordinator executive assistant administrator technician
+advisor adviser partner representative supervisor expert"""))
+MAX_WORDS = 6
+
+
+@dataclass(frozen=True)
+class Occupation:
+    code: str
+    """ISCO-08 group: four digits for a unit group, fewer when only the broad group is clear."""
+    field: str
+    via: str
+    """The words of the title that named it."""
+
+    @property
+    def field_name(self) -> str:
+        return FIELD_NAMES.get(self.field, self.field.replace("_", " "))
+
+
+def _fold(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFC", text).lower().split())
+
+
+@cache
+def _taxonomy() -> tuple[dict[str, str], dict[str, str | None], dict[str, str]]:
+    """(title → ISCO unit group, head word → broad group, ISCO code → group name)."""
+    root = resources.files("resources") / "occupations"
+    esco = json.loads(gzip.decompress((root / "esco_titles.json.gz").read_bytes()))
+    supplement = json.loads((root / "titles_supplement.json").read_text(encoding="utf-8"))
+    titles: dict[str, str] = {}
+    heads: dict[str, Counter[str]] = {}
+    for language, names in esco["titles"].items():
+        head_first = language in ("fr", "es", "it", "pt")  # "comptable général": head first
+        for name, codes in names.items():
+            titles.setdefault(name, codes[0])
+            words = name.split()
+            heads.setdefault(words[0] if head_first else words[-1], Counter())[codes[0]] += 1
+    for code, names in supplement["titles"].items():
+        for name in names:
+            titles[_fold(name)] = code  # the supplement names today's titles: it wins
+    return titles, _broad_heads(heads), esco["groups"]
+
+
+def _broad_heads(heads: dict[str, Counter[str]]) -> dict[str, str | None]:
+    """A head word ("nurse", "teacher") → the deepest ISCO group (two digits at least)
+    that most titles ending in it share: "nurse" 2221, "teacher" 23; None for a word that
+    heads many titles of no one group ("maestro")."""
+    out: dict[str, str | None] = {}
+    for word, counts in heads.items():
+        total = sum(counts.values())
+        if total < 3 or word in _SHARED_HEADS:
+            continue
+        out[word] = None  # many titles, no group most of them share: a generic word
+        for digits in (4, 3, 2):
+            grouped: Counter[str] = Counter()
+            for code, count in counts.items():
+                grouped[code[:digits]] += count
+            code, count = grouped.most_common(1)[0]
+            if count / total >= 0.6:
+                out[word] = code
+                break
+    return out
+
+
+def field_of(code: str) -> str:
+    for length in range(len(code), 0, -1):
+        field = _FIELDS.get(code[:length])
+        if field is not None:
+            return field
+    return "other"
+
+
+def _words(part: str) -> list[str]:
+    return _WORD.findall(part)
+
+
+def _lookup(words: list[str], titles: dict[str, str],
+            heads: dict[str, str | None]) -> tuple[int, str, str] | None:
+    """The longest run of words that is a known title: (length, code, words); among runs
+    of one length the rightmost (English titles end in their head noun). A lone word
+    counts only when it is no generic head ("maestro", "head")."""
+    for length in range(min(len(words), MAX_WORDS), 0, -1):
+        for start in range(len(words) - length, -1, -1):
+            phrase = " ".join(words[start:start + length])
+            code = titles.get(phrase) or _feminine(phrase, titles)
+            if code is None or (length == 1 and (phrase in _SHARED_HEADS or (
+                    phrase in heads and not code.startswith(heads[phrase] or "-")))):
+                continue
+            return length, code, phrase
+    return None
+
+
+def _feminine(phrase: str, titles: dict[str, str]) -> str | None:
+    """German feminine forms: "Konstrukteurin" is read as "Konstrukteur"."""
+    if phrase.endswith("in") and " " not in phrase and len(phrase) > 6:
+        return titles.get(phrase[:-2])
+    return None
+
+
+@lru_cache(maxsize=8192)  # titles repeat across targets, history and boards
+def occupation_of(title: str, *, by_head: bool = True) -> Occupation | None:
+    """The occupation a job title names, or None when the taxonomy does not know it.
+    ``by_head``: a title no taxonomy title matches may still be placed by its head noun
+    ("Bank Nurse"); off for phrases that are no title ("B2B marketing")."""
+    if not title or not title.strip():
+        return None
+    titles, heads, _ = _taxonomy()
+    text = _fold(_GENDER.sub(" ", title))
+    parts = [text, *(p for p in _PARTS.split(text) if p.strip() and p.strip() != text)]
+    best: tuple[int, str, str] | None = None
+    for part in parts:
+        found = _lookup(_words(part), titles, heads)
+        if found is not None and (best is None or found[0] > best[0]):
+            best = found
+    if best is not None:
+        return Occupation(best[1], field_of(best[1]), best[2])
+    for part in parts if by_head else ():  # no title known: the head noun's broad group ("… Nurse")
+        words = [w for w in _words(part) if w not in _LEVEL_WORDS]
+        for word in (words[-1:] + words[:1]) if words else ():
+            code = heads.get(word)
+            if code:
+                return Occupation(code, field_of(code), word)
+    return None
+
+
+def occupation_distance(a: Occupation, b: Occupation) -> int:
+    """0 the same work, 1 the same field, 2 neighbouring fields, 3 another line of work."""
+    if a.code == b.code or (a.field == b.field and (a.code.startswith(b.code) or b.code.startswith(a.code))):
+        return 0
+    if a.field == b.field:
+        return 1
+    if frozenset((a.field, b.field)) in _NEIGHBOURS:
+        return 2
+    return 3
+
+
+def group_name(code: str) -> str | None:
+    """The ISCO-08 group's English name ("Nursing professionals")."""
+    return _taxonomy()[2].get(code)
