@@ -67,6 +67,7 @@ CAPS = {
     "onsite_for_remote_only": 20,
     "far_title_family": 25,       # sales or marketing for a backend engineer
     "hybrid_for_remote_only": 35,
+    "onsite_for_remote_or_hybrid": 30,
     "outside_your_places": 30,    # an office in another city, remote only from elsewhere
     "seniority_gap": 40,          # a junior role for a staff engineer, or the reverse
 }

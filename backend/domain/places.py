@@ -14,6 +14,7 @@ from __future__ import annotations
 import gettext
 import gzip
 import json
+import math
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -65,15 +66,20 @@ def _city_rows() -> tuple[list[list], dict[str, list[int]]]:
     return rows, index
 
 
-def city_named(text: str, country: str | None = None) -> City | None:
+def city_named(text: str, country: str | None = None, region: str | None = None) -> City | None:
     """The most populous city called ``text`` ("München" and "Munich" are one city),
-    in ``country`` when given."""
+    in ``country`` when given, and in ``region`` (a GeoNames first-level code such as
+    "TX") when one of that name is there."""
     rows, index = _city_rows()
+    found = None
     for number in index.get(_fold(text), ()):
         name, code, admin1, lat, lon, population, _aliases = rows[number]
         if country is None or code == country:
-            return City(name, code, admin1, lat, lon, population)
-    return None
+            city = City(name, code, admin1, lat, lon, population)
+            if region is None or admin1 == region:
+                return city
+            found = found or city
+    return found
 
 
 def _fold(text: str) -> str:
@@ -187,3 +193,39 @@ def is_place(text: str) -> bool:
     text = text.strip()
     return (location_of(text) is not None or country_code(text) is not None
             or city_named(text) is not None)
+
+
+# A French arrondissement ("Lyon 3e") or a district number names the city it is in.
+_NEAR_WORDS = re.compile(r"\s+(bei|am|an der|im|near|nahe|près de|sur)\s+", re.I)
+_DISTRICT = re.compile(r"\s+\d{1,2}(?:e|er|ème|º|\.)?$", re.I)
+
+
+def city_in(text: str) -> City | None:
+    """The city a free-text place names: "Mississauga, ON, Canada", "München, Deutschland",
+    "Lyon 3e", "Garching bei München" — in the country the text names, when it names one;
+    None when no part of it is a city of 15,000 people or more."""
+    parts = [part.strip() for part in re.split(r"[,/|;(]| - | – ", text) if part.strip(" )")]
+    if not parts:
+        return None
+    location = location_of(text) or {}
+    country = location.get("countryCode") or (country_code(parts[-1]) if len(parts) > 1 else None)
+    region = location.get("region")
+    for part in parts[:2]:
+        name = _DISTRICT.sub("", part.strip(" )"))
+        head, _, code = name.rpartition(" ")
+        if head and code.isupper() and (known := region_of(code, country)):
+            name, country, region = head, known[0], code  # "Dandenong VIC"
+        # "Garching bei München", "Frankfurt am Main": the town, else the city it is by.
+        for candidate in (name, *_NEAR_WORDS.split(name)[::2]):
+            city = city_named(candidate, country, region) or (
+                city_named(candidate) if country is None else None)
+            if city is not None:
+                return city
+    return None
+
+
+def distance_km(a: City, b: City) -> float:
+    """Great-circle distance between two cities."""
+    lat1, lon1, lat2, lon2 = map(math.radians, (a.lat, a.lon, b.lat, b.lon))
+    h = math.sin((lat2 - lat1) / 2) ** 2 + math.cos(lat1) * math.cos(lat2) * math.sin((lon2 - lon1) / 2) ** 2
+    return 2 * 6371.0 * math.asin(math.sqrt(h))

@@ -13,8 +13,11 @@ from dataclasses import dataclass
 from functools import cache
 
 from backend.domain.fit import Requirement
+from backend.domain.places import City, city_in, distance_km
 from backend.domain.profile import CandidateProfile
 from backend.pipeline.text import human_list
+
+COMMUTE_KM = 60  # about an hour's commute: Mississauga from Toronto, Salford from Manchester
 
 _EU = (
     "austria", "belgium", "bulgaria", "croatia", "cyprus", "czechia", "denmark", "estonia",
@@ -166,6 +169,8 @@ class Arrangement:
     """On-site days a week, when stated."""
     region: str | None = None
     """Where a remote role may be done from ("EU", "United States"), when restricted."""
+    location: str | None = None
+    """The posting's own location field ("Mississauga, ON, Canada")."""
 
     def label(self) -> str:
         if self.mode == "remote":
@@ -223,25 +228,43 @@ def posting_arrangement(remote: str | None, location: str | None, text: str) -> 
             _REMOTE_REGION.search(text))
         region = region.rstrip(".") if region else None
         known = region and (place_tags(region) & (_REGION_NAMES | set(_REGIONS)))
-        return Arrangement("remote", region=region if known else None)
+        return Arrangement("remote", region=region if known else None, location=location)
     days = _first_group(_DAYS.search(text.lower()))
     day_count = None if days is None else _NUMBER_WORDS.get(days) or int(days)
     city = next((m.group(1) for p in _OFFICE_CITY if (m := p.search(text))), None) or _location_city(location)
     if mode == "onsite" and day_count is None:
         day_count = 5 if re.search(r"\bfull[- ]time in the office\b", text, re.I) else None
-    return Arrangement(mode, city=city, days=day_count)
+    return Arrangement(mode, city=city, days=day_count, location=location)
 
 
 # --------------------------------------------------------------------------- the profile
 
 
-def office_reachable(profile: CandidateProfile, city: str | None) -> bool:
-    """An office is reachable when its city, or its country, is one the profile names —
-    a region ("EU") is not a commute."""
-    if not city:
-        return False
+def office_reachable(profile: CandidateProfile, *places: str | None) -> bool:
+    """An office is reachable when its city, or its country, is one the profile names, or
+    when it lies within a commute (``COMMUTE_KM``) of a city the profile names — a region
+    ("EU") is not a commute. ``places``: the office city, the posting's location."""
+    names = [place for place in places if place]
     own = {_canonical(place.split(",")[0]) for place in profile.locations}
-    return bool(place_tags(city) & (own - _REGION_NAMES))
+    if any(place_tags(name) & (own - _REGION_NAMES) for name in names):
+        return True
+    homes = _home_cities(tuple(profile.locations))
+    return any(distance_km(home, office) <= COMMUTE_KM
+               for office in _office_cities(names) for home in homes)
+
+
+@cache
+def _home_cities(locations: tuple[str, ...]) -> tuple[City, ...]:
+    return tuple(city for place in locations if (city := city_in(place)) is not None)
+
+
+def _office_cities(names: list[str]) -> list[City]:
+    return [city for name in names if (city := city_in(name)) is not None]
+
+
+def office_city(arrangement: Arrangement) -> City | None:
+    """The city the office is in, when the posting names one we know."""
+    return next(iter(_office_cities([n for n in (arrangement.location, arrangement.city) if n])), None)
 
 
 def place_covered(place: str, held: list[str]) -> bool:
@@ -310,7 +333,7 @@ def location_requirement(profile: CandidateProfile, arrangement: Arrangement) ->
                            evidence=evidence, detail=detail, deal_breaker=deal_breaker)
 
     if mode is None:
-        return req("unknown", detail="Remote or on-site — not stated")
+        return _unstated_mode(profile, arrangement, req, wants)
     if mode == "remote":
         if preference == "onsite":
             return req("unknown", detail=f"A remote role — {wants}")
@@ -324,7 +347,9 @@ def location_requirement(profile: CandidateProfile, arrangement: Arrangement) ->
         return req("met", evidence=evidence)
     if preference == "remote_only":
         return req("missing", detail=wants, deal_breaker=True)
-    if office_reachable(profile, arrangement.city):
+    if preference == "remote_or_hybrid" and mode == "onsite":
+        return req("missing", detail=f"Fully on-site — {wants}", deal_breaker=True)
+    if office_reachable(profile, arrangement.city, arrangement.location):
         return req("met", evidence=f"Locations: {human_list(profile.locations[:3])}")
     if not profile.locations:
         return req("unknown", detail=f"{wants}; your profile names no city")
@@ -332,3 +357,16 @@ def location_requirement(profile: CandidateProfile, arrangement: Arrangement) ->
         return req("unknown", detail=f"Office city not stated — {wants}")
     # An office in a city the job seeker did not list: no amount of skills makes it a fit.
     return req("missing", detail=wants, deal_breaker=True)
+
+
+def _unstated_mode(profile: CandidateProfile, arrangement: Arrangement, req, wants: str) -> Requirement:
+    """A posting that does not say remote or on-site works where it says it is: a known
+    city beyond a commute of every place the job seeker named rules it out."""
+    office = office_city(arrangement)
+    if office is None or not profile.locations:
+        return req("unknown", detail="Remote or on-site — not stated")
+    if office_reachable(profile, arrangement.city, arrangement.location):
+        if profile.remote_preference == "remote_only":
+            return req("unknown", detail=f"Remote or on-site — not stated; {wants}")
+        return req("met", evidence=f"{office.name} is within reach of {human_list(profile.locations[:3])}")
+    return req("missing", detail=f"In {office.name} — {wants}", deal_breaker=True)

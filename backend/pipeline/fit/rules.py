@@ -50,7 +50,7 @@ def build_ledger(profile: CandidateProfile, job: JobText, *, today: date) -> Fit
     # Deal-breaker words first: they decide the cap, and the checklist shows them on top.
     found = [*deal_breaker_requirements(profile, text), *found]
     requirements = [r for r in found if r is not None][:MAX_REQUIREMENTS]
-    cap = cap_for(requirements, arrangement, remote_only=profile.remote_preference == "remote_only")
+    cap = cap_for(requirements, arrangement, preference=profile.remote_preference)
     return FitLedger(requirements=requirements, cap=cap, method="rules-v1")
 
 
@@ -77,13 +77,14 @@ def deal_breaker_requirements(profile: CandidateProfile, text: str) -> list[Requ
             for word in profile.deal_breaker_keywords if contains_term(text, word)]
 
 
-def _cap_score(requirement: Requirement, arrangement: Arrangement | None,
-               profile_remote_only: bool) -> int:
+def _cap_score(requirement: Requirement, arrangement: Arrangement | None, preference: str) -> int:
     if requirement.kind == "keyword":
         return CAPS["deal_breaker_keyword"]
     if requirement.kind == "location" and arrangement is not None:
-        if profile_remote_only and arrangement.mode in ("onsite", "hybrid"):
+        if preference == "remote_only" and arrangement.mode in ("onsite", "hybrid"):
             return CAPS[f"{arrangement.mode}_for_remote_only"]
+        if preference == "remote_or_hybrid" and arrangement.mode == "onsite":
+            return CAPS["onsite_for_remote_or_hybrid"]
         return CAPS["outside_your_places"]
     if requirement.kind == "title":
         return CAPS["far_title_family"]
@@ -93,9 +94,9 @@ def _cap_score(requirement: Requirement, arrangement: Arrangement | None,
 
 
 def cap_for(requirements: list[Requirement], arrangement: Arrangement | None, *,
-            remote_only: bool) -> ScoreCap | None:
+            preference: str) -> ScoreCap | None:
     """The lowest cap among the missing deal-breakers, with the reason the user reads."""
-    caps = [(_cap_score(r, arrangement, remote_only), r) for r in requirements
+    caps = [(_cap_score(r, arrangement, preference), r) for r in requirements
             if r.deal_breaker and r.status == "missing"]
     if not caps:
         return None
@@ -118,5 +119,4 @@ def enforce_deal_breakers(ledger: FitLedger, profile: CandidateProfile, job: Job
         requirements.insert(0, breaker)
     requirements = requirements[:MAX_REQUIREMENTS]
     return FitLedger(requirements=requirements, method=ledger.method,
-                     cap=cap_for(requirements, arrangement,
-                                 remote_only=profile.remote_preference == "remote_only"))
+                     cap=cap_for(requirements, arrangement, preference=profile.remote_preference))
