@@ -15,7 +15,7 @@ from backend.domain.model import CamelModel
 
 RequirementKind = Literal[
     "title", "seniority", "skill", "experience_years", "language", "location",
-    "work_authorization", "degree", "salary", "keyword",
+    "work_authorization", "degree", "salary", "keyword", "licence",
 ]
 Importance = Literal["must", "nice"]
 Status = Literal["met", "missing", "unknown"]
@@ -70,6 +70,8 @@ CAPS = {
     "onsite_for_remote_or_hybrid": 30,
     "outside_your_places": 30,    # an office in another city, remote only from elsewhere
     "seniority_gap": 40,          # a junior role for a staff engineer, or the reverse
+    "salary_below_floor": 40,     # the top of the range is below the job seeker's floor
+    "licence": 30,                # a licence or registration the profile does not hold
 }
 
 

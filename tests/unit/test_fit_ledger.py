@@ -277,7 +277,8 @@ def test_a_posting_without_a_requirements_section_still_yields_a_sane_ledger():
     assert set(skills) == {"Python", "Kafka", "Rust"}
     assert all(r.importance == "nice" for r in skills.values())
     assert skills["Python"].status == "met" and skills["Rust"].status == "missing"
-    assert line(result, "location").status == "unknown"  # remote or on-site: not stated
+    # Remote or on-site is not stated, but the office is in the job seeker's own city.
+    assert line(result, "location").status == "met"
     salary = line(result, "salary")
     assert (salary.status, salary.detail) == ("unknown", "Salary — not stated")
     assert 0 <= result.score <= 100 and result.score == score_from_ledger(result.ledger)
@@ -293,7 +294,7 @@ def test_an_empty_description_does_not_crash():
 
 @pytest.mark.parametrize(("low", "high", "currency", "status", "detail"), [
     (50000, 60000, "EUR", "missing", "Up to EUR 60,000 — below your floor of EUR 70,000"),
-    (90000, 120000, "USD", "unknown", "Paid in USD; your floor is EUR 70,000"),
+    (90000, 120000, "ARS", "unknown", "Paid in ARS; your floor is EUR 70,000"),  # no ECB rate
     (None, None, None, "unknown", "Salary — not stated"),
     (80000, None, "EUR", "met", None),
 ])
@@ -380,3 +381,19 @@ def test_the_ledger_round_trips_as_camel_case_json():
 
 def test_offline_scoring_is_deterministic():
     assert score(backend_profile(), posting()) == score(backend_profile(), posting())
+
+
+def test_a_salary_in_another_currency_is_compared_at_the_bundled_dated_ecb_rate():
+    """A USD range against a EUR floor is ✓ or ✗, never "?" (issue 30: a USD salary
+    against a CAD floor stayed unknown)."""
+    from backend.pipeline.fit.evidence import converted
+
+    above = line(score(backend_profile(), posting(salary_min=90000, salary_max=120000,
+                                                  salary_currency="USD")), "salary")
+    in_eur, day = converted(120000, "USD", "EUR")
+    assert above.status == "met" and f"about EUR {in_eur:,} at the ECB rate of {day}" in above.evidence
+    below = line(score(backend_profile(), posting(salary_min=40000, salary_max=60000,
+                                                  salary_currency="USD")), "salary")
+    assert (below.status, below.deal_breaker) == ("missing", True)
+    assert below.detail.startswith("Up to USD 60,000 (about EUR ")
+    assert below.detail.endswith("below your floor of EUR 70,000")

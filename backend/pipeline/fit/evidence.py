@@ -11,12 +11,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cache
 
 from backend.domain.fit import Importance, Requirement
 from backend.domain.profile import CandidateProfile
 from backend.domain.resume import WorkEntry
 from backend.pipeline.fit.places import place_covered
-from backend.pipeline.fit.requirements import AuthorizationNeed, DegreeNeed, LanguageNeed, YearsNeed
+from backend.pipeline.fit.requirements import (
+    AuthorizationNeed,
+    DegreeNeed,
+    LanguageNeed,
+    LicenceNeed,
+    YearsNeed,
+)
 from backend.pipeline.fit.synonyms import skill_index
 from backend.pipeline.fit.titles import (
     family_distance,
@@ -348,10 +355,34 @@ def _money(currency: str | None, amount: int) -> str:
     return f"{currency} {amount:,}" if currency else f"{amount:,}"
 
 
+@cache
+def _rates():
+    """The ECB reference rates bundled with ``currency_converter`` (one dated day)."""
+    import os
+
+    import currency_converter
+
+    path = os.path.join(os.path.dirname(currency_converter.__file__), "eurofxref.csv")
+    converter = currency_converter.CurrencyConverter(path)
+    return converter, max(converter.bounds["USD"])
+
+
+def converted(amount: int, currency: str, into: str) -> tuple[int, str] | None:
+    """``amount`` in ``into`` at the bundled ECB rate, with the rate's date; None for a
+    currency the ECB does not quote."""
+    converter, day = _rates()
+    try:
+        value = converter.convert(amount, currency.upper(), into.upper())
+    except (ValueError, KeyError):
+        return None
+    return round(value), day.isoformat()
+
+
 def salary_requirement(profile: CandidateProfile, low: int | None, high: int | None,
                        currency: str | None) -> Requirement | None:
-    """The posting's range against the salary floor. Another currency is unknown, not a
-    guess: there is no exchange rate here."""
+    """The posting's range against the salary floor, across currencies at the bundled ECB
+    rate. A top of the range below the floor is a deal-breaker: the floor is the least
+    the job seeker takes."""
     floor = profile.salary_floor
     if not floor:
         return None
@@ -361,10 +392,64 @@ def salary_requirement(profile: CandidateProfile, low: int | None, high: int | N
         return requirement("salary", "Salary", "must", "unknown", detail="Salary — not stated")
     shown = "–".join(f"{amount:,}" for amount in dict.fromkeys(a for a in (low, high) if a))
     label = f"Salary {currency + ' ' if currency else ''}{shown}"
+    note = ""
     if currency and profile.salary_currency and currency.upper() != profile.salary_currency:
-        return requirement("salary", label, "must", "unknown",
-                           detail=f"Paid in {currency}; your floor is {mine}")
+        exchanged = converted(top, currency, profile.salary_currency)
+        if exchanged is None:
+            return requirement("salary", label, "must", "unknown",
+                               detail=f"Paid in {currency}; your floor is {mine}")
+        top, day = exchanged
+        note = f" (about {_money(profile.salary_currency, top)} at the ECB rate of {day})"
     if top >= floor:
-        return requirement("salary", label, "must", "met", evidence=f"Your floor: {mine}")
-    return requirement("salary", label, "must", "missing",
-                       detail=f"Up to {_money(currency, top)} — below your floor of {mine}")
+        return requirement("salary", label, "must", "met", evidence=f"Your floor: {mine}{note}")
+    below = f"Up to {_money(currency, high or low or 0)}{note} — below your floor of {mine}"
+    return requirement("salary", label, "must", "missing", deal_breaker=True, detail=below)
+
+
+# --------------------------------------------------------------------------- licences
+
+
+def _credential_text(profile: CandidateProfile) -> str:
+    """Where a résumé states licences and registrations: certificates, education, the
+    summary and headline, work titles and bullets."""
+    resume = profile.resume
+    parts = [resume.basics.label, resume.basics.summary,
+             *(" ".join(filter(None, (c.name, c.issuer))) for c in resume.certificates),
+             *(" ".join(filter(None, (e.study_type, e.area, e.institution))) for e in resume.education),
+             *(" ".join(filter(None, (w.position, w.summary, *w.highlights))) for w in resume.work),
+             *resume.skill_names()]
+    return " ".join(filter(None, parts))
+
+
+def _initials(text: str) -> set[str]:
+    """Initials of every run of two to five capitalised words ("Registered Nurse" → RN)."""
+    words = re.findall(r"[A-Za-zÀ-ÿ'’-]+", text)
+    out = set()
+    for start in range(len(words)):
+        letters = ""
+        for word in words[start:start + 5]:
+            if not word[0].isupper():
+                break
+            letters += word[0]
+            if len(letters) >= 2:
+                out.add(letters)
+    return out
+
+
+def licence_requirement(facts: ProfileFacts, need: LicenceNeed) -> Requirement:
+    """A licence or registration the posting asks for, held when the résumé names it (by
+    its acronym, its full name, or the initials of its name)."""
+    label = f"{need.expansion} ({need.acronym})" if need.expansion else need.acronym
+    text = _credential_text(facts.profile)
+    initials = _initials(text)
+
+    def holds(acronym: str, expansion: str | None) -> bool:
+        return (re.search(rf"(?<![\w-]){re.escape(acronym)}(?![\w-])", text) is not None
+                or (expansion is not None and contains_term(normalize(text), expansion))
+                or acronym.upper() in initials)
+
+    if holds(need.acronym, need.expansion) or any(holds(other, None) for other in need.alternatives):
+        return requirement("licence", label, need.importance, "met", evidence="Your certificates and history")
+    return requirement("licence", label, need.importance, "missing",
+                       deal_breaker=need.importance == "must",
+                       detail="A licence or registration your profile does not list")

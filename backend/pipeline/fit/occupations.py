@@ -38,7 +38,7 @@ _FIELDS: dict[str, str] = {
     "2240": "advanced_practice", "22": "health",
     "23": "teaching", "2411": "finance", "2412": "finance", "2413": "finance",
     "2421": "business_analysis", "2422": "management", "2423": "people", "2424": "people",
-    "2431": "marketing", "2432": "marketing", "2433": "sales", "2434": "sales",
+    "2431": "marketing", "2432": "marketing", "2433": "sales", "2434": "sales_engineering",
     "2511": "data", "25": "software", "26": "law_culture",
     "311": "engineering_technicians", "3112": "construction", "3113": "electrical_trades",
     "3118": "engineering_technicians", "3123": "construction",
@@ -52,7 +52,8 @@ _FIELDS: dict[str, str] = {
 FIELD_NAMES = {
     "management": "general management", "finance": "finance and accounting", "people": "HR",
     "marketing_sales": "marketing and sales", "marketing": "marketing", "sales": "sales",
-    "product": "product management", "engineering": "mechanical and industrial engineering",
+    "product": "product management", "sales_engineering": "sales engineering",
+    "engineering": "mechanical and industrial engineering",
     "construction": "construction", "civil": "civil engineering", "software": "software",
     "nursing": "nursing", "care": "care work", "teaching": "teaching", "science": "science",
     "data": "data and analytics", "electrical_engineering": "electrical engineering",
@@ -67,16 +68,18 @@ FIELD_NAMES = {
     "elementary work", "armed_forces": "the armed forces", "associate": "technical work",
 }
 # Fields a person moves between with a step (distance 2): the same skills carry part way.
+# Professions with a registration of their own (midwifery, advanced practice) are not
+# neighbours of the one they grew from: the registration decides.
 _NEIGHBOURS = {frozenset(pair) for pair in (
     ("software", "data"), ("data", "business_analysis"), ("data", "finance"),
-    ("software", "product"), ("design", "product"), ("design", "software"),
+    ("design", "software"), ("sales_engineering", "software"), ("sales_engineering", "sales"),
     ("marketing", "marketing_sales"), ("sales", "marketing_sales"), ("marketing", "sales"),
-    ("marketing", "design"), ("marketing", "product"), ("finance", "business_analysis"),
+    ("marketing", "design"), ("finance", "business_analysis"),
     ("engineering", "civil"), ("engineering", "engineering_technicians"),
     ("engineering", "electrical_engineering"), ("civil", "construction"),
     ("civil", "architecture"), ("electrical_engineering", "electrical_trades"),
     ("construction", "electrical_trades"), ("nursing", "nursing_support"), ("nursing", "care"),
-    ("nursing", "health"), ("nursing", "midwifery"), ("nursing", "advanced_practice"),
+    ("nursing", "health"),
     ("health", "medicine"), ("people", "management"), ("finance", "management"),
 )}
 

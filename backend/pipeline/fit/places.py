@@ -17,7 +17,7 @@ from backend.domain.places import City, city_in, distance_km
 from backend.domain.profile import CandidateProfile
 from backend.pipeline.text import human_list
 
-COMMUTE_KM = 60  # about an hour's commute: Mississauga from Toronto, Salford from Manchester
+COMMUTE_KM = 50  # about 45 minutes: Mississauga from Toronto, Salford from Manchester
 
 _EU = (
     "austria", "belgium", "bulgaria", "croatia", "cyprus", "czechia", "denmark", "estonia",
@@ -143,7 +143,7 @@ def place_tags(text: str) -> frozenset[str]:
             name = _two_letter_place(name, context)
         name = _canonical(name)
         tags.add(name)
-        country = _CITY_COUNTRY.get(name)
+        country = _CITY_COUNTRY.get(name) or (_region_country(part) if len(part) > 2 else None)
         if country:
             tags.add(country)
         tags.update(_REGIONS.get(country or name, ()))
@@ -249,8 +249,10 @@ def office_reachable(profile: CandidateProfile, *places: str | None) -> bool:
     if any(place_tags(name) & (own - _REGION_NAMES) for name in names):
         return True
     homes = _home_cities(tuple(profile.locations))
-    return any(distance_km(home, office) <= COMMUTE_KM
-               for office in _office_cities(names) for home in homes)
+    # The posting's location field names the office; a place in its text ("our SoHo
+    # office") only counts when the field names no city we know.
+    offices = _office_cities(names[1:]) or _office_cities(names[:1])
+    return any(distance_km(home, office) <= COMMUTE_KM for office in offices for home in homes)
 
 
 @cache
@@ -265,6 +267,14 @@ def _office_cities(names: list[str]) -> list[City]:
 def office_city(arrangement: Arrangement) -> City | None:
     """The city the office is in, when the posting names one we know."""
     return next(iter(_office_cities([n for n in (arrangement.location, arrangement.city) if n])), None)
+
+
+def _region_country(part: str) -> str | None:
+    """The country a region ("Texas", "Ontario", "NSW") lies in, in the tables' words."""
+    from backend.domain.places import region_of
+
+    found = region_of(part)
+    return _ISO_CODES.get(found[0].lower()) if found else None
 
 
 def place_covered(place: str, held: list[str]) -> bool:
@@ -355,7 +365,10 @@ def location_requirement(profile: CandidateProfile, arrangement: Arrangement) ->
         return req("unknown", detail=f"{wants}; your profile names no city")
     if not arrangement.city:
         return req("unknown", detail=f"Office city not stated — {wants}")
-    # An office in a city the job seeker did not list: no amount of skills makes it a fit.
+    if office_city(arrangement) is None:  # a district or small town: the distance is unknown
+        return req("unknown", detail=f"Cannot tell how far {arrangement.city} is — {wants}")
+    # An office beyond a commute of every place the job seeker named: no amount of skills
+    # makes it a fit.
     return req("missing", detail=wants, deal_breaker=True)
 
 

@@ -26,16 +26,22 @@ MUST, NICE, MENTION, SKIP = "must", "nice", "mention", "skip"
 # Nice is tested first: "Preferred qualifications" is not "Qualifications".
 _NICE_HEADING = re.compile(
     r"nice[- ]to[- ]have|nice if|bonus|\bplus(?:es)?\b|preferred|would be (?:great|nice|a plus)|"
-    r"great if|extra credit|not required|ideally|even better|stand out|desirable|we'd love", re.I)
+    r"great if|extra credit|not required|ideally|even better|stand out|desirable|we'd love"
+    r"|wünschenswert|von vorteil|ein plus|serait un plus|un plus|atout|apprécié|se valorar|valorable"
+    r"|deseable", re.I)
 _MUST_HEADING = re.compile(
     r"requirement|required|qualifications|must[- ]have|what you(?:'|’)?ll need|what you need|"
     r"you(?:'|’)?ll need|you have|you bring|about you|who you are|looking for|great fit|"
     r"your (?:profile|background|skills|experience)|skills|what it takes|you should|you will have|"
-    r"minimum|basic qualifications|ideal candidate|to succeed|we expect", re.I)
+    r"minimum|basic qualifications|ideal candidate|to succeed|we expect|essential|person specification"
+    r"|ihr profil|dein profil|anforderungen|das bringen sie mit|das bringst du mit|was sie mitbringen"
+    r"|qualifikation|profil recherché|votre profil|ton profil|compétences requises|prérequis"
+    r"|requisitos|perfil|qué buscamos|buscamos|imprescindible", re.I)
 _SKIP_HEADING = re.compile(
     r"benefit|perks|what we offer|we offer|why you(?:'|’)?ll|why join|why work|compensation|salary|"
     r"hiring process|how to apply|next steps|interview|equal opportunit|diversity|inclusion|"
-    r"our process|apply", re.I)
+    r"our process|apply|wir bieten|das bieten wir|unser angebot|avantages|nous offrons|ce que nous"
+    r"|déroulement|processus de recrutement|ofrecemos|te ofrecemos|beneficios", re.I)
 _BULLET = re.compile(r"^(?:[-•*▪◦·–]|\d{1,2}[.)])\s+")
 _INLINE_HEADING = re.compile(r"^([A-Z][^:]{2,50}):\s+(\S.*)$")
 _CLAUSES = re.compile(r"[;•]|(?<=[a-z0-9)])[.!?](?:\s+|$)")
@@ -139,6 +145,21 @@ class AuthorizationNeed:
     text: str
 
 
+@dataclass(frozen=True)
+class LicenceNeed:
+    acronym: str
+    """"RMN", "CEng", "APRN": how the posting names the licence or registration."""
+    expansion: str | None
+    """"Registered Mental Health Nurse", when the posting spells it out."""
+    importance: Importance
+    text: str
+    alternatives: tuple[str, ...] = ()
+    """Other licences the same clause accepts instead ("ADN or BSN")."""
+
+
+_EITHER = re.compile(r"\b(?:or|oder|ou|o)\b|/")
+
+
 @dataclass
 class PostingNeeds:
     family: str | None
@@ -150,6 +171,7 @@ class PostingNeeds:
     languages: dict[str, LanguageNeed] = field(default_factory=dict)
     degree: DegreeNeed | None = None
     authorization: AuthorizationNeed | None = None
+    licences: dict[str, LicenceNeed] = field(default_factory=dict)
 
     def add_skill(self, name: str, importance: Importance) -> None:
         if self.skills.get(name) != "must":
@@ -210,6 +232,8 @@ _HINTS = (
     ("phrase", r"(?:experience|skills?|knowledge|familiarity|exposure|proficiency|expertise|background"
                r"|comfortable) (?:with|in|of|to)\b"),
     ("authorization", r"to work in\b|sponsor"),
+    ("licence", r"licen[cs]|licensure|registration|registered|certif|chartered|accredit|diplom|titulaci"
+                r"|habilitaci|approbation|zulassung|inscription|colegiad|status\b|authori[sz]ation|ticket"),
     ("language", "(?:" + "|".join(LANGUAGES.values()) + r")(?![a-z])"),
     ("degree", _DEGREE.pattern[2:]),  # without its leading \b: the shared boundary does it
     ("nice", r"(?:a plus|bonus|nice to have|preferred|ideally|desirable|an advantage|not required"
@@ -302,6 +326,33 @@ def _authorization(clause: Clause) -> AuthorizationNeed | None:
     return AuthorizationNeed(authorized.group(1) if authorized else None, no_sponsorship, clause.text)
 
 
+def _words_of(text: str) -> list[str]:
+    return text.split()
+
+
+# A licence is named by an acronym ("RMN", "CEng", "APRN"), often after its full name.
+_ACRONYM_TEXT = r"[A-Z]{2,6}|[A-Z]{2}[a-z]{2,3}|[A-Z][a-z][A-Z]{1,3}"  # RMN, CEng, MSc-style mixes
+_ACRONYM = re.compile(rf"(?<![\w-])({_ACRONYM_TEXT})(?![\w-])")
+_EXPANSION = re.compile(
+    rf"((?:[A-Z][\w'’-]+\s+(?:(?:of|in|de|du|des)\s+)?){{1,5}})\(({_ACRONYM_TEXT})\)")
+# Acronyms in licence clauses that name no licence: places, employers, units, documents.
+_NOT_LICENCES = frozenset(_words_of("""UK US USA EU EEA NHS ICU CV PIN ID HR IT AI UX UI API SQL OR AND
+TBC FTE DBS GCSE CCU ER ED NICU PICU OT DE FR ES CA AU IE NL GB MD DC NY TX HCPC PMP BA BSC MSC MBA
+PHD CDI CDD SA SL GMBH AG LTD LLC INC PLC"""))
+
+
+def _licences(clause: Clause, skills: list[str]) -> list[LicenceNeed]:
+    expansions = {acronym: " ".join(name.split()) for name, acronym in _EXPANSION.findall(clause.text)}
+    importance: Importance = "nice" if clause.importance == "nice" else "must"
+    skill_names = {skill.upper() for skill in skills}
+    names = [a for a in dict.fromkeys(_ACRONYM.findall(clause.text))
+             if a.upper() not in _NOT_LICENCES and a.upper() not in skill_names]
+    # "an ADN or BSN", "CPA oder StB": either one will do.
+    either = len(names) > 1 and _EITHER.search(clause.text) is not None
+    return [LicenceNeed(a, expansions.get(a), importance, clause.text,
+                        alternatives=tuple(n for n in names if n != a) if either else ()) for a in names]
+
+
 def _phrase(clause: Clause, found_skills: list[str]) -> str | None:
     match = _PHRASE.search(clause.text)
     if not match or found_skills:
@@ -343,6 +394,11 @@ def extract_needs(title: str, description: str) -> PostingNeeds:
             needs.degree = _degree(clause)
         if at in hints["authorization"]:
             needs.authorization = _merged(needs.authorization, _authorization(clause))
+        if at in hints["licence"] and clause.section != MENTION:
+            for licence in _licences(clause, skills):
+                known = needs.licences.get(licence.acronym)
+                if known is None or (known.importance == "nice" and licence.importance == "must"):
+                    needs.licences[licence.acronym] = licence
     return needs
 
 

@@ -40,6 +40,7 @@ def build_ledger(profile: CandidateProfile, job: JobText, *, today: date) -> Fit
     found += [ev.language_requirement(facts, need) for need in needs.languages.values()]
     if needs.degree:
         found.append(ev.degree_requirement(facts, needs.degree))
+    found += [ev.licence_requirement(facts, need) for need in needs.licences.values()]
     if needs.authorization:
         country = country_of(arrangement.city or job.location or "")
         found.append(ev.authorization_requirement(facts, needs.authorization, country))
@@ -90,6 +91,10 @@ def _cap_score(requirement: Requirement, arrangement: Arrangement | None, prefer
         return CAPS["far_title_family"]
     if requirement.kind == "seniority":
         return CAPS["seniority_gap"]
+    if requirement.kind == "salary":
+        return CAPS["salary_below_floor"]
+    if requirement.kind == "licence":
+        return CAPS["licence"]
     return DEAL_BREAKER_CAP  # flagged by a model: a deal-breaker of a kind we do not rank
 
 

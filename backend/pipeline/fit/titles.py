@@ -38,10 +38,13 @@ LEVEL_NAMES = {0: "intern", 1: "junior", 2: "mid-level", 3: "senior", 4: "staff 
                5: "principal / head"}
 _LEVELS: tuple[tuple[int, re.Pattern[str]], ...] = tuple(
     (level, re.compile(pattern, re.IGNORECASE)) for level, pattern in (
-        (5, r"\bprincipal\b|\bdistinguished\b|\bhead of\b|\bdirector\b|\bvp\b|vice president|\bchief\b"),
+        (5, r"\bprincipal\b|\bdistinguished\b|\bhead of\b|\bdirector\b|\bvp\b|vice president|\bchief\b"
+            r"|\bleiter(?:in)?\b|\bleitung\b|\bdirect(?:eur|rice)\b|\bdirector(?:a)?\b|\bjef[ea] de\b"),
         (4, r"\bstaff\b|\blead\b|\barchitect\b"),
         (3, r"\bsenior\b|\bsr\b\.?|\biii\b"),
-        (0, r"\bintern(?:ship)?\b|\btrainee\b|\bapprentice\b|\bworking student\b"),
+        (0, r"\bintern(?:ship)?\b|\btrainee\b|\bapprentice(?:ship)?\b|\bworking student\b|\bco-?op\b"
+            r"|\bwerkstudent(?:in)?\b|\bpraktikum\b|\bpraktikant(?:in)?\b|\bausbildung\b|\bstage\b"
+            r"|\bstagiaire\b|\balternan(?:ce|t)\b|\bpr[áa]cticas\b|\bbecari[oa]\b|\bstudent\b"),
         (1, r"\bjunior\b|\bjr\b\.?|\bentry[- ]level\b|\bgraduate\b|\bnew grad\b|\bassociate\b"),
         (2, r"\bmid[- ]level\b|\bintermediate\b|\bii\b"),
     ))
