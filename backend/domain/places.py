@@ -17,7 +17,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
 # Informal names no ISO list carries.
@@ -200,6 +200,7 @@ _NEAR_WORDS = re.compile(r"\s+(bei|am|an der|im|near|nahe|près de|sur)\s+", re.
 _DISTRICT = re.compile(r"\s+\d{1,2}(?:e|er|ème|º|\.)?$", re.I)
 
 
+@lru_cache(maxsize=4096)  # boards and profiles repeat their places
 def city_in(text: str) -> City | None:
     """The city a free-text place names: "Mississauga, ON, Canada", "München, Deutschland",
     "Lyon 3e", "Garching bei München" — in the country the text names, when it names one;

@@ -23,6 +23,7 @@ def title_family(title: str, *, by_head: bool = True) -> str | None:
     return occupation.code if occupation else None
 
 
+@lru_cache(maxsize=4096)
 def family_distance(a: str, b: str) -> int:
     return occupation_distance(Occupation(a, field_of(a), ""), Occupation(b, field_of(b), ""))
 
