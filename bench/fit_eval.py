@@ -1,4 +1,4 @@
-"""Fit judgement on the evaluation set: twelve job seekers in nine lines of work and seven
+"""Fit judgement on the evaluation set: twelve job seekers in eleven lines of work and nine
 countries against a board of postings in four languages (``tests/fixtures/fit_eval``),
 every pair labelled good / acceptable / no by what a person in that job would say.
 
