@@ -1,5 +1,5 @@
 """Fit judgement on the evaluation set: twelve job seekers in eleven lines of work and nine
-countries against a board of postings in four languages (``tests/fixtures/fit_eval``),
+countries against a board of postings in five languages (``tests/fixtures/fit_eval``),
 every pair labelled good / acceptable / no by what a person in that job would say.
 
 Reports precision and recall at the default threshold (50), NDCG@10 of each seeker's
