@@ -203,26 +203,37 @@ _DISTRICT = re.compile(r"\s+\d{1,2}(?:e|er|ème|º|\.)?$", re.I)
 @lru_cache(maxsize=4096)  # boards and profiles repeat their places
 def city_in(text: str) -> City | None:
     """The city a free-text place names: "Mississauga, ON, Canada", "München, Deutschland",
-    "Lyon 3e", "Garching bei München" — in the country the text names, when it names one;
-    None when no part of it is a city of 15,000 people or more."""
-    parts = [part.strip() for part in re.split(r"[,/|;(]| - | – ", text) if part.strip(" )")]
+    "Lyon 3e", "Garching bei München", "Paris La Défense", "Clayton, Melbourne VIC" — in
+    the country the text names (by a country, or a region such as "VIC"), when it names
+    one; None when no part of it is a city of 15,000 people or more."""
+    parts = [part.strip(" )") for part in re.split(r"[,/|;(]| - | – ", text) if part.strip(" )")]
     if not parts:
         return None
     location = location_of(text) or {}
     country = location.get("countryCode") or (country_code(parts[-1]) if len(parts) > 1 else None)
     region = location.get("region")
-    for part in parts[:2]:
-        name = _DISTRICT.sub("", part.strip(" )"))
+    named: list[str] = []
+    for part in parts[:3]:
+        name = _DISTRICT.sub("", part)
         head, _, code = name.rpartition(" ")
         if head and code.isupper() and (known := region_of(code, country)):
             name, country, region = head, known[0], code  # "Dandenong VIC"
-        # "Garching bei München", "Frankfurt am Main": the town, else the city it is by.
-        for candidate in (name, *_NEAR_WORDS.split(name)[::2]):
+        named.append(name)
+    for name in named:
+        for candidate in _candidates(name):
             city = city_named(candidate, country, region) or (
                 city_named(candidate) if country is None else None)
             if city is not None:
                 return city
     return None
+
+
+def _candidates(name: str) -> list[str]:
+    """The name, the town and the city of "Garching bei München", then the name's leading
+    words ("Paris La Défense" → "Paris La", "Paris")."""
+    near = _NEAR_WORDS.split(name)[::2] if _NEAR_WORDS.search(name) else []
+    words = name.split()
+    return [name, *near, *(" ".join(words[:n]) for n in range(len(words) - 1, 0, -1))]
 
 
 def distance_km(a: City, b: City) -> float:

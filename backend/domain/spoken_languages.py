@@ -37,3 +37,33 @@ def _names() -> frozenset[str]:
 
 def is_language_name(text: str) -> bool:
     return " ".join(text.split()).casefold() in _names()
+
+
+@cache
+def _english_names() -> dict[str, str]:
+    """Every spelling → the language's English name ("Deutsch" → "German")."""
+    import pycountry
+
+    translations = [gettext.translation("iso639-3", pycountry.LOCALES_DIR, languages=[lang],
+                                        fallback=True) for lang in _NAME_LANGUAGES]
+    out: dict[str, str] = {}
+    for language in pycountry.languages:
+        if not hasattr(language, "alpha_2"):
+            continue
+        english = language.name.split(";")[0].split(",")[0].split(" (")[0].strip()
+        for spelling in language.name.split(";"):
+            spelling = spelling.strip()
+            for name in (spelling, *(t.gettext(spelling) for t in translations)):
+                out.setdefault(name.split(",")[0].split(" (")[0].strip().casefold(), english)
+    return out
+
+
+def english_name(text: str) -> str | None:
+    """The English name of a language written in any of the known languages
+    ("Deutsch", "anglais", "Inglés" → "German", "English", "English")."""
+    return _english_names().get(" ".join(text.split()).casefold())
+
+
+def names_of(english: str) -> list[str]:
+    """Every known spelling of a language given its English name, lower-case."""
+    return sorted(name for name, value in _english_names().items() if value == english)

@@ -2,10 +2,10 @@
 in the issue's walk-through, at the level of the ledger line that decides it.
 
 The set: twelve job seekers in eleven lines of work and nine countries, 156 postings in five
-languages (``tests/fixtures/fit_eval``, made with ``tests/fit_evaluation.py``). The floors
-below are what the offline rules reach today; the issue's targets are precision and recall
-≥ 0.95 and no deal-breaker leak, not reached yet (``bench/fit_eval.py --wrong`` lists what
-is left).
+languages (``tests/fixtures/fit_eval``, read by ``tests/fit_evaluation.py``). The targets
+are the issue's: precision and recall ≥ 0.95 at the default threshold, NDCG@10 ≥ 0.90 and
+no *no* job above the threshold for a deal-breaker reason (``bench/fit_eval.py --wrong``
+lists the wrong calls that remain).
 """
 
 from __future__ import annotations
@@ -18,10 +18,9 @@ from backend.domain.fit import Requirement
 from backend.pipeline.score import ScoreResult, offline_score
 from tests.fit_evaluation import TODAY, evaluate, load_postings, load_seekers, offline_scorer
 
-PRECISION_FLOOR = 0.92
-RECALL_FLOOR = 0.94
+PRECISION_TARGET = 0.95
+RECALL_TARGET = 0.95
 NDCG_TARGET = 0.90
-LEAKS_CEILING = 5
 
 
 @cache
@@ -50,12 +49,13 @@ def test_the_evaluation_set_is_broad_enough_to_judge_fit_for_everyone():
             assert label["label"] in ("good", "acceptable", "no") and label["reason"].strip()
 
 
-def test_the_offline_rules_on_the_evaluation_set_hold_todays_level():
+def test_the_offline_rules_meet_the_targets_on_the_evaluation_set():
     report = evaluate(offline_scorer)
-    assert report.precision() >= PRECISION_FLOOR
-    assert report.recall() >= RECALL_FLOOR
+    leaks = [(p.seeker, p.posting, p.score, p.reason) for p in report.deal_breaker_leaks()]
+    assert report.precision() >= PRECISION_TARGET
+    assert report.recall() >= RECALL_TARGET
     assert report.ndcg(10) >= NDCG_TARGET
-    assert len(report.deal_breaker_leaks()) <= LEAKS_CEILING
+    assert leaks == []
 
 
 # --------------------------------------------------------------------------- the issue's wrong calls
@@ -130,3 +130,28 @@ def test_an_internship_is_two_levels_below_an_experienced_analyst():
     result = scored("data_analyst_toronto", "data-006")
     seniority = line(result, "seniority")
     assert (seniority.status, seniority.deal_breaker) == ("missing", True) and result.score < 50
+
+
+def test_language_names_and_levels_in_the_profiles_own_language_count():
+    """"Deutsch (Muttersprache)" answers a posting's "sehr gute Deutschkenntnisse"."""
+    result = scored("mech_engineer_munich", "mechanical-001")
+    german = next(r for r in result.ledger.requirements
+                  if r.kind == "language" and r.label.startswith("German"))
+    assert german.status == "met" and "Deutsch" in german.evidence
+
+
+def test_a_longer_commute_for_a_hybrid_role_is_a_reservation_not_a_deal_breaker():
+    location = line(scored("product_designer_amsterdam", "design-002"), "location")  # Rotterdam, 2 days
+    assert (location.status, location.deal_breaker) == ("unknown", False) and "km" in location.detail
+
+
+def test_a_role_only_for_students_is_below_a_qualified_teacher():
+    result = scored("teacher_madrid", "teaching-009")  # "Estudiante universitario o titulado reciente"
+    seniority = line(result, "seniority")
+    assert (seniority.status, seniority.deal_breaker) == ("missing", True) and result.score < 50
+
+
+def test_an_essential_qualification_the_profile_lacks_is_a_deal_breaker():
+    result = scored("teacher_madrid", "teaching-008")  # Máster de Profesorado (IMPRESCINDIBLE)
+    degree = line(result, "degree")
+    assert (degree.status, degree.deal_breaker) == ("missing", True) and result.score < 50

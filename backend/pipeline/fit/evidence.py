@@ -16,6 +16,7 @@ from functools import cache
 from backend.domain.fit import Importance, Requirement
 from backend.domain.profile import CandidateProfile
 from backend.domain.resume import WorkEntry
+from backend.domain.spoken_languages import english_name
 from backend.pipeline.fit.places import place_covered
 from backend.pipeline.fit.requirements import (
     AuthorizationNeed,
@@ -37,10 +38,15 @@ from backend.pipeline.text import contains_term, human_list, normalize, title_si
 
 CEFR = {"a1": 1, "a2": 2, "b1": 3, "b2": 4, "c1": 5, "c2": 6}
 CEFR_NAMES = {1: "A1", 2: "A2", 3: "B1", 4: "B2", 5: "C1", 6: "C2", 7: "native"}
-_FLUENCY_WORDS = ((7, r"native|mother tongue|first language"), (6, r"bilingual"),
-                  (5, r"fluent|full professional|c1"), (4, r"professional working|upper intermediate"),
-                  (3, r"intermediate|limited working|conversational"), (2, r"elementary|basic"),
-                  (1, r"beginner"))
+_FLUENCY_WORDS = (
+    (7, r"native|mother tongue|first language|muttersprach|langue maternelle|natif|native|nativ[oa]"
+        r"|lengua materna"),
+    (6, r"bilingual|bilingue|bilingüe|zweisprachig"),
+    (5, r"fluent|full professional|c1|verhandlungssicher|fließend|courant|avanzado|fluido"),
+    (4, r"professional working|upper intermediate|sehr gut|bon niveau|intermedio alto"),
+    (3, r"intermediate|limited working|conversational|intermédiaire|intermedio|gute kenntnisse"),
+    (2, r"elementary|basic|grundkenntnisse|notions|básico"),
+    (1, r"beginner|débutant|principiante|anfänger"))
 _FLUENCY = tuple((level, re.compile(pattern, re.I)) for level, pattern in _FLUENCY_WORDS)
 _CEFR_CODE = re.compile(r"\b([abc][12])\b", re.I)
 
@@ -285,7 +291,8 @@ def language_requirement(facts: ProfileFacts, need: LanguageNeed) -> Requirement
         return requirement("language", label, need.importance, "unknown",
                            detail="Your profile lists no languages")
     for entry in listed:
-        if (entry.language or "").strip().lower() != need.language.lower():
+        name = (entry.language or "").strip()
+        if (english_name(name) or name).lower() != need.language.lower():
             continue
         level = fluency_level(entry.fluency)
         shown = f"{entry.language} ({entry.fluency})" if entry.fluency else entry.language
@@ -300,8 +307,10 @@ def language_requirement(facts: ProfileFacts, need: LanguageNeed) -> Requirement
     return requirement("language", label, need.importance, "missing", detail=f"Your languages: {yours}")
 
 
-_DEGREE_LEVELS = ((3, r"ph\.?\s?d|doctor"), (2, r"master|m\.?sc|\bms\b|\bma\b|mba|m\.?eng|diplom"),
-                  (1, r"bachelor|b\.?sc|\bbs\b|\bba\b|b\.?eng|b\.?a\.|b\.?s\."))
+_DEGREE_LEVELS = ((3, r"ph\.?\s?d|doctor|promotion"),
+                  (2, r"master|máster|m\.?sc|\bms\b|\bma\b|mba|m\.?eng|diplom\b|diplom-|dscg|bac\s?\+\s?5"),
+                  (1, r"bachelor|b\.?sc|\bbs\b|\bba\b|b\.?eng|b\.?a\.|b\.?s\.|grado|licence|dcg"
+                      r"|bac\s?\+\s?3"))
 _DEGREE_LEVEL = tuple((level, re.compile(pattern, re.I)) for level, pattern in _DEGREE_LEVELS)
 DEGREE_NAMES = {1: "Bachelor's", 2: "Master's", 3: "PhD"}
 
@@ -324,7 +333,7 @@ def degree_requirement(facts: ProfileFacts, need: DegreeNeed) -> Requirement:
             return requirement("degree", label, need.importance, "met", evidence=shown)
         return requirement("degree", label, need.importance, "unknown",
                            detail=f"Your degree is in {entry.area or 'another field'}")
-    return requirement("degree", label, need.importance, "missing",
+    return requirement("degree", label, need.importance, "missing", deal_breaker=need.essential,
                        detail="Your education does not list this degree")
 
 
@@ -410,14 +419,14 @@ def salary_requirement(profile: CandidateProfile, low: int | None, high: int | N
 
 
 def _credential_text(profile: CandidateProfile) -> str:
-    """Where a résumé states licences and registrations: certificates, education, the
-    summary and headline, work titles and bullets."""
+    """Where a résumé states the licences and registrations it holds: certificates,
+    education, the headline and the skills — not the bullets, which also name what the
+    job seeker worked *with* ("a firm of chartered accountants")."""
     resume = profile.resume
-    parts = [resume.basics.label, resume.basics.summary,
+    parts = [resume.basics.label,
              *(" ".join(filter(None, (c.name, c.issuer))) for c in resume.certificates),
-             *(" ".join(filter(None, (e.study_type, e.area, e.institution))) for e in resume.education),
-             *(" ".join(filter(None, (w.position, w.summary, *w.highlights))) for w in resume.work),
-             *resume.skill_names()]
+             *(" ".join(filter(None, (e.study_type, e.area))) for e in resume.education),
+             *(w.position for w in resume.work), *resume.skill_names()]
     return " ".join(filter(None, parts))
 
 

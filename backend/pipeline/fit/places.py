@@ -18,6 +18,9 @@ from backend.domain.profile import CandidateProfile
 from backend.pipeline.text import human_list
 
 COMMUTE_KM = 50  # about 45 minutes: Mississauga from Toronto, Salford from Manchester
+# Two or three office days a week: people take about an hour each way (Rotterdam from
+# Amsterdam) — a reservation, not a deal-breaker.
+HYBRID_COMMUTE_KM = 80
 
 _EU = (
     "austria", "belgium", "bulgaria", "croatia", "cyprus", "czechia", "denmark", "estonia",
@@ -133,7 +136,7 @@ def place_tags(text: str) -> frozenset[str]:
     {berlin, germany, eu, europe, emea}; "Atlanta, GA, United States" → {atlanta, united
     states, north america, americas}. Cached: profiles and boards repeat their places."""
     tags: set[str] = set()
-    parts = [_norm(part) for part in re.split(r"[,/;|]| - ", text)]
+    parts = [_norm(part) for part in re.split(r"[,/;|()]| - ", text)]
     context = _context_countries(parts)
     for part in parts:
         name = part
@@ -198,6 +201,8 @@ _REMOTE_REGION = re.compile(
     r"|\b(?:live|reside|located|based) in (?:the )?([A-Z][\w.]*(?: [A-Z][\w.]*){0,2})")
 _REMOTE_TEXT = re.compile(r"\b(?:fully remote|100% remote|remote-first|remote first|work from anywhere"
                           r"|remote role|remote position)\b", re.IGNORECASE)
+_ANYWHERE = re.compile(r"\b(?:anywhere|worldwide|world-wide|globally|any country|weltweit"
+                       r"|partout|cualquier lugar)\b(?!\s+(?:in|au|en|dans|within|across|im|in der)\b)", re.I)
 _HYBRID_TEXT = re.compile(r"\bhybrid\b", re.IGNORECASE)
 _ONSITE_TEXT = re.compile(r"\b(?:on-?site|in-office|in the office|five days a week)\b", re.IGNORECASE)
 
@@ -228,6 +233,11 @@ def posting_arrangement(remote: str | None, location: str | None, text: str) -> 
             _REMOTE_REGION.search(text))
         region = region.rstrip(".") if region else None
         known = region and (place_tags(region) & (_REGION_NAMES | set(_REGIONS)))
+        if not known and not _ANYWHERE.search(f"{location or ''} {text}"):
+            # "Montréal, QC, Canada (télétravail au Canada)": a remote role listed in one
+            # country hires there unless it says anywhere.
+            country = country_of(location or "")
+            region, known = (country.title(), True) if country else (None, False)
         return Arrangement("remote", region=region if known else None, location=location)
     days = _first_group(_DAYS.search(text.lower()))
     day_count = None if days is None else _NUMBER_WORDS.get(days) or int(days)
@@ -262,6 +272,13 @@ def _home_cities(locations: tuple[str, ...]) -> tuple[City, ...]:
 
 def _office_cities(names: list[str]) -> list[City]:
     return [city for name in names if (city := city_in(name)) is not None]
+
+
+def office_distance_km(profile: CandidateProfile, arrangement: Arrangement) -> float | None:
+    """How far the office is from the nearest place the job seeker named, when both are known."""
+    office = office_city(arrangement)
+    homes = _home_cities(tuple(profile.locations))
+    return min((distance_km(home, office) for home in homes), default=None) if office else None
 
 
 def office_city(arrangement: Arrangement) -> City | None:
@@ -367,6 +384,10 @@ def location_requirement(profile: CandidateProfile, arrangement: Arrangement) ->
         return req("unknown", detail=f"Office city not stated — {wants}")
     if office_city(arrangement) is None:  # a district or small town: the distance is unknown
         return req("unknown", detail=f"Cannot tell how far {arrangement.city} is — {wants}")
+    far = office_distance_km(profile, arrangement)
+    if mode == "hybrid" and far is not None and far <= HYBRID_COMMUTE_KM:
+        return req("unknown", detail=f"About {far:.0f} km from {human_list(profile.locations[:1])}, "
+                                     "a long commute on office days")
     # An office beyond a commute of every place the job seeker named: no amount of skills
     # makes it a fit.
     return req("missing", detail=wants, deal_breaker=True)

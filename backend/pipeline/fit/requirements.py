@@ -136,6 +136,8 @@ class DegreeNeed:
     field: str | None
     importance: Importance
     or_equivalent: bool
+    essential: bool = False
+    """The posting says it cannot do without it ("essential", "imprescindible")."""
 
 
 @dataclass(frozen=True)
@@ -155,6 +157,7 @@ class LicenceNeed:
     text: str
     alternatives: tuple[str, ...] = ()
     """Other licences the same clause accepts instead ("ADN or BSN")."""
+    essential: bool = False
 
 
 _EITHER = re.compile(r"\b(?:or|oder|ou|o)\b|/")
@@ -189,8 +192,8 @@ _PHRASE = re.compile(
     r"\b(?:experience (?:with|in)|skills? in|knowledge of|familiarity with|exposure to|"
     r"proficiency (?:in|with)|expertise in|background in|comfortable with)\s+([^.;()\n]{3,60})", re.I)
 
-LANGUAGES = {
-    "English": "english", "German": "german|deutsch(?:kenntnisse)?", "French": "french|français|francais",
+_LANGUAGE_ALIASES = {
+    "English": "english", "German": "german|deutsch", "French": "french|français|francais",
     "Spanish": "spanish|español|espanol|castellano", "Italian": "italian|italiano",
     "Portuguese": "portuguese|português", "Dutch": "dutch|nederlands", "Polish": "polish",
     "Swedish": "swedish", "Danish": "danish", "Norwegian": "norwegian", "Finnish": "finnish",
@@ -198,19 +201,43 @@ LANGUAGES = {
     "Ukrainian": "ukrainian", "Arabic": "arabic", "Hebrew": "hebrew", "Hindi": "hindi",
     "Japanese": "japanese", "Korean": "korean", "Mandarin": "mandarin|chinese", "Cantonese": "cantonese",
 }
+
+
+def _language_patterns() -> dict[str, str]:
+    """Each language's names in the languages postings are written in (ISO 639 names and
+    pycountry's translations: "Englisch", "anglais", "inglés"), German "-kenntnisse" forms
+    included ("Deutschkenntnisse")."""
+    from backend.domain.spoken_languages import names_of
+
+    out = {}
+    for english, aliases in _LANGUAGE_ALIASES.items():
+        names = {*aliases.split("|"), *(n for n in names_of(english) if n.isalpha() and len(n) > 3)}
+        out[english] = "(?:" + "|".join(sorted(names, key=lambda n: (-len(n), n))) + ")(?:kenntnisse)?"
+    return out
+
+
+LANGUAGES = _language_patterns()
 _LANGUAGE = re.compile(r"(?<![A-Za-z])(?:" + "|".join(LANGUAGES.values()) + r")(?![A-Za-z])", re.I)
 _LANGUAGE_PATTERNS = tuple((name, re.compile(aliases, re.I)) for name, aliases in LANGUAGES.items())
 # The level a clause asks for, strongest cue first (CEFR ranks: A1 1 … C2 6, native 7).
-_LEVEL_CUES = ((7, r"native|mother tongue"), (6, r"\bc2\b|bilingual"),
-               (5, r"fluen|business|professional|proficien|excellent|\bc1\b|full working"),
-               (4, r"\bb2\b|good|working|strong|solid"), (3, r"\bb1\b|conversational|basic|some"))
+_LEVEL_CUES = ((7, r"native|mother tongue|muttersprach|langue maternelle|natif|native|nativo|lengua materna"),
+               (6, r"\bc2\b|bilingual|bilingue|bilingüe|zweisprachig"),
+               (5, r"fluen|business|professional|proficien|excellent|\bc1\b|full working|verhandlungssicher"
+                   r"|fließend|sehr gut|courant|parfait|avanzado|fluido|experto"),
+               (4, r"\bb2\b|good|working|strong|solid|\bgute?\b|\bbonn?e?\b|\bbuen[oa]?\b"),
+               (3, r"\bb1\b|conversational|basic|some|grundkenntnisse|notions|básico"))
 _LEVEL_CUE = tuple((level, re.compile(pattern, re.I)) for level, pattern in _LEVEL_CUES)
 _LANGUAGE_CONTEXT = re.compile(r"fluen|native|speak|spoken|written|language|proficien|level|"
-                               r"kenntnisse|\b[abc][12]\b|-speaking", re.I)
+                               r"kenntnisse|\b[abc][12]\b|-speaking|sprach|langue|niveau|maîtrise"
+                               r"|idioma|nivel|dominio|hablante", re.I)
 
 _DEGREE = re.compile(
-    r"\b(ph\.?\s?d|doctorate|master(?:'|’)?s|masters|master of|m\.?sc|mba|bachelor(?:'|’)?s?|b\.?sc|"
-    r"b\.?eng|university degree|college degree|(?:bs|ba|ms|ma)(?= in | degree))\b", re.I)
+    r"\b(ph\.?\s?d|doctorate|doctorado|doctorat|promotion|master(?:'|’)?s|masters|master of|máster|m\.?sc|mba"
+    r"|maestría|bac\s?\+\s?5|bachelor(?:'|’)?s?|b\.?sc|b\.?eng|university degree|college degree|licenciatura"
+    r"|bac\s?\+\s?3|(?:bs|ba|ms|ma)(?= in | degree))(?![\w+])", re.I)
+# A requirement the posting cannot do without, in the words postings use for it.
+_ESSENTIAL = re.compile(r"\b(?:essential|mandatory|must hold|required|imprescindible|obligatori[oa]"
+                        r"|indispensable|obligatoire|zwingend|unbedingt|erforderlich)\b", re.I)
 _DEGREE_FIELD = re.compile(r"\b(?:degree|bs|ba|ms|ma|bsc|msc|bachelor(?:'|’)?s?|master(?:'|’)?s?|phd)"
                            r"(?: degree)? (?:in|of) ([A-Za-z][A-Za-z &/-]{2,50}?)(?=$|[,.;)]| or | and )",
                            re.I)
@@ -232,8 +259,8 @@ _HINTS = (
     ("phrase", r"(?:experience|skills?|knowledge|familiarity|exposure|proficiency|expertise|background"
                r"|comfortable) (?:with|in|of|to)\b"),
     ("authorization", r"to work in\b|sponsor"),
-    ("licence", r"licen[cs]|licensure|registration|registered|certif|chartered|accredit|diplom|titulaci"
-                r"|habilitaci|approbation|zulassung|inscription|colegiad|status\b|authori[sz]ation|ticket"),
+    ("licence", r"licen[cs]|licensure|registration|registered|certif|chartered|accredit|diplom|diplôm"
+                r"|titulaci|habilitaci|approbation|zulassung|inscription|colegiad|status\b|authori[sz]ation|ticket"),
     ("language", "(?:" + "|".join(LANGUAGES.values()) + r")(?![a-z])"),
     ("degree", _DEGREE.pattern[2:]),  # without its leading \b: the shared boundary does it
     ("nice", r"(?:a plus|bonus|nice to have|preferred|ideally|desirable|an advantage|not required"
@@ -311,11 +338,15 @@ def _degree(clause: Clause) -> DegreeNeed | None:
     if not match:
         return None
     word = match.group(1).lower()
-    level = 3 if word.startswith(("ph", "doct")) else 2 if word.startswith(("m", "mba")) else 1
+    level = (3 if word.startswith(("ph", "doct", "promotion")) else
+             2 if word.startswith(("m", "mba", "bac+5", "bac +5", "bac + 5", "bac+ 5")) else 1)
     field_match = _DEGREE_FIELD.search(clause.text)
-    equivalent = bool(re.search(r"equivalent|or similar|related field|comparable", clause.text, re.I))
+    equivalent = bool(re.search(r"equivalent|or similar|related field|comparable|equivalente|équivalent",
+                                clause.text, re.I))
     importance: Importance = "nice" if clause.importance == "nice" or equivalent else "must"
-    return DegreeNeed(level, field_match.group(1).strip() if field_match else None, importance, equivalent)
+    essential = importance == "must" and _ESSENTIAL.search(clause.text) is not None
+    return DegreeNeed(level, field_match.group(1).strip() if field_match else None, importance, equivalent,
+                      essential)
 
 
 def _authorization(clause: Clause) -> AuthorizationNeed | None:
@@ -350,7 +381,8 @@ def _licences(clause: Clause, skills: list[str]) -> list[LicenceNeed]:
     # "an ADN or BSN", "CPA oder StB": either one will do.
     either = len(names) > 1 and _EITHER.search(clause.text) is not None
     return [LicenceNeed(a, expansions.get(a), importance, clause.text,
-                        alternatives=tuple(n for n in names if n != a) if either else ()) for a in names]
+                        alternatives=tuple(n for n in names if n != a) if either else ())
+            for a in names]
 
 
 def _phrase(clause: Clause, found_skills: list[str]) -> str | None:
@@ -358,8 +390,8 @@ def _phrase(clause: Clause, found_skills: list[str]) -> str | None:
     if not match or found_skills:
         return None
     phrase = match.group(1).strip()
-    if len(phrase.split()) > 4 or any(ch.isdigit() for ch in phrase):
-        return None
+    if len(phrase.split()) > 4 or any(ch.isdigit() for ch in phrase) or _LANGUAGE.search(phrase):
+        return None  # "fluency in Dutch and English" is a language requirement, read as one
     return phrase[0].upper() + phrase[1:]
 
 
@@ -390,16 +422,33 @@ def extract_needs(title: str, description: str) -> PostingNeeds:
             known = needs.languages.get(language.language)
             if known is None or _rank(language) > _rank(known):
                 needs.languages[language.language] = language
-        if needs.degree is None and at in hints["degree"]:
-            needs.degree = _degree(clause)
+        if at in hints["degree"] and (degree := _degree(clause)) is not None and (
+                needs.degree is None or _outranks(degree, needs.degree)):
+            needs.degree = degree
         if at in hints["authorization"]:
             needs.authorization = _merged(needs.authorization, _authorization(clause))
+        if needs.level is None and clause.section == MUST and _STUDENT_ONLY.search(clause.text):
+            needs.level = 0  # "Estudiante universitario o titulado reciente": a student job
         if at in hints["licence"] and clause.section != MENTION:
             for licence in _licences(clause, skills):
                 known = needs.licences.get(licence.acronym)
                 if known is None or (known.importance == "nice" and licence.importance == "must"):
                     needs.licences[licence.acronym] = licence
     return needs
+
+
+# A role only students or new graduates may take, whatever its title says.
+_STUDENT_ONLY = re.compile(
+    r"currently enrolled|enrolled (?:in|at) an? (?:university|college|degree)|must be a (?:current )?student"
+    r"|returning to (?:school|studies)|estudiante universitari[oa]|étudiant(?:e)? en (?:cours|master|licence)"
+    r"|immatrikuliert|eingeschrieben(?:e|er)? student|studierende[rn]? (?:der|im|eines)", re.I)
+
+
+def _outranks(new: DegreeNeed, known: DegreeNeed) -> bool:
+    """The degree a posting insists on: a must over a nice-to-have, then the higher one."""
+    if new.importance != known.importance:
+        return new.importance == "must"
+    return new.level > known.level
 
 
 def _merged(known: AuthorizationNeed | None, new: AuthorizationNeed | None) -> AuthorizationNeed | None:

@@ -93,7 +93,7 @@ def _cap_score(requirement: Requirement, arrangement: Arrangement | None, prefer
         return CAPS["seniority_gap"]
     if requirement.kind == "salary":
         return CAPS["salary_below_floor"]
-    if requirement.kind == "licence":
+    if requirement.kind in ("licence", "degree"):
         return CAPS["licence"]
     return DEAL_BREAKER_CAP  # flagged by a model: a deal-breaker of a kind we do not rank
 
