@@ -15,7 +15,7 @@ from backend.domain.model import CamelModel
 
 RequirementKind = Literal[
     "title", "seniority", "skill", "experience_years", "language", "location",
-    "work_authorization", "degree", "salary", "keyword", "licence",
+    "work_authorization", "degree", "salary", "keyword", "licence", "management",
 ]
 Importance = Literal["must", "nice"]
 Status = Literal["met", "missing", "unknown"]

@@ -155,3 +155,20 @@ def test_an_essential_qualification_the_profile_lacks_is_a_deal_breaker():
     result = scored("teacher_madrid", "teaching-008")  # Máster de Profesorado (IMPRESCINDIBLE)
     degree = line(result, "degree")
     assert (degree.status, degree.deal_breaker) == ("missing", True) and result.score < 50
+
+
+def test_managing_ninety_staff_is_missing_for_a_bedside_nurse():
+    result = scored("rn_houston", "nursing_us-007")
+    managing = line(result, "management")
+    assert managing.label == "Managing a team of 90"
+    assert (managing.status, managing.deal_breaker) == ("missing", True) and result.score < 50
+
+
+def test_the_profiles_own_words_count_as_evidence():
+    """"Analytics" is in a data analyst's own title, even where her skills list lacks it."""
+    from backend.pipeline.fit.evidence import ProfileFacts, skill_requirement
+
+    seekers, _ = _set()
+    facts = ProfileFacts.read(seekers["data_analyst_toronto"].profile, TODAY)
+    analytics = skill_requirement(facts, "Analytics", "must")
+    assert analytics.status == "met"

@@ -23,6 +23,7 @@ from backend.pipeline.fit.requirements import (
     DegreeNeed,
     LanguageNeed,
     LicenceNeed,
+    ManagementNeed,
     YearsNeed,
 )
 from backend.pipeline.fit.synonyms import skill_index
@@ -188,7 +189,37 @@ def skill_requirement(facts: ProfileFacts, name: str, importance: Importance) ->
     listed = facts.skills.get(name.lower())
     if listed:
         return requirement("skill", name, importance, "met", evidence=f"Skills: {listed}")
+    own = own_words(facts.profile, name)
+    if own:
+        return requirement("skill", name, importance, "met", evidence=f"Your own words: {own}")
     return requirement("skill", name, importance, "missing", detail="Not in your skills or work history")
+
+
+# English suffixes that turn one field's word into another's ("analytics", "analyst",
+# "analysis"; "nursing", "nurse"; "marketing", "marketer").
+_SUFFIXES = ("ytics", "ysis", "yst", "ics", "ing", "ist", "ers", "er", "e", "s")
+
+
+def _stem(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def own_words(profile: CandidateProfile, skill: str) -> str | None:
+    """The headline, target title or job title in which the job seeker names a one-word
+    skill in another form ("Analytics" in "Data Analyst")."""
+    if " " in skill.strip() or len(skill) < 6:
+        return None
+    wanted = _stem(skill.lower())
+    if wanted == skill.lower():
+        return None  # no suffix: nothing to compare but the word itself
+    for phrase in (profile.resume.basics.label, *profile.target_titles,
+                   *(w.position for w in profile.resume.work)):
+        if phrase and any(_stem(word) == wanted for word in re.findall(r"[a-z]+", phrase.lower())):
+            return phrase
+    return None
 
 
 def phrase_requirement(facts: ProfileFacts, phrase: str, importance: Importance) -> Requirement:
@@ -462,3 +493,25 @@ def licence_requirement(facts: ProfileFacts, need: LicenceNeed) -> Requirement:
     return requirement("licence", label, need.importance, "missing",
                        deal_breaker=need.importance == "must",
                        detail="A licence or registration your profile does not list")
+
+
+# --------------------------------------------------------------------------- managing people
+
+# A résumé shows it has managed people by a managing title or a bullet that says so.
+_MANAGING_TITLE = re.compile(r"\b(?:manager|head of|director|lead|leiter(?:in)?|sister|charge nurse|chef"
+                             r"|responsable|jef[ea]|supervisor|team ?lead)\b", re.I)
+_MANAGED = re.compile(r"\b(?:managed|manage|managing|led|leading|supervised|supervising|line[- ]managed"
+                      r"|führte|geführt|leitete|encadré|encadrement|dirigé|dirigí|lideré|gestioné)\b"
+                      r"[^.;]{0,40}\b(?:team|staff|reports|people|nurses|engineers|analysts|designers"
+                      r"|\d+|équipe|equipo|mitarbeite\w*|personen)\b", re.I)
+
+
+def management_requirement(facts: ProfileFacts, need: ManagementNeed) -> Requirement:
+    """Managing people, against a managing title or a bullet that says the job seeker did."""
+    label = f"Managing a team of {need.size}" if need.size else "Managing people"
+    for entry, text in facts.entry_texts:
+        if _MANAGING_TITLE.search(entry.position or "") or _MANAGED.search(text):
+            return requirement("management", label, need.importance, "met", evidence=entry.heading())
+    return requirement("management", label, need.importance, "missing",
+                       deal_breaker=need.importance == "must" and (need.size or 0) >= 5,
+                       detail="Your work history shows no team you managed")

@@ -160,6 +160,14 @@ class LicenceNeed:
     essential: bool = False
 
 
+@dataclass(frozen=True)
+class ManagementNeed:
+    size: int | None
+    """How many people the role manages, when stated."""
+    importance: Importance
+    text: str
+
+
 _EITHER = re.compile(r"\b(?:or|oder|ou|o)\b|/")
 
 
@@ -175,6 +183,7 @@ class PostingNeeds:
     degree: DegreeNeed | None = None
     authorization: AuthorizationNeed | None = None
     licences: dict[str, LicenceNeed] = field(default_factory=dict)
+    management: ManagementNeed | None = None
 
     def add_skill(self, name: str, importance: Importance) -> None:
         if self.skills.get(name) != "must":
@@ -250,6 +259,10 @@ _NO_SPONSORSHIP = re.compile(
     r"\s+(?:\w+\s+){0,3}?(?:visa\s+)?sponsor", re.I)
 
 
+_MANAGEMENT_HINT = r"manag|lead|supervis|oversee|encadr|dirig|liderar|gestionar|direct reports|staff\b" \
+                   r"|personalverantwortung|führungsverantwortung|mitarbeite"
+
+
 # Where each reader has something to read, found together with the skills in one scan of
 # the lower-cased clauses (one alternation behind one boundary check is several times faster
 # than a re.I scan per reader and clause). "nice" marks a must-section clause that says
@@ -263,6 +276,7 @@ _HINTS = (
                 r"|titulaci|habilitaci|approbation|zulassung|inscription|colegiad|status\b|authori[sz]ation|ticket"),
     ("language", "(?:" + "|".join(LANGUAGES.values()) + r")(?![a-z])"),
     ("degree", _DEGREE.pattern[2:]),  # without its leading \b: the shared boundary does it
+    ("management", _MANAGEMENT_HINT),
     ("nice", r"(?:a plus|bonus|nice to have|preferred|ideally|desirable|an advantage|not required"
              r"|would be great|optional)\b"),
 )
@@ -427,6 +441,9 @@ def extract_needs(title: str, description: str) -> PostingNeeds:
             needs.degree = degree
         if at in hints["authorization"]:
             needs.authorization = _merged(needs.authorization, _authorization(clause))
+        if at in hints["management"] and (managing := _management(clause)) is not None and (
+                needs.management is None or (managing.size or 0) > (needs.management.size or 0)):
+            needs.management = managing
         if needs.level is None and clause.section == MUST and _STUDENT_ONLY.search(clause.text):
             needs.level = 0  # "Estudiante universitario o titulado reciente": a student job
         if at in hints["licence"] and clause.section != MENTION:
@@ -435,6 +452,34 @@ def extract_needs(title: str, description: str) -> PostingNeeds:
                 if known is None or (known.importance == "nice" and licence.importance == "must"):
                     needs.licences[licence.acronym] = licence
     return needs
+
+
+# Managing people, as postings put it: "lead a team of 12", "8 direct reports",
+# "Personalverantwortung", "encadrer une équipe de 5", "dirigir un equipo de 10".
+_MANAGES = re.compile(
+    r"\b(?:manag\w*|lead(?:ing)?|supervis\w*|line[- ]manag\w*|oversee\w*|encadr\w*|dirig\w*|liderar"
+    r"|gestionar)\s+(?:and\s+\w+\s+)?(?:a\s+|an\s+|the\s+|une?\s+|d'une\s+|un\s+)?(?:\w+\s+)?"
+    r"(?:team|staff|department|unit|équipe|equipo)\s+(?:of\s+|de\s+)?(?:up to\s+|around\s+|about\s+)?"
+    r"(?P<team>\d{1,4})\+?"
+    r"|\b(?P<reports>\d{1,4})\+?\s+direct reports\b"
+    r"|\b(?:leadership|direction)\s+(?:and\s+direction\s+)?to\s+(?:approximately\s+|about\s+|around\s+)?"
+    r"(?P<led>\d{1,4})\b"
+    r"|\b(?:personalverantwortung|führungsverantwortung|people management|line management"
+    r"|(?:people|team|nursing|progressive \w+) (?:leadership|management) experience"
+    r"|management d'équipe|gestión de equipos)\b", re.I)
+
+
+def _management(clause: Clause) -> ManagementNeed | None:
+    match = _MANAGES.search(clause.text)
+    if match is None:
+        return None
+    number = match.group("team") or match.group("reports") or match.group("led")
+    size = int(number) if number else None
+    if size is not None and size < 2:
+        return None
+    # The people a role manages are its duties, wherever the posting lists them: a must,
+    # unless a nice-to-have section says so.
+    return ManagementNeed(size, "nice" if clause.section == NICE else "must", clause.text)
 
 
 # A role only students or new graduates may take, whatever its title says.

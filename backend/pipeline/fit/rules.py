@@ -41,6 +41,8 @@ def build_ledger(profile: CandidateProfile, job: JobText, *, today: date) -> Fit
     if needs.degree:
         found.append(ev.degree_requirement(facts, needs.degree))
     found += [ev.licence_requirement(facts, need) for need in needs.licences.values()]
+    if needs.management is not None:
+        found.append(ev.management_requirement(facts, needs.management))
     if needs.authorization:
         country = country_of(arrangement.city or job.location or "")
         found.append(ev.authorization_requirement(facts, needs.authorization, country))
@@ -89,7 +91,7 @@ def _cap_score(requirement: Requirement, arrangement: Arrangement | None, prefer
         return CAPS["outside_your_places"]
     if requirement.kind == "title":
         return CAPS["far_title_family"]
-    if requirement.kind == "seniority":
+    if requirement.kind in ("seniority", "management"):
         return CAPS["seniority_gap"]
     if requirement.kind == "salary":
         return CAPS["salary_below_floor"]
