@@ -11,6 +11,7 @@ threshold) and every wrong call with its reason and the ledger's top lines.
     .venv/bin/python bench/fit_eval.py --provider openai_compat --base-url http://127.0.0.1:11434/v1 \\
         --model llama3.1:8b                                    # a model's ledger, same set
     .venv/bin/python bench/fit_eval.py --json fit_eval.json
+    .venv/bin/python bench/fit_eval.py --set fit_holdout       # the second set (six more people)
 
 Targets (issue 30): precision ≥ 0.95, recall ≥ 0.95, NDCG@10 ≥ 0.90, no deal-breaker leak.
 """
@@ -30,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _common import machine_info, write_json  # noqa: E402
 
 from tests.fit_evaluation import (  # noqa: E402
+    ROOT,
     THRESHOLD,
     TODAY,
     Report,
@@ -91,9 +93,12 @@ def main() -> None:
     parser.add_argument("--model")
     parser.add_argument("--api-key")
     parser.add_argument("--json")
+    parser.add_argument("--set", default="fit_eval", choices=("fit_eval", "fit_holdout"),
+                        help="which evaluation set under tests/fixtures")
     args = parser.parse_args()
-    seekers = [s for s in load_seekers() if not args.seeker or s.id == args.seeker]
-    postings = load_postings()
+    root = ROOT.parent / args.set
+    seekers = [s for s in load_seekers(root) if not args.seeker or s.id == args.seeker]
+    postings = load_postings(root)
     scorer = offline_scorer if args.provider == "offline" else model_scorer(args)
     started = time.perf_counter()
     report = evaluate(scorer, seekers, postings)

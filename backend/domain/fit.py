@@ -71,6 +71,7 @@ CAPS = {
     "outside_your_places": 30,    # an office in another city, remote only from elsewhere
     "seniority_gap": 40,          # a junior role for a staff engineer, or the reverse
     "salary_below_floor": 40,     # the top of the range is below the job seeker's floor
+    "language": 30,               # a language asked for that the profile lacks, or two levels short
     "licence": 30,                # a licence, registration or essential degree the profile lacks
 }
 

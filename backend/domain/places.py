@@ -196,6 +196,7 @@ def is_place(text: str) -> bool:
 
 
 # A French arrondissement ("Lyon 3e") or a district number names the city it is in.
+_POSTCODE = re.compile(r"\s+\d{4,6}$|^\d{4,6}\s+")  # "Penrith NSW 2750", "92400 Courbevoie"
 _NEAR_WORDS = re.compile(r"\s+(bei|am|an der|im|near|nahe|près de|sur)\s+", re.I)
 _DISTRICT = re.compile(r"\s+\d{1,2}(?:e|er|ème|º|\.)?$", re.I)
 
@@ -214,7 +215,7 @@ def city_in(text: str) -> City | None:
     region = location.get("region")
     named: list[str] = []
     for part in parts[:3]:
-        name = _DISTRICT.sub("", part)
+        name = _POSTCODE.sub("", _DISTRICT.sub("", part))
         head, _, code = name.rpartition(" ")
         if head and code.isupper() and (known := region_of(code, country)):
             name, country, region = head, known[0], code  # "Dandenong VIC"

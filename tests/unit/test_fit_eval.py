@@ -16,7 +16,7 @@ import pytest
 
 from backend.domain.fit import Requirement
 from backend.pipeline.score import ScoreResult, offline_score
-from tests.fit_evaluation import TODAY, evaluate, load_postings, load_seekers, offline_scorer
+from tests.fit_evaluation import ROOT, TODAY, evaluate, load_postings, load_seekers, offline_scorer
 
 PRECISION_TARGET = 0.95
 RECALL_TARGET = 0.95
@@ -47,6 +47,15 @@ def test_the_evaluation_set_is_broad_enough_to_judge_fit_for_everyone():
         for seeker, label in posting.labels.items():
             assert seeker in seekers, f"{posting.id}: unknown seeker {seeker}"
             assert label["label"] in ("good", "acceptable", "no") and label["reason"].strip()
+
+
+def test_the_second_set_holds_its_level():
+    """Six more job seekers (pharmacy, kitchens, logistics, HR, legal, content design),
+    written after the rules: first measured at precision 0.61, recall 0.93, 18 leaks."""
+    root = ROOT.parent / "fit_holdout"
+    report = evaluate(offline_scorer, load_seekers(root), load_postings(root))
+    assert report.precision() >= 0.85 and report.recall() >= RECALL_TARGET
+    assert report.ndcg(10) >= NDCG_TARGET and len(report.deal_breaker_leaks()) <= 4
 
 
 def test_the_offline_rules_meet_the_targets_on_the_evaluation_set():

@@ -243,8 +243,11 @@ def title_requirement(facts: ProfileFacts, title: str, family: str | None) -> Re
         best = max(facts.profile.target_titles, key=lambda t: title_similarity(t, title), default=None)
         if best and title_similarity(best, title) >= 0.5:
             return requirement("title", title, "must", "met", evidence=f"Target title: {best}")
-        return requirement("title", title, "must", "unknown",
-                           detail="Cannot tell how this title relates to your targets")
+        if _shares_a_word(facts, title):
+            return requirement("title", title, "must", "unknown",
+                               detail="Cannot tell how this title relates to your targets")
+        return requirement("title", title, "must", "missing",
+                           detail="Not a title you target or have held")
     # The nearest target; among equals the same title, else the one sharing most words.
     target, target_family = min(targets, key=lambda t: (family_distance(t[1], family),
                                                        normalize(t[0]) != normalize(title),
@@ -267,6 +270,17 @@ def title_requirement(facts: ProfileFacts, title: str, family: str | None) -> Re
                        detail=f"{role}, far from your targets ({targets_text})")
 
 
+_TITLE_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+def _shares_a_word(facts: ProfileFacts, title: str) -> bool:
+    """Whether the title shares a word with a target or a job the seeker has held."""
+    mine = {word.lower() for held in (*facts.profile.target_titles,
+                                      *(e.position for e in facts.profile.resume.work if e.position))
+            for word in _TITLE_WORD.findall(held)}
+    return any(word.lower() in mine for word in _TITLE_WORD.findall(title))
+
+
 def seniority_requirement(facts: ProfileFacts, level: int) -> Requirement | None:
     """The posting's level against the candidate's: one level either way fits; a junior
     role for a staff engineer does not (two or more levels apart is a deal-breaker)."""
@@ -284,11 +298,16 @@ def seniority_requirement(facts: ProfileFacts, level: int) -> Requirement | None
     gap = level - my_level
     if abs(gap) <= 1:
         return requirement("seniority", label, "must", "met", evidence=shown_by)
+    # A level read from years, not from a title, is a guess: two levels *below* it is a
+    # step back some take ("Junior Sous Chef" for a sous chef of twelve years); above it,
+    # or three levels off, rules the job out.
+    titled = facts.latest is not None and title_level(facts.latest.position or "") is not None
     if gap < 0:
         detail = f"You are at {level_label(my_level)} level ({shown_by})"
     else:
         detail = f"Your most senior role so far is {level_label(my_level)} ({shown_by})"
-    return requirement("seniority", label, "must", "missing", detail=detail, deal_breaker=True)
+    return requirement("seniority", label, "must", "missing", detail=detail,
+                       deal_breaker=titled or gap > 0 or abs(gap) >= 3)
 
 
 def years_requirement(facts: ProfileFacts, need: YearsNeed, posting_family: str | None) -> Requirement:
@@ -332,10 +351,18 @@ def language_requirement(facts: ProfileFacts, need: LanguageNeed) -> Requirement
                                detail=f"You list {entry.language} without a level")
         if level >= need.level:
             return requirement("language", label, need.importance, "met", evidence=f"Languages: {shown}")
+        # Two levels short (B2 for a native-level job) rules the job out; one is a stretch.
         return requirement("language", label, need.importance, "missing",
+                           deal_breaker=_rules_out(need) and need.level - level >= 2,
                            detail=f"You list {shown}; they ask for {wanted}")
     yours = human_list([f"{e.language} ({e.fluency})" if e.fluency else e.language or "" for e in listed])
-    return requirement("language", label, need.importance, "missing", detail=f"Your languages: {yours}")
+    return requirement("language", label, need.importance, "missing", deal_breaker=_rules_out(need),
+                       detail=f"Your languages: {yours}")
+
+
+def _rules_out(need: LanguageNeed) -> bool:
+    """A must-have language is a deal-breaker, unless another language would do instead."""
+    return need.importance == "must" and not need.either
 
 
 _DEGREE_LEVELS = ((3, r"ph\.?\s?d|doctor|promotion"),

@@ -25,29 +25,41 @@ from importlib import resources
 
 # ISCO-08 prefixes → field (the longest prefix wins). Managers of a field sit with it.
 _FIELDS: dict[str, str] = {
-    "1211": "finance", "1212": "people", "1213": "management", "1219": "management",
-    "1221": "marketing_sales", "1222": "marketing_sales", "1223": "product",
-    "1321": "engineering", "1323": "construction", "1330": "software", "1342": "nursing",
-    "1343": "care", "1345": "teaching", "1420": "sales", "1": "management",
-    "2111": "science", "2120": "data", "21": "science",
-    "2141": "engineering", "2142": "civil", "2143": "engineering", "2144": "engineering",
-    "2145": "engineering", "2146": "engineering", "2149": "engineering", "215": "electrical_engineering",
+    # 1 Managers
+    "1": "management", "1211": "finance", "1212": "people", "1221": "marketing_sales",
+    "1222": "marketing", "1223": "product", "131": "agriculture", "1321": "engineering",
+    "1322": "engineering", "1323": "construction", "1324": "logistics", "1330": "software",
+    "1341": "care", "1342": "health", "1343": "care", "1344": "social_work", "1345": "teaching",
+    "1346": "finance", "141": "hospitality", "1412": "culinary", "1420": "sales",
+    # 2 Professionals
+    "21": "science", "2120": "data", "214": "engineering", "2142": "civil", "215": "electrical_engineering",
     "2161": "architecture", "2162": "architecture", "2163": "design", "2164": "architecture",
     "2165": "civil", "2166": "design",
-    "2211": "medicine", "2212": "medicine", "2221": "nursing", "2222": "midwifery",
-    "2240": "advanced_practice", "22": "health",
-    "23": "teaching", "2411": "finance", "2412": "finance", "2413": "finance",
-    "2421": "business_analysis", "2422": "management", "2423": "people", "2424": "people",
+    "22": "health", "221": "medicine", "2221": "nursing", "2222": "midwifery", "2240": "advanced_practice",
+    "2250": "veterinary", "2261": "dentistry", "2262": "pharmacy", "2264": "therapy", "2265": "health",
+    "23": "teaching",
+    "241": "finance", "2421": "business_analysis", "2422": "management", "2423": "people", "2424": "people",
     "2431": "marketing", "2432": "marketing", "2433": "sales", "2434": "sales_engineering",
-    "2511": "data", "25": "software", "26": "law_culture",
-    "311": "engineering_technicians", "3112": "construction", "3113": "electrical_trades",
-    "3118": "engineering_technicians", "3123": "construction",
-    "3221": "nursing_support", "3222": "midwifery", "32": "health",
-    "331": "finance", "3322": "sales", "3323": "sales", "3324": "sales", "332": "sales",
-    "333": "business_services", "334": "administration", "35": "software", "3": "associate",
-    "4": "administration", "52": "sales", "5321": "care", "53": "care", "5": "services",
-    "71": "construction", "72": "metal_trades", "7233": "metal_trades", "74": "electrical_trades",
-    "7": "trades", "8": "machine_operators", "9": "elementary", "0": "armed_forces",
+    "25": "software", "2511": "data",
+    "261": "legal", "262": "culture", "2631": "data", "263": "social_work", "2634": "therapy",
+    "264": "writing", "265": "arts",
+    # 3 Technicians and associate professionals
+    "3": "associate", "311": "engineering_technicians", "3112": "construction", "3113": "electrical_trades",
+    "3123": "construction", "313": "engineering_technicians", "314": "science", "315": "transport",
+    "32": "health", "3213": "pharmacy", "3221": "nursing_support", "3222": "midwifery",
+    "331": "finance", "332": "sales", "3331": "logistics", "333": "business_services",
+    "334": "administration", "3342": "legal", "3411": "legal", "3412": "social_work", "342": "sports",
+    "343": "arts", "3432": "design", "3434": "culinary", "35": "software",
+    # 4 Clerical support workers
+    "4": "administration", "422": "customer_service", "4224": "hospitality", "431": "finance",
+    "432": "logistics",
+    # 5 Service and sales workers
+    "5": "services", "511": "hospitality", "512": "culinary", "513": "hospitality", "52": "sales",
+    "53": "care", "5321": "care", "54": "protective_services",
+    # 6–9 Agriculture, trades, operators, elementary; 0 armed forces
+    "6": "agriculture", "7": "trades", "71": "construction", "72": "metal_trades", "74": "electrical_trades",
+    "751": "culinary", "8": "machine_operators", "83": "transport", "9": "elementary",
+    "941": "culinary", "0": "armed_forces",
 }
 FIELD_NAMES = {
     "management": "general management", "finance": "finance and accounting", "people": "HR",
@@ -66,6 +78,12 @@ FIELD_NAMES = {
     "services": "service work", "metal_trades": "machine and metal trade work",
     "trades": "trade work", "machine_operators": "machine operation", "elementary":
     "elementary work", "armed_forces": "the armed forces", "associate": "technical work",
+    "agriculture": "agriculture", "logistics": "logistics and supply chain", "social_work": "social work",
+    "hospitality": "hospitality", "culinary": "kitchen work", "veterinary": "veterinary work",
+    "dentistry": "dentistry", "pharmacy": "pharmacy", "therapy": "therapy", "legal": "legal work",
+    "culture": "library and museum work", "writing": "writing", "arts": "the arts",
+    "transport": "transport", "customer_service": "customer service", "sports": "sport and fitness",
+    "protective_services": "protective services",
 }
 # Fields a person moves between with a step (distance 2): the same skills carry part way.
 # Professions with a registration of their own (midwifery, advanced practice) are not
@@ -81,6 +99,9 @@ _NEIGHBOURS = {frozenset(pair) for pair in (
     ("construction", "electrical_trades"), ("nursing", "nursing_support"), ("nursing", "care"),
     ("nursing", "health"),
     ("health", "medicine"), ("people", "management"), ("finance", "management"),
+    ("logistics", "business_services"), ("logistics", "transport"), ("culinary", "hospitality"),
+    ("pharmacy", "health"), ("legal", "administration"), ("writing", "marketing"), ("writing", "design"),
+    ("social_work", "care"), ("therapy", "health"), ("customer_service", "sales"),
 )}
 
 def _words_of(text: str) -> list[str]:

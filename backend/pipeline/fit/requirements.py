@@ -127,6 +127,8 @@ class LanguageNeed:
     level: int
     """The CEFR rank asked for (see ``evidence.CEFR``): 5 = C1 ("fluent"), 7 = native."""
     importance: Importance
+    either: bool = False
+    """One of several languages the clause names will do ("Spanish or Arabic")."""
 
 
 @dataclass(frozen=True)
@@ -168,6 +170,7 @@ class ManagementNeed:
     text: str
 
 
+_OR_BETWEEN = re.compile(r"\s*,?\s*(?:or|oder|ou|o|/)\s*", re.I)
 _EITHER = re.compile(r"\b(?:or|oder|ou|o)\b|/")
 
 
@@ -273,12 +276,15 @@ _HINTS = (
                r"|comfortable) (?:with|in|of|to)\b"),
     ("authorization", r"to work in\b|sponsor"),
     ("licence", r"licen[cs]|licensure|registration|registered|certif|chartered|accredit|diplom|diplôm"
-                r"|titulaci|habilitaci|approbation|zulassung|inscription|colegiad|status\b|authori[sz]ation|ticket"),
+                r"|titulaci|habilitaci|approbation|zulassung|inscription|colegiad|status\b|authori[sz]ation|ticket"
+                r"|obligatoir|mandatory|essential|imprescindible|erforderlich|admission|admitted"),
     ("language", "(?:" + "|".join(LANGUAGES.values()) + r")(?![a-z])"),
     ("degree", _DEGREE.pattern[2:]),  # without its leading \b: the shared boundary does it
     ("management", _MANAGEMENT_HINT),
     ("nice", r"(?:a plus|bonus|nice to have|preferred|ideally|desirable|an advantage|not required"
-             r"|would be great|optional)\b"),
+             r"|would be great|optional|un plus|un atout|apprécié|souhaité|souhaitable|von vorteil"
+             r"|wünschenswert|ein plus|idealerweise|se valora|valorable|deseable|es un plus|pluspunt"
+             r"|een pré)\b"),
 )
 
 
@@ -333,14 +339,19 @@ def _languages(clause: Clause) -> list[LanguageNeed]:
     mentions = _LANGUAGE.findall(clause.text)
     if not mentions:
         return []
-    # A language named in the company blurb ("14 Spanish cities") is not a requirement:
-    # outside requirement sections it needs a language word next to it.
-    if clause.section == MENTION and not _LANGUAGE_CONTEXT.search(clause.text):
+    # A language named in the company blurb ("14 Spanish cities") or the menu ("Italian
+    # grill experience") is not a requirement: it needs a language word or a level next to it.
+    cue = next((lvl for lvl, pattern in _LEVEL_CUE if pattern.search(clause.text)), None)
+    if not _LANGUAGE_CONTEXT.search(clause.text) and (cue is None or clause.section == MENTION):
         return []
-    level = next((lvl for lvl, cue in _LEVEL_CUE if cue.search(clause.text)), 4)
+    level = cue or 4
     names = dict.fromkeys(_language_name(mention) for mention in mentions)
     importance: Importance = "nice" if clause.section == NICE or clause.importance == "nice" else "must"
-    return [LanguageNeed(name, level, importance) for name in names]
+    # "Spanish or Arabic": an "or" right between two different languages.
+    found = [(m.start(), m.end(), _language_name(m.group(0))) for m in _LANGUAGE.finditer(clause.text)]
+    either = any(_OR_BETWEEN.fullmatch(clause.text[a_end:b_start]) and a_name != b_name
+                 for (_, a_end, a_name), (b_start, _, b_name) in zip(found, found[1:], strict=False))
+    return [LanguageNeed(name, level, importance, either) for name in names]
 
 
 def _language_name(mention: str) -> str:
@@ -376,22 +387,24 @@ def _words_of(text: str) -> list[str]:
 
 
 # A licence is named by an acronym ("RMN", "CEng", "APRN"), often after its full name.
-_ACRONYM_TEXT = r"[A-Z]{2,6}|[A-Z]{2}[a-z]{2,3}|[A-Z][a-z][A-Z]{1,3}"  # RMN, CEng, MSc-style mixes
+# RMN, CEng, MSc-style mixes, and dotted ones ("J.D.", "P.Eng.").
+_ACRONYM_TEXT = (r"[A-Z]{2,6}|[A-Z]{2}[a-z]{2,3}|[A-Z][a-z][A-Z]{1,3}"
+                 r"|(?:[A-Z]\.){2,4}|[A-Z]\.[A-Z][a-z]{1,3}\.?")
 _ACRONYM = re.compile(rf"(?<![\w-])({_ACRONYM_TEXT})(?![\w-])")
 _EXPANSION = re.compile(
     rf"((?:[A-Z][\w'’-]+\s+(?:(?:of|in|de|du|des)\s+)?){{1,5}})\(({_ACRONYM_TEXT})\)")
 # Acronyms in licence clauses that name no licence: places, employers, units, documents.
 _NOT_LICENCES = frozenset(_words_of("""UK US USA EU EEA NHS ICU CV PIN ID HR IT AI UX UI API SQL OR AND
-TBC FTE DBS GCSE CCU ER ED NICU PICU OT DE FR ES CA AU IE NL GB MD DC NY TX HCPC PMP BA BSC MSC MBA
-PHD CDI CDD SA SL GMBH AG LTD LLC INC PLC"""))
+TBC FTE DBS GCSE II III IV VI VII VIII IX XI XII CCU ER ED NICU PICU OT DE FR ES CA AU IE NL GB MD DC NY
+TX HCPC PMP BA BSC MSC MBA PHD CDI CDD SA SL GMBH AG LTD LLC INC PLC"""))
 
 
 def _licences(clause: Clause, skills: list[str]) -> list[LicenceNeed]:
     expansions = {acronym: " ".join(name.split()) for name, acronym in _EXPANSION.findall(clause.text)}
     importance: Importance = "nice" if clause.importance == "nice" else "must"
     skill_names = {skill.upper() for skill in skills}
-    names = [a for a in dict.fromkeys(_ACRONYM.findall(clause.text))
-             if a.upper() not in _NOT_LICENCES and a.upper() not in skill_names]
+    names = [a for a in dict.fromkeys(acronym.replace(".", "") for acronym in _ACRONYM.findall(clause.text))
+             if a.upper() not in _NOT_LICENCES and a.upper() not in skill_names and len(a) > 1]
     # "an ADN or BSN", "CPA oder StB": either one will do.
     either = len(names) > 1 and _EITHER.search(clause.text) is not None
     return [LicenceNeed(a, expansions.get(a), importance, clause.text,

@@ -97,6 +97,8 @@ def _cap_score(requirement: Requirement, arrangement: Arrangement | None, prefer
         return CAPS["salary_below_floor"]
     if requirement.kind in ("licence", "degree"):
         return CAPS["licence"]
+    if requirement.kind == "language":
+        return CAPS["language"]
     return DEAL_BREAKER_CAP  # flagged by a model: a deal-breaker of a kind we do not rank
 
 

@@ -45,7 +45,7 @@ _LEVELS: tuple[tuple[int, re.Pattern[str]], ...] = tuple(
         (3, r"\bsenior\b|\bsr\b\.?|\biii\b"),
         (0, r"\bintern(?:ship)?\b|\btrainee\b|\bapprentice(?:ship)?\b|\bworking student\b|\bco-?op\b"
             r"|\bwerkstudent(?:in)?\b|\bpraktikum\b|\bpraktikant(?:in)?\b|\bausbildung\b|\bstage\b"
-            r"|\bstagiaire\b|\balternan(?:ce|t)\b|\bpr[áa]cticas\b|\bbecari[oa]\b|\bstudent\b"),
+            r"|\bstagiaire\b|\bstagiair\b|\b\w*stage\b|\balternan(?:ce|t)\b|\bpr[áa]cticas\b|\bbecari[oa]\b|\bstudent\b"),
         (1, r"\bjunior\b|\bjr\b\.?|\bentry[- ]level\b|\bgraduate\b|\bnew grad\b|\bassociate\b"),
         (2, r"\bmid[- ]level\b|\bintermediate\b|\bii\b"),
     ))
