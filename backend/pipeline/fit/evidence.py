@@ -271,13 +271,16 @@ def title_requirement(facts: ProfileFacts, title: str, family: str | None) -> Re
 
 
 _TITLE_WORD = re.compile(r"[^\W\d_]{3,}")
+# Words that say how senior or how employed, not what the work is.
+_NOT_WORK_WORDS = frozenset(("senior", "junior", "lead", "principal", "staff", "head", "chief", "and",
+                             "the", "for", "with", "intern", "trainee", "remote", "hybrid", "contract"))
 
 
 def _shares_a_word(facts: ProfileFacts, title: str) -> bool:
-    """Whether the title shares a word with a target or a job the seeker has held."""
+    """Whether the title shares a word of the work with a target or a job the seeker has held."""
     mine = {word.lower() for held in (*facts.profile.target_titles,
                                       *(e.position for e in facts.profile.resume.work if e.position))
-            for word in _TITLE_WORD.findall(held)}
+            for word in _TITLE_WORD.findall(held)} - _NOT_WORK_WORDS
     return any(word.lower() in mine for word in _TITLE_WORD.findall(title))
 
 

@@ -143,8 +143,9 @@ def _fold(text: str) -> str:
 
 
 @cache
-def _taxonomy() -> tuple[dict[str, str], dict[str, str | None], dict[str, str]]:
-    """(title → ISCO unit group, head word → broad group, ISCO code → group name)."""
+def _taxonomy() -> tuple[dict[str, str], dict[str, str | None], dict[str, str], frozenset[str]]:
+    """(title → ISCO unit group, head word → broad group, ISCO code → group name, the
+    supplement's titles)."""
     root = resources.files("resources") / "occupations"
     esco = json.loads(gzip.decompress((root / "esco_titles.json.gz").read_bytes()))
     supplement = json.loads((root / "titles_supplement.json").read_text(encoding="utf-8"))
@@ -155,11 +156,15 @@ def _taxonomy() -> tuple[dict[str, str], dict[str, str | None], dict[str, str]]:
         for name, codes in names.items():
             titles.setdefault(name, codes[0])
             words = name.split()
-            heads.setdefault(words[0] if head_first else words[-1], Counter())[codes[0]] += 1
+            # Keyed by where the head stands: "<word" first (French, Spanish), ">word" last.
+            head = f"<{words[0]}" if head_first else f">{words[-1]}"
+            heads.setdefault(head, Counter())[codes[0]] += 1
+    curated = set()
     for code, names in supplement["titles"].items():
         for name in names:
             titles[_fold(name)] = code  # the supplement names today's titles: it wins
-    return titles, _broad_heads(heads), esco["groups"]
+            curated.add(_fold(name))
+    return titles, _broad_heads(heads), esco["groups"], frozenset(curated)
 
 
 def _broad_heads(heads: dict[str, Counter[str]]) -> dict[str, str | None]:
@@ -169,7 +174,7 @@ def _broad_heads(heads: dict[str, Counter[str]]) -> dict[str, str | None]:
     out: dict[str, str | None] = {}
     for word, counts in heads.items():
         total = sum(counts.values())
-        if total < 3 or word in _SHARED_HEADS:
+        if total < 3 or word[1:] in _SHARED_HEADS:
             continue
         out[word] = None  # many titles, no group most of them share: a generic word
         for digits in (4, 3, 2):
@@ -195,8 +200,8 @@ def _words(part: str) -> list[str]:
     return _WORD.findall(part)
 
 
-def _lookup(words: list[str], titles: dict[str, str],
-            heads: dict[str, str | None]) -> tuple[int, str, str] | None:
+def _lookup(words: list[str], titles: dict[str, str], heads: dict[str, str | None],
+            curated: frozenset[str]) -> tuple[int, str, str] | None:
     """The longest run of words that is a known title: (length, code, words); among runs
     of one length the rightmost (English titles end in their head noun). A lone word
     counts only when it is no generic head ("maestro", "head")."""
@@ -204,8 +209,7 @@ def _lookup(words: list[str], titles: dict[str, str],
         for start in range(len(words) - length, -1, -1):
             phrase = " ".join(words[start:start + length])
             code = titles.get(phrase) or _feminine(phrase, titles)
-            if code is None or (length == 1 and (phrase in _SHARED_HEADS or (
-                    phrase in heads and not code.startswith(heads[phrase] or "-")))):
+            if code is None or (length == 1 and phrase not in curated and _generic(phrase, code, heads)):
                 continue
             return length, code, phrase
     return None
@@ -218,6 +222,12 @@ def _feminine(phrase: str, titles: dict[str, str]) -> str | None:
     return None
 
 
+def _generic(word: str, code: str, heads: dict[str, str | None]) -> bool:
+    """A lone word that heads titles of other groups too ("maestro", "director")."""
+    return word in _SHARED_HEADS or any(key in heads and not code.startswith(heads[key] or "-")
+                                        for key in (f">{word}", f"<{word}"))
+
+
 @lru_cache(maxsize=8192)  # titles repeat across targets, history and boards
 def occupation_of(title: str, *, by_head: bool = True) -> Occupation | None:
     """The occupation a job title names, or None when the taxonomy does not know it.
@@ -225,22 +235,22 @@ def occupation_of(title: str, *, by_head: bool = True) -> Occupation | None:
     ("Bank Nurse"); off for phrases that are no title ("B2B marketing")."""
     if not title or not title.strip():
         return None
-    titles, heads, _ = _taxonomy()
+    titles, heads, _, curated = _taxonomy()
     text = _fold(_GENDER.sub(" ", title))
     parts = [text, *(p for p in _PARTS.split(text) if p.strip() and p.strip() != text)]
     best: tuple[int, str, str] | None = None
     for part in parts:
-        found = _lookup(_words(part), titles, heads)
+        found = _lookup(_words(part), titles, heads, curated)
         if found is not None and (best is None or found[0] > best[0]):
             best = found
     if best is not None:
         return Occupation(best[1], field_of(best[1]), best[2])
     for part in parts if by_head else ():  # no title known: the head noun's broad group ("… Nurse")
         words = [w for w in _words(part) if w not in _LEVEL_WORDS]
-        for word in (words[-1:] + words[:1]) if words else ():
-            code = heads.get(word)
+        for key in ([f">{words[-1]}", f"<{words[0]}"] if words else []):
+            code = heads.get(key)
             if code:
-                return Occupation(code, field_of(code), word)
+                return Occupation(code, field_of(code), key[1:])
     return None
 
 
