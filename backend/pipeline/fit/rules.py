@@ -115,13 +115,15 @@ def cap_for(requirements: list[Requirement], arrangement: Arrangement | None, *,
 
 
 def enforce_deal_breakers(ledger: FitLedger, profile: CandidateProfile, job: JobText) -> FitLedger:
-    """A model's ledger with our deal-breaker checks applied: a model cannot skip them."""
+    """A model's ledger with our deal-breaker checks applied: a model cannot skip them.
+    The place and the salary are facts we compute (distances, ECB rates), not judgement."""
     arrangement = posting_arrangement(job.remote, job.location, job.description)
     requirements = list(ledger.requirements)
-    location = location_requirement(profile, arrangement)
-    if location.deal_breaker:
-        requirements = [r for r in requirements if r.kind != "location"]
-        requirements.insert(0, location)
+    salary = ev.salary_requirement(profile, job.salary_min, job.salary_max, job.salary_currency)
+    for ours in (location_requirement(profile, arrangement), salary):
+        if ours is not None and ours.deal_breaker:
+            requirements = [r for r in requirements if r.kind != ours.kind]
+            requirements.insert(0, ours)
     text = normalize(f"{job.title} {job.description}")
     for breaker in deal_breaker_requirements(profile, text):
         requirements = [r for r in requirements if not (r.kind == "keyword" and r.label == breaker.label)]
