@@ -40,30 +40,34 @@ def is_language_name(text: str) -> bool:
 
 
 @cache
-def _english_names() -> dict[str, str]:
-    """Every spelling → the language's English name ("Deutsch" → "German")."""
+def _english_names() -> dict[str, tuple[str, str]]:
+    """Every spelling → (the language's English name, the language the spelling is in):
+    "Deutsch" → ("German", "de")."""
     import pycountry
 
-    translations = [gettext.translation("iso639-3", pycountry.LOCALES_DIR, languages=[lang],
-                                        fallback=True) for lang in _NAME_LANGUAGES]
-    out: dict[str, str] = {}
+    translations = [(lang, gettext.translation("iso639-3", pycountry.LOCALES_DIR, languages=[lang],
+                                               fallback=True)) for lang in _NAME_LANGUAGES]
+    out: dict[str, tuple[str, str]] = {}
     for language in pycountry.languages:
         if not hasattr(language, "alpha_2"):
             continue
         english = language.name.split(";")[0].split(",")[0].split(" (")[0].strip()
         for spelling in language.name.split(";"):
             spelling = spelling.strip()
-            for name in (spelling, *(t.gettext(spelling) for t in translations)):
-                out.setdefault(name.split(",")[0].split(" (")[0].strip().casefold(), english)
+            for lang, name in (("en", spelling), *((code, t.gettext(spelling)) for code, t in translations)):
+                out.setdefault(name.split(",")[0].split(" (")[0].strip().casefold(), (english, lang))
     return out
 
 
 def english_name(text: str) -> str | None:
     """The English name of a language written in any of the known languages
     ("Deutsch", "anglais", "Inglés" → "German", "English", "English")."""
-    return _english_names().get(" ".join(text.split()).casefold())
+    found = _english_names().get(" ".join(text.split()).casefold())
+    return found[0] if found else None
 
 
-def names_of(english: str) -> list[str]:
-    """Every known spelling of a language given its English name, lower-case."""
-    return sorted(name for name, value in _english_names().items() if value == english)
+def names_of(english: str, languages: frozenset[str] | None = None) -> list[str]:
+    """Every known spelling of a language given its English name, lower-case; only its
+    English name and its names in ``languages`` (ISO 639-1 codes) when given."""
+    return sorted(name for name, (value, lang) in _english_names().items()
+                  if value == english and (languages is None or lang == "en" or lang in languages))

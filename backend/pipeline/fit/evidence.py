@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date
-from functools import cache
+from functools import cache, lru_cache
 
 from backend.domain.fit import Importance, Requirement
 from backend.domain.profile import CandidateProfile
@@ -200,11 +200,22 @@ def skill_requirement(facts: ProfileFacts, name: str, importance: Importance) ->
 _SUFFIXES = ("ytics", "ysis", "yst", "ics", "ing", "ist", "ers", "er", "e", "s")
 
 
+@lru_cache(maxsize=8192)
 def _stem(word: str) -> str:
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[: -len(suffix)]
     return word
+
+
+@lru_cache(maxsize=64)  # one entry per profile (its titles), reused for every posting
+def _title_stems(phrases: tuple[str, ...]) -> dict[str, str]:
+    """Stem → the first of ``phrases`` that has a word with it."""
+    out: dict[str, str] = {}
+    for phrase in phrases:
+        for word in re.findall(r"[a-z]+", phrase.lower()):
+            out.setdefault(_stem(word), phrase)
+    return out
 
 
 def own_words(profile: CandidateProfile, skill: str) -> str | None:
@@ -215,11 +226,9 @@ def own_words(profile: CandidateProfile, skill: str) -> str | None:
     wanted = _stem(skill.lower())
     if wanted == skill.lower():
         return None  # no suffix: nothing to compare but the word itself
-    for phrase in (profile.resume.basics.label, *profile.target_titles,
-                   *(w.position for w in profile.resume.work)):
-        if phrase and any(_stem(word) == wanted for word in re.findall(r"[a-z]+", phrase.lower())):
-            return phrase
-    return None
+    phrases = (profile.resume.basics.label, *profile.target_titles,
+               *(w.position for w in profile.resume.work))
+    return _title_stems(tuple(p for p in phrases if p)).get(wanted)
 
 
 def phrase_requirement(facts: ProfileFacts, phrase: str, importance: Importance) -> Requirement:

@@ -215,16 +215,23 @@ _LANGUAGE_ALIASES = {
 }
 
 
+# The languages postings are read in: a language's name in these (and English) is found.
+_POSTING_LANGUAGES = frozenset(("de", "fr", "es", "it", "nl", "pt"))
+
+
 def _language_patterns() -> dict[str, str]:
     """Each language's names in the languages postings are written in (ISO 639 names and
     pycountry's translations: "Englisch", "anglais", "inglés"), German "-kenntnisse" forms
-    included ("Deutschkenntnisse")."""
+    included ("Deutschkenntnisse"). Each is one prefix-factored alternation: the scanner
+    runs all of them over every posting."""
     from backend.domain.spoken_languages import names_of
+    from backend.pipeline.fit.synonyms import trie
 
     out = {}
     for english, aliases in _LANGUAGE_ALIASES.items():
-        names = {*aliases.split("|"), *(n for n in names_of(english) if n.isalpha() and len(n) > 3)}
-        out[english] = "(?:" + "|".join(sorted(names, key=lambda n: (-len(n), n))) + ")(?:kenntnisse)?"
+        names = {*aliases.split("|"),
+                 *(n for n in names_of(english, _POSTING_LANGUAGES) if n.isalpha() and len(n) > 3)}
+        out[english] = f"(?:{trie(sorted(names))})(?:kenntnisse)?"
     return out
 
 

@@ -66,7 +66,7 @@ class SkillIndex:
         return self.exact.get(text) or self.canonical.get(text.lower()) or text
 
 
-def _trie(spellings: list[str]) -> str:
+def trie(spellings: list[str]) -> str:
     """One regex for many words, factored by common prefixes ("post(?:gres(?:ql)?|man)"):
     the engine then tests one branch per character instead of every word at every offset."""
     root: dict = {}
@@ -88,7 +88,7 @@ def _trie(spellings: list[str]) -> str:
 
 
 def _alternation(spellings: list[str], flags: int = 0) -> re.Pattern[str]:
-    return re.compile(f"{_BEFORE}(?:{_trie(spellings)}){WORD_END}", flags)
+    return re.compile(f"{_BEFORE}(?:{trie(spellings)}){WORD_END}", flags)
 
 
 def build_index(document: dict) -> SkillIndex:
@@ -104,7 +104,7 @@ def build_index(document: dict) -> SkillIndex:
                 canonical[spelling.lower()] = name
     return SkillIndex(
         canonical=canonical, exact=exact,
-        lower_source=_trie(list(canonical)),
+        lower_source=trie(list(canonical)),
         lower_pattern=_alternation(list(canonical)),
         anycase_pattern=_alternation(list(canonical), re.IGNORECASE),
         exact_pattern=_alternation(list(exact)) if exact else None,
