@@ -250,7 +250,7 @@ def title_requirement(facts: ProfileFacts, title: str, family: str | None) -> Re
     targets = facts.target_families
     if family is None or not targets:
         best = max(facts.profile.target_titles, key=lambda t: title_similarity(t, title), default=None)
-        if best and title_similarity(best, title) >= 0.5:
+        if best and title_similarity(best, title) >= 0.5 and _same_head(best, title):
             return requirement("title", title, "must", "met", evidence=f"Target title: {best}")
         if _shares_a_word(facts, title):
             return requirement("title", title, "must", "unknown",
@@ -262,8 +262,7 @@ def title_requirement(facts: ProfileFacts, title: str, family: str | None) -> Re
                                                        normalize(t[0]) != normalize(title),
                                                        -title_similarity(t[0], title)))
     distance = family_distance(target_family, family)
-    name = family_name(family)
-    role = f"{'An' if name[0].lower() in 'aeiou' else 'A'} {name} role"
+    role = f"{_article(family_name(family)).capitalize()} role"
     if distance == 0:
         entry = next((e for e, _ in facts.entry_texts if _entry_distance(e, family) == 0), None)
         evidence = f"Target title: {target}" + (f"; {entry.heading()}" if entry else "")
@@ -271,12 +270,26 @@ def title_requirement(facts: ProfileFacts, title: str, family: str | None) -> Re
     if distance == 1:
         return requirement("title", title, "must", "unknown",
                            detail=f"{role}, next to your target {target}")
-    targets_text = human_list([t for t, _ in targets[:3]])
+    nearest_first = sorted(targets, key=lambda t: family_distance(t[1], family))
+    targets_text = human_list([t for t, _ in nearest_first[:3]])
     if distance == 2:
         return requirement("title", title, "must", "missing",
                            detail=f"{role}, not your target ({targets_text})")
     return requirement("title", title, "must", "missing", deal_breaker=True,
                        detail=f"{role}, far from your targets ({targets_text})")
+
+
+def _article(name: str) -> str:
+    """"a nursing", "an HR", "an engineering": the article as the words are spoken."""
+    spoken_vowel = (name[:2].isupper() and name[0] in "AEFHILMNORSX") or name[0].lower() in "aeiou"
+    return f"{'an' if spoken_vowel else 'a'} {name}"
+
+
+def _same_head(target: str, title: str) -> bool:
+    """Whether the title ends in the noun the target ends in ("Product Analyst" and
+    "Junior Product Analyst", not "Head of Product")."""
+    head = _TITLE_WORD.findall(target.lower())[-1:]
+    return bool(head) and head[0] in {w.lower() for w in _TITLE_WORD.findall(title)}
 
 
 _TITLE_WORD = re.compile(r"[^\W\d_]{3,}")
@@ -291,6 +304,12 @@ def _shares_a_word(facts: ProfileFacts, title: str) -> bool:
                                       *(e.position for e in facts.profile.resume.work if e.position))
             for word in _TITLE_WORD.findall(held)} - _NOT_WORK_WORDS
     return any(word.lower() in mine for word in _TITLE_WORD.findall(title))
+
+
+def _level_words(level: int) -> str:
+    """"senior level", "mid-level" (not "mid-level level")."""
+    name = level_label(level)
+    return name if name.endswith("level") else f"{name} level"
 
 
 def seniority_requirement(facts: ProfileFacts, level: int) -> Requirement | None:
@@ -315,9 +334,9 @@ def seniority_requirement(facts: ProfileFacts, level: int) -> Requirement | None
     # or three levels off, rules the job out.
     titled = facts.latest is not None and title_level(facts.latest.position or "") is not None
     if gap < 0:
-        detail = f"You are at {level_label(my_level)} level ({shown_by})"
+        detail = f"You are at {_level_words(my_level)}: {shown_by}"
     else:
-        detail = f"Your most senior role so far is {level_label(my_level)} ({shown_by})"
+        detail = f"Your most senior role so far is at {_level_words(my_level)}: {shown_by}"
     return requirement("seniority", label, "must", "missing", detail=detail,
                        deal_breaker=titled or gap > 0 or abs(gap) >= 3)
 
@@ -479,9 +498,12 @@ def salary_requirement(profile: CandidateProfile, low: int | None, high: int | N
                                detail=f"Paid in {currency}; your floor is {mine}")
         top, day = exchanged
         note = f" (about {_money(profile.salary_currency, top)} at the ECB rate of {day})"
+    up_to = f"Up to {_money(currency, high or low or 0)}{note}"
     if top >= floor:
-        return requirement("salary", label, "must", "met", evidence=f"Your floor: {mine}{note}")
-    below = f"Up to {_money(currency, high or low or 0)}{note} — below your floor of {mine}"
+        # Converted, the amount is the posting's, not the floor: say whose it is.
+        evidence = f"{up_to} — your floor is {mine}" if note else f"Your floor: {mine}"
+        return requirement("salary", label, "must", "met", evidence=evidence)
+    below = f"{up_to} — below your floor of {mine}"
     return requirement("salary", label, "must", "missing", deal_breaker=True, detail=below)
 
 
