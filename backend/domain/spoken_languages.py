@@ -16,22 +16,37 @@ _EXTRA_NAMES = (
 )
 
 
-@cache
-def _names() -> frozenset[str]:
+def _spellings():
+    """(English name, ISO 639-1 code of the language it is written in, spelling as written)
+    for every language with a two-letter code — the ~180 languages people list — in
+    English and in the languages of ``_NAME_LANGUAGES``."""
     import pycountry
 
-    translations = [gettext.translation("iso639-3", pycountry.LOCALES_DIR, languages=[lang],
-                                        fallback=True) for lang in _NAME_LANGUAGES]
-    names = set(_EXTRA_NAMES)
+    translations = [(lang, gettext.translation("iso639-3", pycountry.LOCALES_DIR, languages=[lang],
+                                               fallback=True)) for lang in _NAME_LANGUAGES]
     for language in pycountry.languages:
         if not hasattr(language, "alpha_2"):
-            continue  # the ~180 languages with a two-letter code are the ones people list
+            continue
+        english = _first_name(language.name)
         for spelling in language.name.split(";"):
             spelling = spelling.strip()
-            names.add(spelling.casefold())
-            names.update(t.gettext(spelling).casefold() for t in translations)
-            # "Spanish; Castilian" / "Greek, Modern (1453-)": the first word is the name
-            names.add(spelling.split(",")[0].split(" (")[0].casefold())
+            yield english, "en", spelling
+            for code, translation in translations:
+                yield english, code, translation.gettext(spelling)
+
+
+def _first_name(spelling: str) -> str:
+    """"Spanish; Castilian" / "Greek, Modern (1453-)": the first word is the name."""
+    return spelling.split(";")[0].split(",")[0].split(" (")[0].strip()
+
+
+@cache
+def _names() -> frozenset[str]:
+    names = set(_EXTRA_NAMES)
+    for _, lang, spelling in _spellings():
+        names.add(spelling.casefold())
+        if lang == "en":
+            names.add(_first_name(spelling).casefold())
     return frozenset(name for name in names if name)
 
 
@@ -43,19 +58,9 @@ def is_language_name(text: str) -> bool:
 def _english_names() -> dict[str, tuple[str, str]]:
     """Every spelling → (the language's English name, the language the spelling is in):
     "Deutsch" → ("German", "de")."""
-    import pycountry
-
-    translations = [(lang, gettext.translation("iso639-3", pycountry.LOCALES_DIR, languages=[lang],
-                                               fallback=True)) for lang in _NAME_LANGUAGES]
     out: dict[str, tuple[str, str]] = {}
-    for language in pycountry.languages:
-        if not hasattr(language, "alpha_2"):
-            continue
-        english = language.name.split(";")[0].split(",")[0].split(" (")[0].strip()
-        for spelling in language.name.split(";"):
-            spelling = spelling.strip()
-            for lang, name in (("en", spelling), *((code, t.gettext(spelling)) for code, t in translations)):
-                out.setdefault(name.split(",")[0].split(" (")[0].strip().casefold(), (english, lang))
+    for english, lang, spelling in _spellings():
+        out.setdefault(_first_name(spelling).casefold(), (english, lang))
     return out
 
 

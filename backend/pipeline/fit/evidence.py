@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date
-from functools import cache, lru_cache
+from functools import cache, cached_property, lru_cache
 
 from backend.domain.fit import Importance, Requirement
 from backend.domain.profile import CandidateProfile
@@ -130,6 +130,19 @@ class ProfileFacts:
         chosen = [(entry, span) for entry, span in self.spans
                   if family is None or _entry_distance(entry, family) <= 1]
         return years_of([span for _, span in chosen]), [entry for entry, _ in chosen]
+
+    @cached_property
+    def credentials(self) -> tuple[str, frozenset[str]]:
+        """The résumé's credential text and the initials in it, read once per profile."""
+        text = _credential_text(self.profile)
+        return text, frozenset(_initials(text))
+
+    @cached_property
+    def title_words(self) -> frozenset[str]:
+        """The words of the work in the seeker's targets and past titles."""
+        held = (*self.profile.target_titles, *(e.position for e in self.profile.resume.work if e.position))
+        words = {word.lower() for title in held for word in _TITLE_WORD.findall(title)}
+        return frozenset(words - _NOT_WORK_WORDS)
 
     def level(self) -> tuple[int, str] | None:
         """The candidate's level and what shows it (the latest role's title, else years)."""
@@ -300,10 +313,7 @@ _NOT_WORK_WORDS = frozenset(("senior", "junior", "lead", "principal", "staff", "
 
 def _shares_a_word(facts: ProfileFacts, title: str) -> bool:
     """Whether the title shares a word of the work with a target or a job the seeker has held."""
-    mine = {word.lower() for held in (*facts.profile.target_titles,
-                                      *(e.position for e in facts.profile.resume.work if e.position))
-            for word in _TITLE_WORD.findall(held)} - _NOT_WORK_WORDS
-    return any(word.lower() in mine for word in _TITLE_WORD.findall(title))
+    return any(word.lower() in facts.title_words for word in _TITLE_WORD.findall(title))
 
 
 def _level_words(level: int) -> str:
@@ -541,8 +551,7 @@ def licence_requirement(facts: ProfileFacts, need: LicenceNeed) -> Requirement:
     """A licence or registration the posting asks for, held when the résumé names it (by
     its acronym, its full name, or the initials of its name)."""
     label = f"{need.expansion} ({need.acronym})" if need.expansion else need.acronym
-    text = _credential_text(facts.profile)
-    initials = _initials(text)
+    text, initials = facts.credentials
 
     def holds(acronym: str, expansion: str | None) -> bool:
         return (re.search(rf"(?<![\w-]){re.escape(acronym)}(?![\w-])", text) is not None

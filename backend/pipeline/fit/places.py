@@ -1,8 +1,10 @@
 """Where the work happens: the posting's arrangement (remote / hybrid / on-site, office
 city, on-site days, remote region) against the profile's places and remote preference.
 
-Place knowledge is a small built-in table (cities → country, countries → regions) — enough
-to tell that Berlin is in the EU and San Francisco is not. A place we do not know is
+Place knowledge comes from the bundled place data (``backend.domain.places``: GeoNames
+cities with coordinates, ISO 3166 countries and regions in many languages) and a small
+table of the regions postings restrict remote work to (EU, EMEA, APAC…) — enough to tell
+that München is Munich, in the EU, and San Francisco is not. A place we do not know is
 compared by its name only, never guessed.
 """
 
@@ -13,7 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from backend.domain.fit import Requirement
-from backend.domain.places import City, city_in, distance_km
+from backend.domain.places import City, city_in, city_named, country_code, distance_km, region_of
 from backend.domain.profile import CandidateProfile
 from backend.pipeline.text import human_list
 
@@ -41,122 +43,108 @@ _REGIONS: dict[str, tuple[str, ...]] = {
     "israel": ("emea",), "united arab emirates": ("emea",), "south africa": ("emea", "africa"),
     "nigeria": ("emea", "africa"), "kenya": ("emea", "africa"),
 }
-_COUNTRY_ALIASES = {
-    "us": "united states", "usa": "united states", "u.s.": "united states", "u.s": "united states",
-    "america": "united states", "united states of america": "united states",
-    "uk": "united kingdom", "u.k.": "united kingdom", "great britain": "united kingdom",
-    "britain": "united kingdom", "england": "united kingdom", "scotland": "united kingdom",
-    "deutschland": "germany", "the netherlands": "netherlands", "holland": "netherlands",
-    "czech republic": "czechia", "uae": "united arab emirates",
-    "european union": "eu",
-}
-_CITIES = {
-    "united states": "san francisco,new york,new york city,nyc,seattle,boston,chicago,austin,denver,"
-                     "atlanta,los angeles,portland,miami,washington,san diego,philadelphia",
-    "canada": "toronto,vancouver,montreal,ottawa,calgary",
-    "united kingdom": "london,manchester,edinburgh,bristol,glasgow,cambridge,oxford",
-    "germany": "berlin,munich,münchen,hamburg,frankfurt,cologne,köln,stuttgart,düsseldorf,leipzig",
-    "netherlands": "amsterdam,rotterdam,utrecht,the hague,eindhoven",
-    "france": "paris,lyon,marseille,toulouse,nantes,bordeaux", "spain": "madrid,barcelona,valencia,seville",
-    "portugal": "lisbon,porto", "poland": "warsaw,kraków,krakow,wrocław,wroclaw,gdańsk,gdansk",
-    "sweden": "stockholm,gothenburg,malmö", "denmark": "copenhagen", "norway": "oslo",
-    "finland": "helsinki", "ireland": "dublin,cork", "italy": "milan,rome,turin", "austria": "vienna",
-    "switzerland": "zurich,zürich,geneva,basel", "belgium": "brussels,antwerp,ghent",
-    "czechia": "prague,brno", "india": "bengaluru,bangalore,pune,hyderabad,mumbai,delhi,chennai",
-    "australia": "sydney,melbourne,brisbane,perth", "singapore": "singapore", "japan": "tokyo,osaka",
-    "israel": "tel aviv", "brazil": "são paulo,sao paulo,rio de janeiro", "mexico": "mexico city",
-}
-_CITY_COUNTRY = {city: country for country, cities in _CITIES.items() for city in cities.split(",")}
+# Names of regions a posting restricts remote work to ("Remote (EU)", "anywhere in EMEA").
 _REGION_NAMES = {"eu", "europe", "emea", "north america", "americas", "latam", "apac", "asia", "africa"}
-_US_STATES = frozenset((
-    "al", "ak", "az", "ar", "ca", "co", "ct", "de", "fl", "ga", "hi", "id", "il", "in", "ia", "ks",
-    "ky", "la", "me", "md", "ma", "mi", "mn", "ms", "mo", "mt", "ne", "nv", "nh", "nj", "nm", "ny",
-    "nc", "nd", "oh", "ok", "or", "pa", "ri", "sc", "sd", "tn", "tx", "ut", "vt", "va", "wa", "wv",
-    "wi", "wy", "dc",
-))
+_REGION_ALIASES = {"european union": "eu"}
 
 
 def _norm(text: str) -> str:
     return " ".join(text.lower().replace("(", " ").replace(")", " ").split()).strip(" .,")
 
 
-def _canonical(name: str) -> str:
-    name = _norm(name)
-    return _COUNTRY_ALIASES.get(name, name)
+@cache
+def _country_names() -> dict[str, str]:
+    """ISO 3166 alpha-2 → the country's English name as the region table writes it
+    ("united states", "south korea"), from pycountry."""
+    import pycountry
 
-
-# ISO 3166 alpha-2 codes of the countries the tables know. Two letters are ambiguous
-# ("DE" is Germany and Delaware, "CA" Canada and California, "IN" India and Indiana): the
-# other parts of the location decide (see _two_letter_place).
-_ISO_CODES = {
-    "at": "austria", "be": "belgium", "bg": "bulgaria", "hr": "croatia", "cy": "cyprus",
-    "cz": "czechia", "dk": "denmark", "ee": "estonia", "fi": "finland", "fr": "france",
-    "de": "germany", "gr": "greece", "hu": "hungary", "ie": "ireland", "it": "italy",
-    "lv": "latvia", "lt": "lithuania", "lu": "luxembourg", "mt": "malta", "nl": "netherlands",
-    "pl": "poland", "pt": "portugal", "ro": "romania", "sk": "slovakia", "si": "slovenia",
-    "es": "spain", "se": "sweden", "gb": "united kingdom", "ch": "switzerland", "no": "norway",
-    "is": "iceland", "ua": "ukraine", "rs": "serbia", "ca": "canada", "mx": "mexico",
-    "br": "brazil", "ar": "argentina", "co": "colombia", "cl": "chile", "in": "india",
-    "sg": "singapore", "jp": "japan", "au": "australia", "nz": "new zealand", "il": "israel",
-    "ae": "united arab emirates", "za": "south africa", "ng": "nigeria", "ke": "kenya",
-}
+    return {country.alpha_2: getattr(country, "common_name", country.name).lower()
+            for country in pycountry.countries}
 
 
 def country_from_code(code: str) -> str | None:
-    """The country an ISO 3166 alpha-2 code names (a JSON Resume ``countryCode``), when the
-    tables know it."""
-    return _ISO_CODES.get(code.strip().lower())
+    """The country an ISO 3166 alpha-2 code names (a JSON Resume ``countryCode``)."""
+    return _country_names().get(code.strip().upper())
+
+
+def _country_in(part: str) -> str | None:
+    """The country a part of a location names, in any language the place data knows
+    ("Deutschland", "UK", "España"), or the country of the region it names ("Texas",
+    "Ontario", "NSW")."""
+    code = country_code(part) if len(part) > 2 else None
+    if code is None and len(part) > 2:
+        region = region_of(part)
+        code = region[0] if region else None
+    return country_from_code(code) if code else None
 
 
 def _two_letter_place(code: str, context: set[str]) -> str:
     """A two-letter part read with the location's other parts: the country their cities or
     names lie in wins ("Berlin, DE" is Germany), then a US state ("Wilmington, DE",
     "Austin, TX"), then an ISO country code ("NL")."""
-    country = _ISO_CODES.get(code)
+    country = country_from_code(code)
     if country and country in context:
         return country
-    if code in _US_STATES and (not context or "united states" in context):
+    if region_of(code.upper(), "US") and (not context or "united states" in context):
         return "united states"
-    return country or (_canonical(code))
+    return country or code
+
+
+def _city_country(part: str, context: set[str]) -> str | None:
+    """The country of the city a part names (in the location's country, when it names one)."""
+    codes = {code for code, name in _country_names().items() if name in context}
+    city = city_named(part, next(iter(codes))) if len(codes) == 1 else city_named(part)
+    return country_from_code(city.country) if city else None
 
 
 def _context_countries(parts: list[str]) -> set[str]:
     """The countries named by a location's parts longer than two letters."""
-    found: set[str] = set()
-    for part in parts:
-        if len(part) > 2:
-            name = _canonical(part)
-            found.add(_CITY_COUNTRY.get(name, name))
-    return found & set(_REGIONS)
+    named = {country for part in parts if len(part) > 2 and (country := _country_in(part))}
+    return named or {country for part in parts if len(part) > 2 and (country := _city_country(part, set()))}
 
 
 @cache
 def place_tags(text: str) -> frozenset[str]:
     """Every place a free-text location names or lies in: "Berlin, Germany" →
     {berlin, germany, eu, europe, emea}; "Atlanta, GA, United States" → {atlanta, united
-    states, north america, americas}. Cached: profiles and boards repeat their places."""
+    states, north america, americas}; "München, Deutschland" → {münchen, munich, germany, …}.
+    Cached: profiles and boards repeat their places."""
     tags: set[str] = set()
     parts = [_norm(part) for part in re.split(r"[,/;|()]| - ", text)]
     context = _context_countries(parts)
     for part in parts:
-        name = part
-        if not name or name == "remote":
+        if not part or part == "remote":
             continue
-        if len(name) == 2 and name.isalpha() and name not in _COUNTRY_ALIASES:
-            name = _two_letter_place(name, context)
-        name = _canonical(name)
+        if len(part) == 2 and part.isalpha():
+            name = _two_letter_place(part, context)
+            country = name if name in _country_names().values() else None
+        else:
+            name = _REGION_ALIASES.get(part, part)
+            country = _country_in(part)
+            if country is None and name not in _REGION_NAMES:
+                city = city_named(part)
+                country = _city_country(part, context)
+                if city is not None:
+                    tags.add(city.name.lower())  # "münchen" is also "munich"
         tags.add(name)
-        country = _CITY_COUNTRY.get(name) or (_region_country(part) if len(part) > 2 else None)
         if country:
             tags.add(country)
         tags.update(_REGIONS.get(country or name, ()))
     return frozenset(tags)
 
 
+def _own_name(part: str) -> str:
+    """A place the job seeker names, as the tags write it: a country by its English name
+    ("Deutschland" → "germany"), anything else as written."""
+    name = _norm(part)
+    code = country_code(name) if len(name) > 1 else None
+    return country_from_code(code) if code else _REGION_ALIASES.get(name, name)
+
+
 def country_of(text: str) -> str | None:
-    """The country a location lies in, when the table knows it."""
-    tags = place_tags(text)
-    return next((tag for tag in tags if tag in _REGIONS), None)
+    """The country a location lies in, when the place data knows it."""
+    countries = set(_country_names().values())
+    return next((tag for tag in sorted(place_tags(text)) if tag in countries), None)
 
 
 # --------------------------------------------------------------------------- the posting
@@ -232,7 +220,7 @@ def posting_arrangement(remote: str | None, location: str | None, text: str) -> 
         region = _first_group(_REMOTE_REGION.search(location or "")) or _first_group(
             _REMOTE_REGION.search(text))
         region = region.rstrip(".") if region else None
-        known = region and (place_tags(region) & (_REGION_NAMES | set(_REGIONS)))
+        known = region and (place_tags(region) & (_REGION_NAMES | set(_country_names().values())))
         if not known and not _ANYWHERE.search(f"{location or ''} {text}"):
             # "Montréal, QC, Canada (télétravail au Canada)": a remote role listed in one
             # country hires there unless it says anywhere.
@@ -255,7 +243,7 @@ def office_reachable(profile: CandidateProfile, *places: str | None) -> bool:
     when it lies within a commute (``COMMUTE_KM``) of a city the profile names — a region
     ("EU") is not a commute. ``places``: the office city, the posting's location."""
     names = [place for place in places if place]
-    own = {_canonical(place.split(",")[0]) for place in profile.locations}
+    own = {_own_name(place.split(",")[0]) for place in profile.locations}
     if any(place_tags(name) & (own - _REGION_NAMES) for name in names):
         return True
     homes = _home_cities(tuple(profile.locations))
@@ -284,14 +272,6 @@ def office_distance_km(profile: CandidateProfile, arrangement: Arrangement) -> f
 def office_city(arrangement: Arrangement) -> City | None:
     """The city the office is in, when the posting names one we know."""
     return next(iter(_office_cities([n for n in (arrangement.location, arrangement.city) if n])), None)
-
-
-def _region_country(part: str) -> str | None:
-    """The country a region ("Texas", "Ontario", "NSW") lies in, in the tables' words."""
-    from backend.domain.places import region_of
-
-    found = region_of(part)
-    return _ISO_CODES.get(found[0].lower()) if found else None
 
 
 def place_covered(place: str, held: list[str]) -> bool:
