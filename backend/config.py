@@ -18,6 +18,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, ConfigDict, Field
 
 from backend.domain.contact_policy import ContactSourceConfig
+from backend.domain.ids import normalize_host
 from backend.domain.model import CamelModel, Usd
 from backend.domain.source_config import DEFAULT_SOURCES, SourceConfig
 from backend.paths import (  # noqa: F401 - re-exported: the light half of this module
@@ -54,6 +55,9 @@ class TemporalSettings(CamelModel):
     @property
     def external(self) -> bool:
         return bool(self.address)
+
+
+NetworkHost = Annotated[str, AfterValidator(normalize_host)]
 
 
 def _unique_source_ids(sources: list[SourceConfig]) -> list[SourceConfig]:
@@ -182,6 +186,10 @@ class AppSettings(CamelModel):
     contact_research_sources: list[ContactSourceConfig] = Field(
         default_factory=list,
         description="Public sources contact research may fetch (opt-in; none by default)")
+    local_network_hosts: list[NetworkHost] = Field(
+        default_factory=list, max_length=50,
+        description="Hosts on this computer or the user's own network that links in postings "
+                    "may open (e.g. an intranet job board); none by default")
 
 
 def load_settings(paths: AppPaths) -> AppSettings:

@@ -8,6 +8,9 @@ MESSAGES = {
         "The application page shows a CAPTCHA or bot challenge; JobCtrl stops there."
         " Apply by hand, then mark the job applied.",
     "apply_target_unreachable": "The application page could not be loaded.",
+    "apply_target_private":
+        "The application link leads to this computer or your own network, so JobCtrl does"
+        " not open it. Open the posting yourself if you trust it.",
     "apply_materials_missing": "The resume or cover letter PDF is missing; prepare the job again.",
     "smtp_not_configured": "Set up your SMTP account (host, from address) in Settings.",
     "smtp_unavailable": "The SMTP server could not be reached or failed the send.",

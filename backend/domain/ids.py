@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -50,6 +51,20 @@ def host_of(url: str) -> str:
     parts = urlsplit(url)
     host = (parts.hostname or "").lower()
     return f"{host}:{parts.port}" if parts.port else host
+
+
+HOST_PATTERN = r"^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?(:[0-9]{1,5})?$"
+_HOST = re.compile(HOST_PATTERN)
+
+
+def normalize_host(value: str) -> str:
+    """A user-typed host (or a pasted URL) as ``host[:port]``; ValueError if it is neither."""
+    text = value.strip().lower()
+    if "://" in text:
+        text = host_of(text)
+    if not _HOST.match(text):
+        raise ValueError("host must look like example.com or example.com:8080")
+    return text
 
 
 ReceiptKind = Literal["accepted", "filtered"]

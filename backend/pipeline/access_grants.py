@@ -1,5 +1,6 @@
 """Hosts the user allowed JobCtrl to fetch on their behalf: the user's own action that
-resolves an ``ENRICH_ROBOTS_DISALLOWED`` block.
+resolves an ``ENRICH_ROBOTS_DISALLOWED`` block, and the origins the user configured, which
+the private-address guard (``backend/sources/net_guard.py``) lets through.
 
 robots.txt speaks to crawlers. Once the user explicitly grants a host, a posting page
 there is fetched as a user-requested page (like opening it in their browser) and the
@@ -8,24 +9,30 @@ crawler refusal no longer applies to that host; every other host keeps the norma
 
 from __future__ import annotations
 
-import re
+from collections.abc import Iterable
+from urllib.parse import urlsplit
 
 import httpx
 
-from backend.domain.ids import host_of  # the grant's key; named here for its callers
+from backend.config import AppSettings
+from backend.domain.ids import host_of, normalize_host  # noqa: F401 - the grant's key, named here for its callers
+from backend.sources.net_guard import AddressPolicy
 
-HOST_PATTERN = r"^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?(:[0-9]{1,5})?$"
-_HOST = re.compile(HOST_PATTERN)
 
-
-def normalize_host(value: str) -> str:
-    """A user-typed host (or a pasted URL) as a grant key; ValueError if it is neither."""
-    text = value.strip().lower()
-    if "://" in text:
-        text = host_of(text)
-    if not _HOST.match(text):
-        raise ValueError("host must look like example.com or example.com:8080")
-    return text
+def user_chosen_origins(settings: AppSettings, granted_hosts: Iterable[str] = ()) -> AddressPolicy:
+    """Origins the user chose, which links from postings may reach whatever their address:
+    every configured source's URLs, fixed contact pages, the hosts listed under "addresses
+    on your own network" and robots grants."""
+    policy = AddressPolicy([*settings.local_network_hosts, *granted_hosts])
+    for source in settings.sources:
+        for value in source.model_dump().values():
+            if isinstance(value, str) and "://" in value:
+                policy.allow_url(value)
+    for contact_source in settings.contact_research_sources:
+        url = contact_source.url or ""
+        if "{company}" not in urlsplit(url).netloc:  # a host named by the posting is not chosen
+            policy.allow_url(url)
+    return policy
 
 
 class GrantedRobots:

@@ -35,6 +35,7 @@ from backend.sources.errors import (
     SourcePayloadInvalid,
     SourceUnavailable,
 )
+from backend.sources.net_guard import AddressPolicy, PrivateAddressRefused, guarded_client
 from backend.sources.page_fetch import EnrichRejected, EnrichUnavailable, RobotsCache
 
 log = logging.getLogger(__name__)
@@ -132,7 +133,11 @@ def _rate_limit_wait(policy: RateLimitRetry):
 
 class BoardSession:
     """One HTTP client for one board's crawl: pages and details share connections, a
-    429 waits and retries (tenacity), and robots.txt is read once per origin."""
+    429 waits and retries (tenacity), and robots.txt is read once per origin.
+
+    Every URL a board adapter asks for is built from the user's source settings, so its
+    origin is trusted as configured; a redirect elsewhere passes the private-address guard.
+    """
 
     def __init__(self, *, timeout: float = DEFAULT_TIMEOUT,
                  retry: RateLimitRetry | None = None, robots: RobotsCache | None = None):
@@ -140,10 +145,11 @@ class BoardSession:
         self._retry = retry or RATE_LIMIT_RETRY
         self._robots = robots
         self._client: httpx.AsyncClient | None = None
+        self._configured = AddressPolicy()
 
     async def __aenter__(self) -> BoardSession:
-        self._client = httpx.AsyncClient(
-            headers={"User-Agent": USER_AGENT}, follow_redirects=True,
+        self._client = guarded_client(
+            self._configured, headers={"User-Agent": USER_AGENT}, follow_redirects=True,
             max_redirects=MAX_REDIRECTS, timeout=httpx.Timeout(self._timeout),
         )
         return self
@@ -156,11 +162,12 @@ class BoardSession:
         """RobotsDisallowed when the host's robots.txt keeps us off ``url``."""
         assert self._client is not None, "use the session in an async with block"
         robots = self._robots or shared_robots()
+        self._configured.allow_url(url)
         try:
             allowed = await robots.allowed(self._client, url)
         except EnrichUnavailable as exc:
             raise SourceUnavailable() from exc
-        except EnrichRejected as exc:
+        except (EnrichRejected, PrivateAddressRefused) as exc:
             raise SourceMisconfigured() from exc
         if not allowed:
             log.warning("robots.txt disallows %s for our user agent", _where(url))
@@ -187,6 +194,7 @@ class BoardSession:
     async def _once(self, method: str, url: str, *, accept: str, json_body: Any) -> Fetched:
         assert self._client is not None, "use the session in an async with block"
         headers = {"Accept": accept}
+        self._configured.allow_url(url)
         try:
             async with (
                 asyncio.timeout(self._timeout),
@@ -213,6 +221,9 @@ class BoardSession:
             log.warning("%s %s timed out after %ss", method, _where(url), self._timeout)
             raise SourceUnavailable() from exc
         except (httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
+            raise SourceMisconfigured() from exc
+        except PrivateAddressRefused as exc:
+            log.warning("%s %s redirected into a private network: not followed", method, _where(url))
             raise SourceMisconfigured() from exc
         except httpx.DecodingError as exc:
             raise SourcePayloadInvalid() from exc

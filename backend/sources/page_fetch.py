@@ -17,6 +17,7 @@ from urllib.robotparser import RobotFileParser, RuleLine
 import httpx
 
 from backend.domain.errors import TypedFailure
+from backend.sources.net_guard import PrivateAddressRefused
 
 USER_AGENT = "JobCtrl/0.1 (+local job-search assistant)"
 
@@ -27,6 +28,11 @@ MAX_ROBOTS_BYTES = 512 * 1024
 """RFC 9309 asks crawlers to parse at least 500 KiB of robots.txt."""
 
 MAX_REDIRECTS = 5
+
+PAGE_DEADLINE_S = 60.0
+"""All of one page fetch (robots.txt, redirects, the body) ends within this. The client's
+timeout bounds each read; a server dripping a byte just inside it would otherwise hold a
+worker slot for as long as it likes."""
 
 
 # --------------------------------------------------------------------------- errors
@@ -78,6 +84,12 @@ class EnrichRejected(EnrichError):
     retryable = False
 
 
+class EnrichPrivateAddress(EnrichRejected):
+    """The link (or a redirect) leads to this computer or a private network: not opened."""
+
+    code = "ENRICH_PRIVATE_ADDRESS"
+
+
 BOUNDED_ENRICH_CODES: frozenset[str] = frozenset(
     cls.code
     for cls in (
@@ -87,6 +99,7 @@ BOUNDED_ENRICH_CODES: frozenset[str] = frozenset(
         EnrichGone,
         EnrichNotHtml,
         EnrichRejected,
+        EnrichPrivateAddress,
     )
 )
 
@@ -301,13 +314,26 @@ async def fetch_posting_page(
     *,
     client: httpx.AsyncClient,
     robots: RobotsCache,
+    deadline_s: float = PAGE_DEADLINE_S,
 ) -> str:
     """Fetch ``url`` (following redirects) and return its HTML text.
 
     robots.txt is consulted before the first request and again for every redirect hop,
     so a redirect into a disallowed path or onto another origin is checked against that
-    origin's rules before it is requested. Bodies beyond 3 MB are truncated.
+    origin's rules before it is requested. Bodies beyond 3 MB are truncated; the whole
+    fetch ends within ``deadline_s`` (EnrichUnavailable after that). A client made by
+    ``net_guard.guarded_client`` refuses private addresses (EnrichPrivateAddress).
     """
+    try:
+        async with asyncio.timeout(deadline_s):
+            return await _fetch_page(url, client=client, robots=robots)
+    except TimeoutError as exc:
+        raise EnrichUnavailable() from exc
+    except PrivateAddressRefused as exc:
+        raise EnrichPrivateAddress() from exc
+
+
+async def _fetch_page(url: str, *, client: httpx.AsyncClient, robots: RobotsCache) -> str:
     current = url
     headers = {
         "User-Agent": robots.user_agent,

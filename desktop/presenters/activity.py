@@ -56,6 +56,7 @@ REASON_WORDS: dict[str, str] = {
     "ENRICH_FAILED": "the posting could not be read",
     "ENRICH_FETCH_UNAVAILABLE": "the site did not answer",
     "ENRICH_FETCH_REJECTED": "the site refused the request",
+    "ENRICH_PRIVATE_ADDRESS": "its link leads into your own network, which JobCtrl does not open",
     "ENRICH_POSTING_GONE": "the posting is no longer online",
     "ENRICH_NOT_HTML": "the posting is not a web page",
     "empty": "the page has no text",
@@ -83,6 +84,7 @@ REASON_WORDS: dict[str, str] = {
     "batch_deadline_exceeded": "it took too long",
     # applying
     "apply_target_unreachable": "the application page could not be reached",
+    "apply_target_private": "the application link leads into your own network",
     "apply_target_unknown": "it is not known where to apply",
     "apply_materials_missing": "the résumé or letter PDF is missing",
     "apply_challenge_detected": "the site asks for a human check",

@@ -25,7 +25,7 @@ JOBS = 3
 async def world(tmp_path_factory):
     app_dir = tmp_path_factory.mktemp("chaos-restarts")
     pages = PostingPagesServer(slow_seconds=4).start()
-    async with chaos_app(app_dir, postings=[], paid=False) as app:
+    async with chaos_app(app_dir, postings=[], paid=False, localNetworkHosts=[pages.host]) as app:
         await outbox_settled(app)  # the profile save's continuation has closed
         yield {"app": app, "pages": pages}
     pages.stop()

@@ -54,7 +54,7 @@ async def world(tmp_path_factory):
     pythonpath = os.pathsep.join(filter(None, [str(shadow), str(ROOT),
                                                os.environ.get("PYTHONPATH")]))
     page = page_posting("page-1", pages.url("/jobs/backend-engineer"), "Senior Backend Engineer")
-    async with chaos_app(app_dir, postings=[page], paid=False,
+    async with chaos_app(app_dir, postings=[page], paid=False, localNetworkHosts=[pages.host],
                          environ={"PYTHONPATH": pythonpath}) as app:
         yield {"app": app, "pages": pages, "shadow": shadow, "page": page}
     pages.stop()

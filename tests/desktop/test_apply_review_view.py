@@ -43,7 +43,8 @@ def prepared_jobs(live_services, tmp_path, count: int = 2):
     with api(live_services) as http:
         original = http.get("/v1/settings").json()["sources"]
         source = {"kind": "json_file", "id": "apply-review", "path": str(board), "enabled": False}
-        http.patch("/v1/settings", json={"sources": [*original, source]}).raise_for_status()
+        http.patch("/v1/settings", json={"sources": [*original, source],
+                                         "localNetworkHosts": [pages.host]}).raise_for_status()
         try:
             http.put("/v1/profile", json=PROFILE).raise_for_status()
             start_own_discover(http, sourceIds=["apply-review"])
@@ -54,7 +55,8 @@ def prepared_jobs(live_services, tmp_path, count: int = 2):
                 time.sleep(0.5)
             yield pages
         finally:
-            http.patch("/v1/settings", json={"sources": original}).raise_for_status()
+            http.patch("/v1/settings", json={"sources": original, "localNetworkHosts": []}
+                       ).raise_for_status()
             pages.stop()
 
 

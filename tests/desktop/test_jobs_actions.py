@@ -159,7 +159,9 @@ def board(live_services, tmp_path_factory):
     with api(live_services) as http:
         original = http.get("/v1/settings").json()["sources"]
         source = {"kind": "json_file", "id": SOURCE_ID, "path": str(path), "enabled": False}
-        http.patch("/v1/settings", json={"sources": [*original, source]}).raise_for_status()
+        http.patch("/v1/settings", json={"sources": [*original, source],
+                                         "localNetworkHosts": [good.host, blocked.host]}
+                   ).raise_for_status()
         try:
             http.put("/v1/profile", json=PROFILE).raise_for_status()
             start_own_discover(http, sourceIds=[SOURCE_ID])
@@ -177,7 +179,8 @@ def board(live_services, tmp_path_factory):
             wait_setup(prepared, "the module's jobs prepared and the blocked one blocked")
             yield {"batch_keys": batch_keys, "blocked_key": blocked_key, "blocked": blocked}
         finally:
-            http.patch("/v1/settings", json={"sources": original}).raise_for_status()
+            http.patch("/v1/settings", json={"sources": original, "localNetworkHosts": []}
+                       ).raise_for_status()
             good.stop()
             blocked.stop()
 

@@ -17,6 +17,8 @@ Routes (every request is counted per path, query string excluded):
 * ``/jobs/brochure.pdf``         ``application/pdf``
 * ``/huge``                      a 4 MB HTML page
 * ``/slow``                      sleeps ``slow_seconds`` before answering
+* ``/drip``                      a page sent one byte every ``drip_seconds`` (for a minute),
+                                 each byte well inside any per-read timeout
 * anything else                  404
 """
 
@@ -205,11 +207,13 @@ class PostingPagesServer:
         robots_status: int = 200,
         flaky_failures: int = 2,
         slow_seconds: float = 2.0,
+        drip_seconds: float = 0.2,
     ) -> None:
         self.robots_body = robots_body
         self.robots_status = robots_status
         self.flaky_failures = flaky_failures
         self.slow_seconds = slow_seconds
+        self.drip_seconds = drip_seconds
         self._counts: Counter[str] = Counter()
         self._lock = threading.Lock()
         self._huge = huge_page()
@@ -239,6 +243,12 @@ class PostingPagesServer:
 
     def url(self, path: str) -> str:
         return self.origin + path
+
+    @property
+    def host(self) -> str:
+        """``host:port``: what a test lists under ``localNetworkHosts`` to reach this
+        loopback server from links in postings (JobCtrl refuses private addresses)."""
+        return self.origin.removeprefix("http://")
 
     # -- request accounting -----------------------------------------------------------
     def count(self, path: str) -> int:
@@ -322,6 +332,8 @@ class PostingPagesServer:
             _send(handler, 200, "application/pdf", b"%PDF-1.4\n% fake brochure\n%%EOF\n")
         elif path == "/huge":
             _send(handler, 200, html, self._huge)
+        elif path == "/drip":
+            _drip(handler, html, self.drip_seconds)
         elif path == "/slow":
             time.sleep(self.slow_seconds)
             _send(handler, 200, html, POSTING_PAGE.encode())
@@ -348,3 +360,20 @@ def _send(
     except (BrokenPipeError, ConnectionResetError):
         # The client stopped reading (size cap, timeout): that is its right.
         pass
+
+
+def _drip(handler: BaseHTTPRequestHandler, content_type: str, pause: float) -> None:
+    """A slowloris answer: a minute of bytes, one at a time."""
+    count = max(1, int(60 / pause))
+    try:
+        handler.send_response(200)
+        handler.send_header("Content-Type", content_type)
+        handler.send_header("Content-Length", str(count))
+        handler.end_headers()
+        handler.wfile.flush()
+        for _ in range(count):
+            handler.wfile.write(b" ")
+            handler.wfile.flush()
+            time.sleep(pause)
+    except (BrokenPipeError, ConnectionResetError):
+        return

@@ -89,7 +89,8 @@ async def world(tmp_path_factory):
     board = app_dir / "board.json"
     board.write_text(json.dumps({"postings": demo + [
         page_posting(key, url, f"Role {key}") for key, url in blocked.items()]}), encoding="utf-8")
-    write_settings(app_dir, sources=[{"kind": "json_file", "id": "mixed", "path": str(board)}])
+    write_settings(app_dir, sources=[{"kind": "json_file", "id": "mixed", "path": str(board)}],
+                   localNetworkHosts=[site_a.host, site_b.host])
     restore_environ = override_environ(JOBCTRL_ENABLE_FAULTS="1")
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()

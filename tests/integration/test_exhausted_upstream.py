@@ -59,7 +59,7 @@ async def world(tmp_path_factory):
         posting("e-1", urls["dead"], "Platform Engineer"),
         posting("e-2", urls["recovers"], "Senior Backend Engineer"),
     ]}), encoding="utf-8")
-    write_settings(app_dir, stageHeartbeatTimeoutS=5,
+    write_settings(app_dir, stageHeartbeatTimeoutS=5, localNetworkHosts=[pages.host],
                    sources=[{"kind": "json_file", "id": "dead-pages", "path": str(board)}])
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()

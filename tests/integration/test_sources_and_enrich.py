@@ -46,7 +46,7 @@ async def world(tmp_path_factory):
          "companyName": "Acme Robotics", "baseUrl": boards.base_url},
         {"kind": "feed", "id": "feed-remote", "url": boards.url(JobBoards.RSS_PATH)},
         {"kind": "json_file", "id": "pages", "path": str(board_file)},
-    ])
+    ], localNetworkHosts=[pages.host])
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
     http = api_http(supervisor.info)

@@ -33,9 +33,12 @@ from backend.domain.apply_targets import ApplyTarget, classify_target
 from backend.domain.model import CamelModel
 from backend.domain.profile import CandidateProfile
 from backend.faults import fault_point
+from backend.pipeline.access_grants import user_chosen_origins
 from backend.pipeline.enrich import USER_AGENT
 from backend.projections.apply_runs import read_state
 from backend.secrets.store import SecretStore
+from backend.sources.net_guard import AddressPolicy, PrivateAddressRefused, guarded_client
+from backend.sources.page_fetch import PAGE_DEADLINE_S
 from backend.store import applications
 from backend.store import apply as store
 from backend.store.db import Database
@@ -142,8 +145,11 @@ class ApplyActivities:
     async def _browser_form(self, input: ExecuteInput, facts: ApplyFacts, target: ApplyTarget,
                             packet: ApplyPacket) -> ApplyOutcome:
         try:
-            status, headers, html = await _fetch_page(target.url or "")
-        except httpx.HTTPError:
+            status, headers, html = await _fetch_page(
+                target.url or "", user_chosen_origins(facts.settings))
+        except PrivateAddressRefused:
+            return await self._fail(input, "apply_target_private", retryable=False)
+        except (httpx.HTTPError, TimeoutError):
             return await self._fail(input, "apply_target_unreachable", retryable=True)
         if detect_challenge(html, status=status, headers=headers) is not None:
             return await self._fail(input, "apply_challenge_detected", retryable=False)
@@ -305,10 +311,13 @@ def _exists(path: str | None) -> bool:
     return bool(path) and Path(path).is_file()
 
 
-async def _fetch_page(url: str) -> tuple[int, dict, str]:
+async def _fetch_page(url: str, policy: AddressPolicy) -> tuple[int, dict, str]:
+    """The application page, within PAGE_DEADLINE_S overall; the link comes from the posting,
+    so the private-address guard checks every hop."""
     async with (
-        httpx.AsyncClient(timeout=20, follow_redirects=True, max_redirects=5,
-                          headers={"User-Agent": USER_AGENT}) as client,
+        asyncio.timeout(PAGE_DEADLINE_S),
+        guarded_client(policy, timeout=20, follow_redirects=True, max_redirects=5,
+                       headers={"User-Agent": USER_AGENT}) as client,
         client.stream("GET", url) as response,
     ):
         body = b""

@@ -16,7 +16,7 @@ import httpx
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from backend.config import AppPaths, load_settings
+from backend.config import AppPaths, AppSettings, load_settings
 from backend.contacts import extract
 from backend.domain.contact_policy import POSTING_TEXT, ContactSourceConfig, source_url
 from backend.domain.contacts import SourceAttempt, SourceDocument
@@ -26,6 +26,8 @@ from backend.llm.admission import release as release_reservation
 from backend.llm.budget import BudgetExceededError
 from backend.llm.rates import load_rates
 from backend.pipeline import enrich as enrich_logic
+from backend.pipeline.access_grants import user_chosen_origins
+from backend.sources.net_guard import guarded_client
 from backend.store import contacts as store
 from backend.store import materials
 from backend.store.db import Database
@@ -97,8 +99,7 @@ class ContactActivities:
         settings = load_settings(self._paths)  # re-read: the source policy may have changed
         try:
             async with heartbeating():
-                documents, attempts = await self._collect(
-                    job, enrichment, settings.contact_research_sources)
+                documents, attempts = await self._collect(job, enrichment, settings)
                 async with self._db.transaction() as conn:
                     await store.save_source_attempts(conn, task.task_id, attempts)
                 provider = build_provider(self._paths, self._db, settings)
@@ -143,17 +144,19 @@ class ContactActivities:
             json_mode=True)
         return extract.parse_model_candidates(completion.text, documents)
 
-    async def _collect(self, job: dict, enrichment, sources: list[ContactSourceConfig]
+    async def _collect(self, job: dict, enrichment, settings: AppSettings
                        ) -> tuple[list[SourceDocument], list[SourceAttempt]]:
         """The stored posting text, then each opted-in public source (nothing else)."""
+        sources = settings.contact_research_sources
         text = _posting_text(job, enrichment)
         documents = [SourceDocument(POSTING_TEXT, job["url"], text)]
         attempts = [SourceAttempt(source_id=POSTING_TEXT, kind="posting_text", url=job["url"],
                                   status="used", chars=len(text))]
         if not sources:
             return documents, attempts
-        async with httpx.AsyncClient(
-            timeout=FETCH_TIMEOUT_S, headers={"User-Agent": enrich_logic.USER_AGENT}
+        async with guarded_client(  # the job's link comes from the posting: keep off the LAN
+            user_chosen_origins(settings), timeout=FETCH_TIMEOUT_S,
+            headers={"User-Agent": enrich_logic.USER_AGENT},
         ) as client:
             for source in sources:
                 url = source_url(source, job_url=job["url"], company=job["company"])

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING
 
-import httpx
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
@@ -33,7 +32,7 @@ from backend.llm.base import ChatProvider
 from backend.llm.budget import BudgetExceededError
 from backend.llm.rates import load_rates
 from backend.pipeline import enrich as enrich_logic
-from backend.pipeline.access_grants import GrantedRobots
+from backend.pipeline.access_grants import GrantedRobots, user_chosen_origins
 from backend.pipeline.documents import CoverLetterDoc, ResumeDoc
 from backend.pipeline.eligibility import (
     EnrichmentFacts,
@@ -41,6 +40,7 @@ from backend.pipeline.eligibility import (
     StageFacts,
     decide_pickup,
 )
+from backend.sources.net_guard import guarded_client
 from backend.store import materials, stages
 from backend.store.condition_jobs import granted_hosts
 from backend.store.db import Database
@@ -254,9 +254,12 @@ class PreparationActivities:
         if extraction is None or extraction.confidence != "high":
             async with self._db.transaction() as conn:
                 # Hosts the user allowed (resolving ENRICH_ROBOTS_DISALLOWED) skip robots.
-                robots = GrantedRobots(self._robots, await granted_hosts(conn))
+                granted = await granted_hosts(conn)
+            robots = GrantedRobots(self._robots, granted)
             try:
-                async with httpx.AsyncClient(
+                # The posting chose this link: the guard keeps it off the user's own network.
+                async with guarded_client(
+                    user_chosen_origins(facts.settings, granted),
                     timeout=20, headers={"User-Agent": enrich_logic.USER_AGENT}
                 ) as client:
                     html = await enrich_logic.fetch_posting_page(
