@@ -96,7 +96,7 @@ async def apply_env(tmp_path_factory):
     write_settings(app_dir, sources=[{"kind": "json_file", "id": "apply-board",
                                       "path": str(app_dir / "board.json")}],
                    smtp={**smtp.smtp_settings(), "passwordSecret": "smtp"},
-                   stageHeartbeatTimeoutS=5)
+                   stageHeartbeatTimeoutS=5, localNetworkHosts=[pages.base.removeprefix("http://")])
     restore_environ = override_environ(JOBCTRL_SECRETS_BACKEND="file", JOBCTRL_ENABLE_FAULTS="1")
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
