@@ -27,6 +27,8 @@ from backend.pipeline.score import Complete, JobText, ModelOutputInvalid, ScoreR
 from backend.pipeline.tailor import Focus, ask_with_one_repair, contact_lines, focus_of, validated_reply
 from backend.pipeline.text import human_list
 from backend.pipeline.truth import (
+    LETTER_CLOSING,
+    LETTER_OPENING,
     check_letter,
     entry_heading,
     language_text,
@@ -76,8 +78,8 @@ def offline_cover(profile: CandidateProfile, job: JobText, score: ScoreResult, r
         if paragraph is not None:
             paragraphs.append(paragraph)
     paragraphs.append(LetterParagraph(
-        text=f"I would welcome the chance to discuss how my experience fits the {job.title} role at "
-             f"{job.company}. Thank you for your time and consideration."))
+        text=f"{LETTER_CLOSING.format(title=job.title, company=job.company)} "
+             "Thank you for your time and consideration."))
     return letter_doc(profile, job, paragraphs, today)
 
 
@@ -102,7 +104,7 @@ def _entry_skills(entry: ExperienceEntry, focus: Focus) -> list[str]:
 
 
 def opening(job: JobText, resume: ResumeDoc, focus: Focus) -> LetterParagraph:
-    text = f"I am applying for the {job.title} position at {job.company}."
+    text = LETTER_OPENING.format(title=job.title, company=job.company)
     if not resume.experience:
         if focus.strengths:
             text += f" My skills include {human_list(focus.strengths[:4])}."

@@ -17,7 +17,7 @@ from backend.domain.fit import FitLedger
 from backend.domain.profile import CandidateProfile
 from backend.pipeline.documents import CoverLetterDoc, LetterParagraph
 from backend.pipeline.score import JobText
-from backend.pipeline.truth import check_letter
+from backend.pipeline.truth import FOLLOW_UP_OPENING, FOLLOW_UP_SUBJECT, LETTER_OPENING, check_letter
 
 CLOSING = "Kind regards,"
 MAX_BODY_CHARS = MAX_FOLLOW_UP_BODY_CHARS
@@ -30,24 +30,29 @@ class FollowUpDraft:
 
 
 def follow_up_subject(title: str, company: str) -> str:
-    return f"Following up: {title} application ({company})"
+    return FOLLOW_UP_SUBJECT.format(title=title, company=company)
 
 
-def _letter_recap(letter: CoverLetterDoc | None) -> str | None:
+def _letter_recap(letter: CoverLetterDoc | None, title: str = "", company: str = "") -> str | None:
     """The opening paragraph's account of the candidate's work, without its "I am applying
-    for ..." sentence (the follow-up says that its own way)."""
+    for ..." sentence (the follow-up says that its own way). JobCtrl's own opening is cut
+    as a whole: a full stop inside the posting's title does not end it."""
     if letter is None or not letter.paragraphs:
         return None
-    sentences = re.split(r"(?<=[.!?])\s+", letter.paragraphs[0].text.strip())
+    text = letter.paragraphs[0].text.strip()
+    opening = LETTER_OPENING.format(title=title, company=company)
+    if title and company and text.startswith(opening):
+        return text[len(opening):].strip() or None
+    sentences = re.split(r"(?<=[.!?])\s+", text)
     rest = " ".join(s for s in sentences[1:] if s)
     return rest or None
 
 
 def draft_follow_up(profile: CandidateProfile, *, title: str, company: str,
                     letter: CoverLetterDoc | None) -> FollowUpDraft:
-    paragraphs = [f"I recently applied for the {title} position at {company} and wanted to "
+    paragraphs = [f"{FOLLOW_UP_OPENING.format(title=title, company=company)} and wanted to "
                   "follow up on my application."]
-    recap = _letter_recap(letter)
+    recap = _letter_recap(letter, title, company)
     if recap:
         paragraphs.append(recap)
     paragraphs.append("I am still very interested in the role and would be glad to talk "

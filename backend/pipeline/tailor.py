@@ -44,6 +44,7 @@ from backend.pipeline.score import (
 )
 from backend.pipeline.text import contains_term, human_list, normalize, title_similarity
 from backend.pipeline.truth import (
+    SUMMARY_ROLE,
     UnsupportedClaim,
     certificate_text,
     check_resume,
@@ -225,7 +226,8 @@ def tailored_summary(profile: CandidateProfile, job: JobText, focus: Focus) -> s
     own = own_summary(profile)
     if not focus.strengths:
         return own
-    role = f"Brings {human_list(focus.strengths[:4])} to the {job.title} role at {job.company}."
+    named = SUMMARY_ROLE.format(title=job.title, company=job.company)
+    role = f"Brings {human_list(focus.strengths[:4])} {named}"
     return f"{own} {role}".strip()[:3000]
 
 

@@ -17,7 +17,11 @@ claim in plain words) for the first claim they cannot trace to the profile:
   evidence string is the profile's.
 
 Text the profile itself holds (a bullet, a summary sentence, a degree line) is masked out
-before the free-text rules run: the job seeker's own words never count against them.
+before the free-text rules run: the job seeker's own words never count against them. The
+posting's title, company and location are untrusted: they are masked only in JobCtrl's own
+fixed phrases (``POSTING_FRAMES``) and where a claim-free title or company is used as a
+name ("the Data Analyst role"); a part of them that states a claim ("PhD", "10 years of
+Rust", "worked at Google", "no visa needed") is no name and is checked like any text.
 The formatters (``degree_text``, ``language_text``, ...) are the one spelling of the
 profile's facts in materials, shared by the writers and the gate.
 """
@@ -179,6 +183,9 @@ _DEGREE_LEVELS = ((3, re.compile(r"ph\.?\s?d|doctor(?:ate|al)", re.I)),
 _DEGREE_WORD = re.compile(r"\b(?:degree|diploma|graduated|bachelor(?:'s|’s|s)?|master(?:'s|’s|s)\b|master of"
                           r"|ph\.?\s?d|doctorate|b\.?sc|m\.?sc|mba|b\.?eng|m\.?eng)\b", re.I)
 _CERTIFICATE_WORD = re.compile(r"\bcertifi\w*|\bcertificate\w*|\baccredit\w*", re.I)
+# A credential by its letters alone: "I hold a PMP", "earned the CFA".
+_HELD_LETTERS = re.compile(r"\b(?:hold|holds|held|holding|earned|obtained|achieved|completed)\s+"
+                           r"(?:an?|the|my)\s+([A-Z]{2,}[\w+-]*)")
 NAME_STOPWORDS = frozenset((
     "i", "the", "a", "an", "my", "your", "our", "this", "that", "these", "those", "me", "it", "we", "you",
     "they", "and", "of", "january", "february", "march", "april", "may", "june", "july", "august",
@@ -355,6 +362,7 @@ class _Scope:
     skills: set[str]
     job: JobText | None = None
     job_names: frozenset[str] = frozenset()
+    posting: PostingNames | None = None
 
 
 _CLAUSE_END = re.compile(r"[;!?—]|[.,](?!\d)")
@@ -372,26 +380,36 @@ def _reject(claim: str, why: str) -> UnsupportedClaim:
     return UnsupportedClaim(f"“{claim.strip()}” — {why}")
 
 
-def _job_mask(job: JobText | None) -> re.Pattern[str] | None:
-    if job is None:
-        return None
-    return _fragment_pattern([part for part in (job.title, job.company) if part and len(part) >= 2])
-
-
 def _check_text(text: str, truth: ProfileTruth, scope: _Scope) -> None:
     """Every free-text rule, sentence by sentence, on the text minus the profile's own
-    wording and the posting's title and company."""
-    job_mask = _job_mask(scope.job)
-    for sentence in _sentences(text):
-        # The posting's title and company first: the profile's wording may be part of them
-        # ("Backend Engineer" in "Backend Engineer II"), and masking it first would leave
-        # the rest of the title ("II", "2") looking like a claim.
-        masked = _masked(_masked(sentence, job_mask), truth.mask)
+    wording and the posting's names where JobCtrl's own phrases (or a plain mention of a
+    claim-free title or company) use them as names."""
+    # The posting's names first: the profile's wording may be part of them ("Backend
+    # Engineer" in "Backend Engineer II"), and masking it first would leave the rest of the
+    # title ("II", "2") looking like a claim. Masked on the whole text, so a title with a
+    # full stop in it does not split JobCtrl's sentence.
+    named = _posting_masked(text, scope.posting)
+    for start, end in _sentence_spans(named):
+        sentence = text[start:end]
+        masked = _masked(named[start:end], truth.mask)
         _check_preferences(sentence, masked, truth, scope)
         _check_numbers(sentence, masked, truth, scope)
         _check_skills(sentence, masked, scope)
         _check_credentials(sentence, masked, truth)
         _check_names(masked, truth, scope)
+
+
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(])")
+
+
+def _sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``_sentences`` would cut the text, as offsets into it."""
+    spans, start = [], 0
+    for m in _SENTENCE_BREAK.finditer(text):
+        spans.append((start, m.start()))
+        start = m.end()
+    spans.append((start, len(text)))
+    return [(a, b) for a, b in spans if text[a:b].strip()]
 
 
 def _check_preferences(sentence: str, masked: str, truth: ProfileTruth, scope: _Scope) -> None:
@@ -503,6 +521,9 @@ def _check_credentials(sentence: str, masked: str, truth: ProfileTruth) -> None:
         names = [normalize(c.name) for c in resume.certificates if c.name]
         if not any(name in normalize(sentence) for name in names):
             raise _reject(_clause(sentence, m), "not a certification in your profile")
+    for m in _HELD_LETTERS.finditer(masked):
+        if m.group(1).lower() not in truth.words and not skill_index().find(m.group(1)):
+            raise _reject(_clause(sentence, m), f"{m.group(1)} is not in your profile")
     for m in _LANGUAGE.finditer(masked):
         listed = next((x for x in resume.languages if (x.language or "").lower() == m.group(1).lower()), None)
         if listed is None:
@@ -527,6 +548,124 @@ def _check_names(masked: str, truth: ProfileTruth, scope: _Scope) -> None:
             raise _reject(m.group(0), "not in your profile")
 
 
+# --------------------------------------------------------------------------- the posting's names
+
+# The fixed phrases JobCtrl's own writers put the posting's title and company in (the
+# offline letter, the offline résumé summary, the follow-up email and its subject). The
+# writers format these very strings; the gate lets the title and company through only in
+# their slots here. Title, company and location are the posting's text, not the job
+# seeker's: anywhere else they are read like any other text.
+LETTER_OPENING = "I am applying for the {title} position at {company}."
+LETTER_CLOSING = "I would welcome the chance to discuss how my experience fits the {title} role at {company}."
+SUMMARY_ROLE = "to the {title} role at {company}."  # after "Brings <met skills> "
+FOLLOW_UP_OPENING = "I recently applied for the {title} position at {company}"
+FOLLOW_UP_SUBJECT = "Following up: {title} application ({company})"
+POSTING_FRAMES = (LETTER_OPENING, LETTER_CLOSING, SUMMARY_ROLE, FOLLOW_UP_OPENING, FOLLOW_UP_SUBJECT)
+
+# Where a posting's title and company are parts: "Backend Engineer (PhD, 10 years of Rust)"
+# is "Backend Engineer", "PhD" and "10 years of Rust".
+_NAME_PARTS = re.compile(r"\s[-–—|·/]\s|[()\[\]{},;:|·]")
+# A mention that uses the title as the role's name: "the Data Analyst role".
+_ROLE_NOUN = r"\s+(?:role|position|opening|job|vacancy|posting|opportunity|application)s?\b"
+_COMPANY_BEFORE = r"(?i:\b(?:at|join|joining|joined|for|to|of|about)\s+(?:the\s+)?)"
+# An employer a posting's text puts in the job seeker's mouth: "worked at Google", "ex-Meta".
+_EMPLOYED = re.compile(r"(?i:\b(?:at|joined|from|by|ex-|formerly(?:\s+(?:at|with|of))?|previously"
+                       r"(?:\s+(?:at|with))?|(?:worked|working|work|employed|interned)\s+(?:at|for|with|by))\s*)"
+                       r"([A-Z][\w&'’.+-]*(?:\s+(?:&\s+|of\s+|and\s+)?[A-Z][\w&'’.+-]*){0,4})")
+
+
+@dataclass(frozen=True)
+class PostingNames:
+    """The posting's title, company and location as names a text may use.
+
+    ``words``: the words of the parts that state nothing about the job seeker the profile
+    does not hold; the name rule accepts them ("for the Data Analyst role"). ``frames``:
+    JobCtrl's fixed phrases with this title and company in their slots, and, for a title
+    or company (or a part of the title) with no such claim, its plain use as a name ("the
+    Data Analyst role", "at Globex"). The masks blank the named groups only."""
+
+    words: frozenset[str]
+    frames: tuple[re.Pattern[str], ...]
+
+
+def _literal(text: str) -> str:
+    return "".join(r"\s+" if part.isspace() else re.escape(part) for part in re.split(r"(\s+)", text) if part)
+
+
+def _frame(template: str, title: str, company: str) -> re.Pattern[str]:
+    body = "".join("(?P<title>" + _literal(title) + ")" if part == "{title}"
+                   else "(?P<company>" + _literal(company) + ")" if part == "{company}" else _literal(part)
+                   for part in re.split(r"(\{title\}|\{company\})", template.rstrip(".")) if part)
+    return re.compile(rf"(?<!\w){body}(?!\w)", re.IGNORECASE)
+
+
+def _name_parts(text: str) -> list[str]:
+    return [part.strip() for part in _NAME_PARTS.split(text) if len(part.strip()) >= 2]
+
+
+def _states_a_claim(text: str, truth: ProfileTruth, names: frozenset[str]) -> bool:
+    """Whether a piece of the posting's own text says something about the job seeker the
+    profile does not hold: a year count, a degree, certification or language, an employer
+    (other than the posting's company), or a relocation, availability, salary or visa
+    statement. Skills are not counted here: a title names them ("Python Developer"), and
+    every skill outside a name is checked as usual."""
+    if any(p.search(text) for p in (_RELOCATION, _AVAILABILITY, _SALARY, _VISA)):
+        return True
+    # A bare number names the role ("Tester 2", "L5"); a year count or a figure does not.
+    bare = {_number_value(m.group(1), None) for m in _NUMBER.finditer(text) if not m.group(2)}
+    index = skill_index()
+    try:
+        _check_numbers(text, text, truth, _Scope(truth.numbers | bare, truth.skills))
+        _check_credentials(text, text, truth)
+    except UnsupportedClaim:
+        return True
+    for m in _EMPLOYED.finditer(text):
+        for word in m.group(1).split():
+            word = word.strip("'’.").removesuffix("'s").removesuffix("’s")
+            lowered = word.lower()
+            if not (not lowered or lowered in NAME_STOPWORDS or lowered in truth.words or lowered in names
+                    or index.find(word)):
+                return True
+    return False
+
+
+def posting_names(truth: ProfileTruth, job: JobText | None) -> PostingNames | None:
+    """What of the posting's title, company and location a text may use as names, for
+    this profile: a part that states a claim the profile does not hold is not a name."""
+    if job is None:
+        return None
+    title, company = (job.title or "").strip(), (job.company or "").strip()
+    company_parts = [p for p in _name_parts(company) if not _states_a_claim(p, truth, frozenset())]
+    company_words = frozenset(w for p in company_parts for w in re.findall(r"\w+", p.lower()))
+    clean = [p for p in _name_parts(title) + _name_parts(job.location or "")
+             if not _states_a_claim(p, truth, company_words)]
+    words = company_words | {w for p in clean for w in re.findall(r"\w+", p.lower())}
+    frames = [_frame(template, title, company) for template in POSTING_FRAMES if title and company]
+    titles = [t for t in dict.fromkeys([title, *_name_parts(title)])
+              if t and not _states_a_claim(t, truth, company_words)]
+    if titles:
+        alternatives = "|".join(_literal(t) for t in sorted(titles, key=len, reverse=True))
+        frames.append(re.compile(rf"(?<!\w)(?P<title>{alternatives})(?={_ROLE_NOUN})", re.IGNORECASE))
+    if company and not _states_a_claim(company, truth, frozenset()):
+        frames.append(re.compile(rf"{_COMPANY_BEFORE}(?P<company>{_literal(company)})(?!\w)", re.IGNORECASE))
+        frames.append(re.compile(rf"(?<!\w)(?P<company>{_literal(company)})(?=['’]s\b)", re.IGNORECASE))
+    return PostingNames(frozenset(words), tuple(frames))
+
+
+def _posting_masked(text: str, posting: PostingNames | None) -> str:
+    """The text with the posting's names blanked where they are used as names (same
+    length). Only the title and company slots are blanked: the words around them are read."""
+    if posting is None:
+        return text
+    chars = list(text)
+    for pattern in posting.frames:
+        for m in pattern.finditer(text):
+            for group in ("title", "company"):
+                if group in pattern.groupindex and m.start(group) >= 0:
+                    chars[m.start(group):m.end(group)] = "·" * (m.end(group) - m.start(group))
+    return "".join(chars)
+
+
 # --------------------------------------------------------------------------- the résumé
 
 
@@ -542,8 +681,8 @@ def check_resume(doc: ResumeDoc, profile: CandidateProfile, *, job: JobText | No
 
 
 def _whole_profile(truth: ProfileTruth, job: JobText | None) -> _Scope:
-    job_names = " ".join(filter(None, (job.title, job.company, job.location))) if job else ""
-    return _Scope(truth.numbers, truth.skills, job, frozenset(re.findall(r"\w+", job_names.lower())))
+    posting = posting_names(truth, job)
+    return _Scope(truth.numbers, truth.skills, job, posting.words if posting else frozenset(), posting)
 
 
 def _check_header(doc: ResumeDoc, truth: ProfileTruth) -> None:
@@ -662,7 +801,7 @@ def _check_ledger(text: str, truth: ProfileTruth, ledger: FitLedger | None, job:
     own wording and the posting's title aside)."""
     if ledger is None:
         return
-    masked = normalize(_masked(_masked(text, _job_mask(job)), truth.mask))
+    masked = normalize(_masked(_posting_masked(text, posting_names(truth, job)), truth.mask))
     index = skill_index()
     named = {name.lower() for name in index.find(masked)}
     for requirement in ledger.requirements:
