@@ -20,6 +20,9 @@ EMAIL_FAILURE_WORDS = {
     "smtp_unavailable": "the mail server could not be reached",
     "authentication": "the mail server refused the login",
     "smtp_recipient_refused": "the mail server refused the address",
+    "message_invalid": "the email could not be put together, so nothing was sent",
+    "insecure_transport_not_confirmed": "your password would travel unencrypted and you have "
+                                        "not agreed to that (Settings)",
 }
 
 
