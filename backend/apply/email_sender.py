@@ -19,6 +19,7 @@ from email.utils import formatdate
 from pathlib import Path
 
 from backend.config import SmtpSettings
+from backend.domain.transport import INSECURE_TRANSPORT_CODE
 
 
 class SmtpSendError(Exception):
@@ -93,6 +94,10 @@ def send_application(settings: SmtpSettings, password: str | None, app: Applicat
     """Blocking send (run it in a thread); returns the Message-ID."""
     if not settings.configured:
         raise SmtpSendError("smtp_not_configured", "No SMTP host or from address is set.")
+    if settings.password_in_clear and not settings.insecure_transport_confirmed:
+        # Checked here, at use, too: a settings file edited by hand skips the settings API.
+        raise SmtpSendError(INSECURE_TRANSPORT_CODE, "The password would travel unencrypted"
+                            " and the user has not agreed to that.")
     try:
         message = build_message(app, from_address=settings.from_address or "")
     except (ValueError, TypeError, OSError):
