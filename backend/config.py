@@ -21,6 +21,7 @@ from backend.domain.contact_policy import ContactSourceConfig
 from backend.domain.ids import normalize_host
 from backend.domain.model import CamelModel, Usd
 from backend.domain.source_config import DEFAULT_SOURCES, SourceConfig
+from backend.domain.transport import api_key_in_clear, smtp_password_in_clear
 from backend.paths import (  # noqa: F401 - re-exported: the light half of this module
     APP_NAME,
     EXTERNAL_TEMPORAL_ENV,
@@ -82,6 +83,19 @@ class LlmSettings(CamelModel):
         description="Name of the secret (keyring entry) holding the API key",
     )
     timeout_s: float = Field(default=60, gt=0, le=600)
+    insecure_transport_confirmed: bool = Field(
+        default=False, description="The user agreed that the API key travels unencrypted "
+        "(an http:// base URL on a host other than this computer)")
+
+    @property
+    def key_in_clear(self) -> bool:
+        """The API key would travel unencrypted to another machine."""
+        return self.provider != "offline" and api_key_in_clear(
+            base_url=self.base_url, has_key=bool(self.api_key_secret))
+
+    def transport(self) -> tuple:
+        """What a confirmation of an unencrypted key is about."""
+        return (self.provider, self.base_url, self.api_key_secret)
 
 
 class SmtpSettings(CamelModel):
@@ -95,10 +109,23 @@ class SmtpSettings(CamelModel):
     username: str | None = Field(default=None, max_length=320)
     password_secret: str | None = Field(default=None, pattern=r"^[a-z0-9_.-]{1,64}$")
     from_address: str | None = Field(default=None, max_length=320)
+    insecure_transport_confirmed: bool = Field(
+        default=False, description="The user agreed that the password travels unencrypted "
+        "(security 'none' to a host other than this computer)")
 
     @property
     def configured(self) -> bool:
         return bool(self.host and self.from_address)
+
+    @property
+    def password_in_clear(self) -> bool:
+        """Logging in would send the password unencrypted to another machine."""
+        return smtp_password_in_clear(host=self.host, security=self.security,
+                                      username=self.username)
+
+    def transport(self) -> tuple:
+        """What a confirmation of an unencrypted password is about."""
+        return (self.host, self.port, self.security, self.username)
 
 
 # One cron field: numbers, three-letter month / weekday names and ``*``, combined with

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import mimetypes
+import re
 import smtplib
 import ssl
+import unicodedata
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from email.message import EmailMessage
@@ -17,6 +19,7 @@ from email.utils import formatdate
 from pathlib import Path
 
 from backend.config import SmtpSettings
+from backend.domain.transport import INSECURE_TRANSPORT_CODE
 
 
 class SmtpSendError(Exception):
@@ -30,17 +33,37 @@ class SmtpSendError(Exception):
         self.maybe_delivered = maybe_delivered
 
 
+_SPACE_RUNS = re.compile(r"\s+")
+
+
+def header_text(value: str | None) -> str:
+    """``value`` as one header line: CR, LF, NUL and every other control or line-breaking
+    character (C0, DEL, C1, U+2028/U+2029) becomes a space, runs of spaces collapse.
+    A posting's title or company is untrusted text: a line break in a header would make
+    the message fail to build (or, unchecked, inject a header)."""
+    text = "".join(" " if unicodedata.category(char) in ("Cc", "Zl", "Zp") else char
+                   for char in value or "")
+    return _SPACE_RUNS.sub(" ", text).strip()
+
+
 @dataclass(frozen=True)
 class Application:
+    """One message to send. The header values (recipient, subject) are made single-line
+    here, so every sender path gets them clean before anything is recorded or sent."""
+
     recipient: str
     subject: str
     body: str
     attachments: list[str]
     intent_key: str
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "recipient", header_text(self.recipient))
+        object.__setattr__(self, "subject", header_text(self.subject))
+
 
 def application_subject(title: str, company: str) -> str:
-    return f"Application: {title} ({company})"
+    return header_text(f"Application: {header_text(title)} ({header_text(company)})")
 
 
 def application_body(*, candidate: str, title: str, company: str) -> str:
@@ -50,7 +73,7 @@ def application_body(*, candidate: str, title: str, company: str) -> str:
 
 def build_message(app: Application, *, from_address: str) -> EmailMessage:
     message = EmailMessage()
-    message["From"] = from_address
+    message["From"] = header_text(from_address)
     message["To"] = app.recipient
     message["Subject"] = app.subject
     message["Date"] = formatdate(localtime=False)
@@ -61,7 +84,8 @@ def build_message(app: Application, *, from_address: str) -> EmailMessage:
         data = Path(path).read_bytes()
         mime = mimetypes.guess_type(path)[0] or "application/octet-stream"
         main, sub = mime.split("/", 1)
-        message.add_attachment(data, maintype=main, subtype=sub, filename=Path(path).name)
+        message.add_attachment(data, maintype=main, subtype=sub,
+                               filename=header_text(Path(path).name))
     return message
 
 
@@ -70,7 +94,15 @@ def send_application(settings: SmtpSettings, password: str | None, app: Applicat
     """Blocking send (run it in a thread); returns the Message-ID."""
     if not settings.configured:
         raise SmtpSendError("smtp_not_configured", "No SMTP host or from address is set.")
-    message = build_message(app, from_address=settings.from_address or "")
+    if settings.password_in_clear and not settings.insecure_transport_confirmed:
+        # Checked here, at use, too: a settings file edited by hand skips the settings API.
+        raise SmtpSendError(INSECURE_TRANSPORT_CODE, "The password would travel unencrypted"
+                            " and the user has not agreed to that.")
+    try:
+        message = build_message(app, from_address=settings.from_address or "")
+    except (ValueError, TypeError, OSError):
+        # Nothing was sent (no connection yet): safe to record as a plain failure.
+        raise SmtpSendError("message_invalid", "The message could not be built.") from None
     client = _connect(settings, password, timeout)
     try:
         try:

@@ -15,6 +15,7 @@ MESSAGES = {
     "smtp_not_configured": "Set up your SMTP account (host, from address) in Settings.",
     "smtp_unavailable": "The SMTP server could not be reached or failed the send.",
     "smtp_recipient_refused": "The SMTP server refused the recipient.",
+    "message_invalid": "The email could not be put together (nothing was sent).",
     "authentication": "The SMTP server refused your login; check the saved password.",
     "submit_outcome_unknown":
         "The send was interrupted after it began, so the email may have gone out. It is"

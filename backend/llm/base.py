@@ -77,6 +77,14 @@ class LlmConfigurationError(LlmError):
         self.setting = setting
 
 
+class InsecureTransportNotConfirmed(LlmConfigurationError):
+    """The API key would go over plain http:// to another machine and the user has not
+    agreed to that in Settings. Retrying cannot help."""
+
+    code = "insecure_transport_not_confirmed"
+    retryable = False
+
+
 class LlmUnavailableError(LlmError):
     """5xx, 429, timeouts and connection errors: worth another attempt later."""
 

@@ -6,7 +6,7 @@ from typing import Protocol
 
 from backend.config import LlmSettings
 from backend.llm.anthropic import AnthropicProvider
-from backend.llm.base import ChatProvider, LlmConfigurationError
+from backend.llm.base import ChatProvider, InsecureTransportNotConfirmed, LlmConfigurationError
 from backend.llm.offline import OfflineProvider
 from backend.llm.openai_compat import OpenAiCompatProvider
 
@@ -39,10 +39,23 @@ def _api_key(llm: LlmSettings, secrets: SecretReader, *, required: bool) -> str 
     return key
 
 
+def _sendable(llm: LlmSettings, key: str | None) -> str | None:
+    """The key, unless it would travel unencrypted to another machine without the user's
+    confirmation. Checked here, at use, too: a settings file edited by hand skips the
+    settings API."""
+    if key and llm.key_in_clear and not llm.insecure_transport_confirmed:
+        raise InsecureTransportNotConfirmed(
+            "the API key would travel unencrypted (an http:// llm.baseUrl on another "
+            "machine); use https:// or confirm it in Settings", setting="llm.baseUrl")
+    return key
+
+
 def provider_from_settings(llm: LlmSettings, secrets: SecretReader) -> ChatProvider:
     """``offline`` (the default) needs nothing; ``openai_compat`` needs a base URL and a
     model (a key only if ``apiKeySecret`` names one); ``anthropic`` needs a model and a key.
-    A missing part raises LlmConfigurationError naming the setting."""
+    A missing part raises LlmConfigurationError naming the setting; a key that would go
+    over http:// to another machine without the user's confirmation raises
+    InsecureTransportNotConfirmed."""
     if llm.provider == "offline":
         return OfflineProvider()
     if llm.provider == "openai_compat":
@@ -53,13 +66,14 @@ def provider_from_settings(llm: LlmSettings, secrets: SecretReader) -> ChatProvi
             raise _missing("llm.model", "name the model to call")
         return OpenAiCompatProvider(
             base_url=llm.base_url, model=llm.model,
-            api_key=_api_key(llm, secrets, required=False), timeout_s=llm.timeout_s,
+            api_key=_sendable(llm, _api_key(llm, secrets, required=False)),
+            timeout_s=llm.timeout_s,
         )
     if llm.provider == "anthropic":
         if not llm.model:
             raise _missing("llm.model", "name the model to call")
         return AnthropicProvider(
-            model=llm.model, api_key=_api_key(llm, secrets, required=True),
+            model=llm.model, api_key=_sendable(llm, _api_key(llm, secrets, required=True)),
             base_url=llm.base_url, timeout_s=llm.timeout_s,
         )
     raise LlmConfigurationError(f"unknown llm.provider {llm.provider!r}", setting="llm.provider")

@@ -58,7 +58,11 @@ LABELS_EN = {
 }
 
 _TYPST_PAPER = {"a4": "a4", "letter": "us-letter"}
-_MAX_FILE_NAME = 120
+# A file name is limited in bytes, not characters (NAME_MAX: 255 bytes on Linux and macOS;
+# 255 UTF-16 units on Windows, which a 120-byte UTF-8 name never exceeds). 120 bytes is 120
+# Latin letters but only 40 CJK characters or 30 emoji; it also leaves room for the
+# temporary name the atomic write uses next to it (``.<name>.XXXXXXXX.tmp``).
+_MAX_FILE_NAME_BYTES = 120
 
 
 @dataclass(frozen=True)
@@ -96,17 +100,31 @@ def _file_name_part(text: str | None) -> str:
     return _SPACE_RUNS.sub(" ", text).strip(" .")
 
 
+def cut_to_bytes(text: str, limit: int) -> str:
+    """The longest start of ``text`` whose UTF-8 form fits in ``limit`` bytes, never
+    ending inside a character."""
+    encoded = text.encode("utf-8")
+    if len(encoded) <= limit:
+        return text
+    return encoded[:max(0, limit)].decode("utf-8", errors="ignore")
+
+
+def _utf8_len(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
 def material_file_name(full_name: str | None, kind: MaterialKind, company: str | None) -> str:
     """``"<Full Name> - Resume - <Company>.pdf"`` (or ``Cover letter``), safe on Windows,
-    macOS and Linux: no reserved or control characters, accents kept, at most 120
-    characters (the name gets up to half of that, the company what is left)."""
+    macOS and Linux: no reserved or control characters, accents kept, at most 120 bytes
+    in UTF-8 (the name gets up to half of that, the company what is left; a character is
+    never cut in half and the ``.pdf`` extension always stays)."""
     labels = {"resume": "Resume", "cover_letter": "Cover letter"}
     if kind not in labels:
         raise ValueError(f"unsupported material kind: {kind!r}")
-    name = _file_name_part(full_name)[: _MAX_FILE_NAME // 2].rstrip(" .")
+    name = cut_to_bytes(_file_name_part(full_name), _MAX_FILE_NAME_BYTES // 2).rstrip(" .")
     parts = [part for part in (name, labels[kind]) if part]
-    room = _MAX_FILE_NAME - len(" - ".join(parts)) - len(" - ") - len(".pdf")
-    company_part = _file_name_part(company)[:room].rstrip(" .")
+    room = _MAX_FILE_NAME_BYTES - _utf8_len(" - ".join(parts)) - len(" - ") - len(".pdf")
+    company_part = cut_to_bytes(_file_name_part(company), room).rstrip(" .")
     if company_part:
         parts.append(company_part)
     return " - ".join(parts) + ".pdf"
@@ -258,7 +276,9 @@ def _meta(title: str, author: str, paper: Paper) -> dict[str, str]:
 
 def _write_atomic(data: bytes, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    # The temporary name stays within NAME_MAX whatever the target name is.
+    prefix = f".{cut_to_bytes(path.name, 200)}."
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=prefix, suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

@@ -10,6 +10,8 @@ completions feed bounded per-type duration windows.
 
 from __future__ import annotations
 
+import asyncio
+import errno
 import hashlib
 import hmac
 import itertools
@@ -21,10 +23,12 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
+import temporalio.exceptions
 from temporalio import activity
+from temporalio.exceptions import ApplicationError
 from temporalio.worker import (
     ActivityInboundInterceptor,
     ExecuteActivityInput,
@@ -32,6 +36,7 @@ from temporalio.worker import (
 )
 
 from backend.domain.clock import to_iso, utc_now
+from backend.domain.errors import TypedFailure
 from backend.store.heartbeats import (
     ACTIVITY_STAGE,
     MAX_ACTIVE_ITEMS,
@@ -225,3 +230,100 @@ class _CountingInbound(ActivityInboundInterceptor):
             return result
         finally:
             self._tracker._end(seq, succeeded=succeeded, holds_slot=holds_slot)
+
+
+# -- failures: codes in the Temporal history, detail in the local log only ----------------
+
+BOUNDED_FAILURE_CODE = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]{0,63}")
+UNTYPED_FAILURE = "activity_failed"
+
+# A local file that could not be read or written (a full disk, a folder the user may not
+# write, a name the file system refuses): its own codes, never the path.
+OS_ERROR_CODES: dict[int, tuple[str, bool]] = {
+    errno.ENOSPC: ("disk_full", True),
+    getattr(errno, "EDQUOT", errno.ENOSPC): ("disk_full", True),  # no EDQUOT on Windows
+    errno.EACCES: ("file_permission_denied", True),
+    errno.EPERM: ("file_permission_denied", True),
+    errno.EROFS: ("file_permission_denied", True),
+    errno.ENAMETOOLONG: ("file_name_too_long", False),
+}
+FILE_ERROR = "file_io_failed"
+
+# Failure codes a sanitised failure may carry besides the ones activities raise themselves.
+SANITISED_CODES = frozenset({UNTYPED_FAILURE, FILE_ERROR,
+                             *(code for code, _retry in OS_ERROR_CODES.values())})
+
+# Not failures: Temporal's own control flow, passed on untouched.
+_PASS_THROUGH = (asyncio.CancelledError, temporalio.exceptions.CancelledError)
+
+
+@dataclass(frozen=True)
+class FailureCode:
+    code: str
+    retryable: bool
+    retry_after: timedelta | None = None
+
+
+def _bounded(code: str | None) -> str | None:
+    return code if code and BOUNDED_FAILURE_CODE.fullmatch(code) else None
+
+
+def failure_code_of(error: BaseException) -> FailureCode:
+    """The bounded code, retryability and retry delay of any exception an activity raised.
+    Only typed attributes are read (an ``ApplicationError``'s type, a TypedFailure's code,
+    an ``OSError``'s errno), never the exception's text."""
+    if isinstance(error, ApplicationError):
+        return FailureCode(_bounded(error.type) or UNTYPED_FAILURE, not error.non_retryable,
+                           error.next_retry_delay)
+    if isinstance(error, TypedFailure):
+        retry_after = getattr(error, "retry_after_s", None)
+        delay = timedelta(seconds=retry_after) if retry_after and error.retryable else None
+        return FailureCode(_bounded(error.code) or UNTYPED_FAILURE, bool(error.retryable), delay)
+    if isinstance(error, OSError):
+        code, retryable = OS_ERROR_CODES.get(error.errno or 0, (FILE_ERROR, True))
+        return FailureCode(code, retryable)
+    return FailureCode(UNTYPED_FAILURE, True)
+
+
+def sanitized_failure(error: BaseException) -> ApplicationError:
+    """The failure Temporal records for ``error``: message and type are the bounded code;
+    no details, no cause chain, no exception text."""
+    failure = failure_code_of(error)
+    return ApplicationError(failure.code, type=failure.code, non_retryable=not failure.retryable,
+                            next_retry_delay=failure.retry_after)
+
+
+class FailureSanitizer(Interceptor):
+    """Every activity's failure leaves the worker as :func:`sanitized_failure`; the local
+    log keeps the original (with its traceback) under the same code."""
+
+    def intercept_activity(self, next: ActivityInboundInterceptor) -> ActivityInboundInterceptor:
+        return _SanitizingInbound(next)
+
+
+class _SanitizingInbound(ActivityInboundInterceptor):
+    async def execute_activity(self, input: ExecuteActivityInput) -> Any:
+        try:
+            return await self.next.execute_activity(input)
+        except _PASS_THROUGH:
+            raise
+        except Exception as error:
+            if type(error).__name__ == "_CompleteAsyncError":  # activity.raise_complete_async()
+                raise
+            sanitized = sanitized_failure(error)
+            if _is_clean(error, sanitized):
+                raise
+            # An activity's own ApplicationError is expected (a typed outcome): no warning.
+            level = logging.DEBUG if isinstance(error, ApplicationError) else logging.WARNING
+            log.log(level, "activity failed (%s); the Temporal history records the code only",
+                    sanitized.type, exc_info=error)
+        raise sanitized from None
+
+
+def _is_clean(error: Exception, sanitized: ApplicationError) -> bool:
+    """Already exactly what would be recorded (an activity's own bounded failure): raise it
+    as it is, so its log line is Temporal's own."""
+    return (isinstance(error, ApplicationError) and error.message == sanitized.type
+            and error.type == sanitized.type and not error.details
+            and error.__cause__ is None
+            and (error.__suppress_context__ or error.__context__ is None))

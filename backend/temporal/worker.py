@@ -34,7 +34,7 @@ from backend.temporal.activities.follow_up import FollowUpActivities
 from backend.temporal.activities.preparation import PreparationActivities
 from backend.temporal.activities.spend import SpendActivities
 from backend.temporal.client import connect_with_retry
-from backend.temporal.interceptors import ActivitySlotTracker
+from backend.temporal.interceptors import ActivitySlotTracker, FailureSanitizer
 from backend.temporal.loops.auto_apply import auto_apply_loop
 from backend.temporal.loops.budget_resume import resume_budget_halted_safely
 from backend.temporal.loops.heartbeat import heartbeat_loop, worker_identity
@@ -178,7 +178,10 @@ async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event
         paths, task_queue=TASK_QUEUE, namespace=settings.temporal.namespace,
         slots=slots + ORCHESTRATION_ACTIVITY_SLOTS,
     )
-    common = {"interceptors": [tracker], "graceful_shutdown_timeout": timedelta(seconds=5),
+    # The sanitizer, innermost, turns every activity failure into a bounded code before it
+    # reaches Temporal's history (the tracker outside it only counts).
+    common = {"interceptors": [tracker, FailureSanitizer()],
+              "graceful_shutdown_timeout": timedelta(seconds=5),
               "build_id": worker_build_id(), "max_cached_workflows": cached_workflows()}
     orchestration = Worker(
         client, task_queue=TASK_QUEUE, workflows=ORCHESTRATION_WORKFLOWS,

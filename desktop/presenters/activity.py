@@ -94,6 +94,14 @@ REASON_WORDS: dict[str, str] = {
     "smtp_unavailable": "the mail server could not be reached",
     "smtp_not_configured": "no email account is set up",
     "smtp_recipient_refused": "the mail server refused the address",
+    "message_invalid": "the email could not be put together, so nothing was sent",
+    "insecure_transport_not_confirmed":
+        "the password or key would travel unencrypted and you have not agreed to that (Settings)",
+    # saving files
+    "disk_full": "the disk is full",
+    "file_permission_denied": "JobCtrl may not write to its folder",
+    "file_name_too_long": "the file name is too long for this disk",
+    "file_io_failed": "a file could not be saved",
 }
 
 

@@ -20,6 +20,9 @@ EMAIL_FAILURE_WORDS = {
     "smtp_unavailable": "the mail server could not be reached",
     "authentication": "the mail server refused the login",
     "smtp_recipient_refused": "the mail server refused the address",
+    "message_invalid": "the email could not be put together, so nothing was sent",
+    "insecure_transport_not_confirmed": "your password would travel unencrypted and you have "
+                                        "not agreed to that (Settings)",
 }
 
 
@@ -120,7 +123,10 @@ def calendar_file_name(application: Card | None) -> str:
     company = (application or {}).get("company")
     words = "Interviews" + (f" - {title}" if title else "") + (f" at {company}" if company else "")
     safe = "".join(" " if ch in '<>:"/\\|?*' or ord(ch) < 32 else ch for ch in words)
-    return " ".join(safe.split())[:120] + ".ics"
+    # At most 120 bytes of UTF-8 before the extension (file systems count bytes, 255 at
+    # most): a character is never cut in half.
+    cut = " ".join(safe.split()).encode("utf-8")[:120].decode("utf-8", errors="ignore")
+    return cut.rstrip() + ".ics"
 
 
 def card_tooltip(card: Card, today: date) -> str:

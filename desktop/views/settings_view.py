@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QSpinBox,
@@ -88,6 +89,33 @@ def schedule_text(schedule: dict[str, Any] | None, error: str | None) -> str:
         return f"Next run: unknown ({str(reason).replace('_', ' ')})"
     local = datetime.fromisoformat(str(times[0]).replace("Z", "+00:00")).astimezone()
     return f"Next run: {local:%a %d %b %H:%M} (your time)"
+
+
+INSECURE_TRANSPORT = "insecure_transport_not_confirmed"
+CONFIRMATION = "insecureTransportConfirmed"
+UNENCRYPTED_WORDS = {
+    "smtp": ("Your e-mail password would travel unencrypted to {where}: the security choice"
+             " is “None”, so anyone on the network between this computer and the mail server"
+             " could read it. Choose STARTTLS or SSL if your mail provider offers it.\n\n"
+             "Send it anyway?"),
+    "llm": ("Your API key would travel unencrypted to {where} (an http:// address, not"
+            " https://), so anyone on the network between this computer and that server"
+            " could read it and use it at your cost. Use an https:// address if the server"
+            " has one.\n\nSend it anyway?"),
+}
+
+
+def ask_to_send_unencrypted(parent: QWidget | None, section: str, where: str) -> bool:
+    """Ask, in plain words, whether the password (``smtp``) or the API key (``llm``) may
+    travel unencrypted. Only an explicit "Send it anyway" says yes."""
+    box = QMessageBox(QMessageBox.Icon.Warning, "Send it unencrypted?",
+                      UNENCRYPTED_WORDS[section].format(where=where or "the server"),
+                      QMessageBox.StandardButton.NoButton, parent)
+    anyway = box.addButton("Send it anyway", QMessageBox.ButtonRole.AcceptRole)
+    keep = box.addButton("Don't save", QMessageBox.ButtonRole.RejectRole)
+    box.setDefaultButton(keep)
+    box.exec()
+    return box.clickedButton() is anyway
 
 
 class SettingsView(LiveView):
@@ -412,7 +440,11 @@ class SettingsView(LiveView):
                                "model": self.model.text().strip() or None}
         if self.api_key.text():
             llm["apiKeySecret"] = key_secret_name(provider)
-        smtp = {**(loaded.get("smtp") or {}),
+        # Never the saved confirmation of an unencrypted password: only the user's answer
+        # to the question Save asks (a confirmation is for the server it was given for).
+        saved_smtp = {key: value for key, value in (loaded.get("smtp") or {}).items()
+                      if key != CONFIRMATION}
+        smtp = {**saved_smtp,
                 "host": self.smtp_host.text().strip() or None,
                 "port": self.smtp_port.value(),
                 "security": self.smtp_security.currentData(),
@@ -449,8 +481,12 @@ class SettingsView(LiveView):
 
     # -- save -----------------------------------------------------------------------------
 
-    def save(self) -> None:
+    def save(self, confirmed: frozenset[str] = frozenset()) -> None:
+        """Send the form. ``confirmed``: the sections ("smtp", "llm") whose unencrypted
+        password or key the user agreed to send when asked."""
         changes = self.changes()
+        for section in confirmed:
+            changes[section][CONFIRMATION] = True
         keys = [(changes["llm"].get("apiKeySecret"), self.api_key.text()),
                 (changes["smtp"].get("passwordSecret"), self.smtp_password.text())]
         keys = [(name, value) for name, value in keys if name and value]
@@ -463,7 +499,8 @@ class SettingsView(LiveView):
                 await client.put_secret(name, value)
             return saved
 
-        self.controller.call(request, self._on_saved, self._on_save_failed,
+        self.controller.call(request, self._on_saved,
+                             lambda error: self._on_save_failed(error, confirmed),
                              name="settings-save")
 
     def _on_saved(self, saved: dict[str, Any]) -> None:
@@ -477,9 +514,19 @@ class SettingsView(LiveView):
         # spend ring follows the budget, Pipelines its ETA) and refetch ours.
         emit(self.controller.views_invalidated, frozenset({SETTINGS, SPEND, PIPELINES}))
 
-    def _on_save_failed(self, error: Exception) -> None:
+    def _on_save_failed(self, error: Exception, confirmed: frozenset[str] = frozenset()) -> None:
         self.save_button.setEnabled(True)
-        if isinstance(error, ApiRequestError) and error.status == 422:
+        if isinstance(error, ApiRequestError) and error.code == INSECURE_TRANSPORT:
+            section = "llm" if any(field.startswith("llm.") for field in error.fields) else "smtp"
+            where = (self.smtp_host.text().strip() if section == "smtp"
+                     else self.base_url.text().strip())
+            if section not in confirmed and ask_to_send_unencrypted(self, section, where):
+                self.save(confirmed | {section})  # the same form, with the user's yes
+                return
+            self.show_field_errors(field_messages(error))
+            self._set_status("Nothing was saved: the password or key would travel "
+                             "unencrypted.", "bad")
+        elif isinstance(error, ApiRequestError) and error.status == 422:
             messages = field_messages(error)
             self.show_field_errors(messages)
             self._set_status("Nothing was saved: fix the highlighted fields.", "bad")

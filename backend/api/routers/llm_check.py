@@ -31,6 +31,7 @@ from backend.config import LlmSettings
 from backend.domain.model import CamelModel, Usd
 from backend.llm.base import (
     ChatProvider,
+    InsecureTransportNotConfirmed,
     LlmAuthenticationError,
     LlmConfigurationError,
     LlmError,
@@ -82,12 +83,16 @@ def _proposed_settings(saved: LlmSettings, override: BaseModel | None) -> LlmSet
     changes = override.model_dump(by_alias=True, exclude_unset=True) if override else {}
     merged = {**saved.model_dump(by_alias=True), **changes}
     try:
-        return LlmSettings.model_validate(merged)
+        proposed = LlmSettings.model_validate(merged)
     except ValidationError as error:
         fields = sorted({"llm." + ".".join(str(p) for p in e["loc"]) for e in error.errors()})
         raise ApiError(422, "validation_error", "Invalid LLM settings: " + "; ".join(
             f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors()[:5]),
             fields=fields) from None
+    if "insecureTransportConfirmed" not in changes and proposed.transport() != saved.transport():
+        # A confirmation is about the server it was given for, not another one tried here.
+        proposed = proposed.model_copy(update={"insecure_transport_confirmed": False})
+    return proposed
 
 
 def _typed(error: LlmError, llm: LlmSettings) -> ApiError:
@@ -97,6 +102,10 @@ def _typed(error: LlmError, llm: LlmSettings) -> ApiError:
                         f"The {llm.provider} provider refused the API key "
                         f"(HTTP {error.status}). Check the key you stored.",
                         fields=["llm.apiKeySecret"])
+    if isinstance(error, InsecureTransportNotConfirmed):
+        return ApiError(422, error.code, "Your API key would travel unencrypted (an http://"
+                        " address on another computer). Use https://, or confirm it in"
+                        " Settings.", fields=["llm.baseUrl", "llm.insecureTransportConfirmed"])
     if isinstance(error, LlmConfigurationError):
         if error.status is None:  # our side: a missing or unreadable setting
             return ApiError(422, "llm_not_configured", error.message,

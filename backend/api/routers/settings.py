@@ -22,6 +22,7 @@ from backend.config import (
     save_settings,
 )
 from backend.domain.source_config import SourceConfig
+from backend.domain.transport import INSECURE_TRANSPORT_CODE
 from backend.faults import fault_point
 from backend.sources.link import MAX_LINK_LENGTH, SourceLinkError, resolve_source_link
 from backend.store.staleness import threshold_cleared_jobs
@@ -112,6 +113,48 @@ def _source_from_link(entry: dict[str, Any], index: int, taken: set[str]) -> dic
     return source
 
 
+CONFIRMATION = "insecureTransportConfirmed"
+INSECURE_WORDS = {
+    "smtp": ("Your e-mail password would travel unencrypted to {where} (security: none). "
+             "Choose STARTTLS or SSL, or send it anyway by setting "
+             "smtp.insecureTransportConfirmed to true. Nothing was saved."),
+    "llm": ("Your API key would travel unencrypted to {where} (an http:// address). Use "
+            "https://, or send it anyway by setting llm.insecureTransportConfirmed to true. "
+            "Nothing was saved."),
+}
+
+
+def confirm_insecure_transports(before: AppSettings, patch: dict[str, Any],
+                                updated: AppSettings) -> AppSettings:
+    """An SMTP password or a model API key that would travel unencrypted to another machine
+    is saved only when this request says so in plain terms (``insecureTransportConfirmed:
+    true`` in its ``smtp`` / ``llm`` object), or when it was confirmed before for exactly
+    the same server. Otherwise a 422 ``insecure_transport_not_confirmed`` and nothing is
+    saved. The stored flag is what the sender and the model client check at use time; it
+    is cleared whenever the transport is safe, so a later unsafe one is asked about again."""
+    changes: dict[str, Any] = {}
+    for section, in_clear, where in (
+            ("smtp", updated.smtp.password_in_clear, updated.smtp.host),
+            ("llm", updated.llm.key_in_clear, updated.llm.base_url)):
+        old, new = getattr(before, section), getattr(updated, section)
+        if not in_clear:
+            confirmed = False
+        else:
+            said = (patch.get(section) or {}).get(CONFIRMATION)
+            asked = said is True
+            kept = (said is not False and old.insecure_transport_confirmed
+                    and old.transport() == new.transport())
+            if not (asked or kept):
+                field = "smtp.security" if section == "smtp" else "llm.baseUrl"
+                raise ApiError(422, INSECURE_TRANSPORT_CODE,
+                               INSECURE_WORDS[section].format(where=where),
+                               fields=[field, f"{section}.{CONFIRMATION}"])
+            confirmed = True
+        if new.insecure_transport_confirmed != confirmed:
+            changes[section] = new.model_copy(update={"insecure_transport_confirmed": confirmed})
+    return updated.model_copy(update=changes) if changes else updated
+
+
 @router.get("/v1/settings", response_model=AppSettings, responses=error_responses(401))
 async def get_settings(request: Request) -> AppSettings:
     return request.app.state.context.settings
@@ -133,6 +176,7 @@ async def patch_settings(request: Request, body: SettingsPatch) -> AppSettings: 
                            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}"
                            for e in error.errors()[:5]),
                        fields=fields) from None
+    updated = confirm_insecure_transports(context.settings, patch, updated)
     save_settings(context.paths, updated)
     # A death here (saved, nothing dispatched) is what the worker's passes recover.
     fault_point(context.paths, "settings-after-commit")
