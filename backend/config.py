@@ -195,6 +195,10 @@ class AppSettings(CamelModel):
     daily_budget_usd: Usd = Field(
         default=Decimal("25"), ge=0, le=100_000, description="0 means unlimited"
     )
+    max_source_share_of_daily_budget: float = Field(
+        default=0.5, gt=0, le=1, allow_inf_nan=False,
+        description="No single source's jobs may spend more than this share of the daily "
+                    "budget (0.5: half of it; 1: no limit per source)")
     auto_apply: bool = Field(default=False, description="Keep the standing apply loop running")
     apply_approval_required: bool = Field(
         default=True, description="Apply only jobs approved in Apply Review")

@@ -15,6 +15,14 @@ stage about to call a model other than its run's basis is *re-admitted* first
 same way. If it does not fit, the stage stops with the typed ``budget_exceeded`` before
 any call, and the job waits for the budget-resume path. The ledger can then pass the
 ceiling by at most the calls already in flight when the settings changed.
+
+One source's share (issue 31). No single source's jobs may spend more than
+``maxSourceShareOfDailyBudget`` of the ceiling (default half): the day's spend is also
+kept per source (``llm_spend_by_source``, the source that first found the job), and a
+paid stage of a job whose source's spend plus one call would pass its share is refused
+before any call with the typed ``source_budget_share_reached`` (:func:`admit_source_call`),
+while other sources' jobs are still admitted. Like the ceiling, a source can pass its
+share by at most the calls already in flight.
 """
 
 from __future__ import annotations
@@ -29,7 +37,9 @@ from backend.domain.clock import utc_now
 from backend.llm.budget import BudgetStatus, budget_status
 from backend.llm.rates import RateTable, estimate_llm_cost_usd
 from backend.store import spend_reservations as reservations
-from backend.store.spend import recent_cost_per_call, spent_in, utc_day
+from backend.store.spend import recent_cost_per_call, source_spent_in, spent_in, utc_day
+
+SOURCE_SHARE_REACHED = "source_budget_share_reached"
 
 # A typical preparation call, used until the ledger has real averages for this model.
 TYPICAL_INPUT_TOKENS = 4000
@@ -41,7 +51,8 @@ class Admission:
     admitted: bool
     status: BudgetStatus
     reserved: Decimal
-    reason: str | None = None  # ceiling_reached | estimate_exceeds_remaining
+    # ceiling_reached | estimate_exceeds_remaining | source_budget_share_reached
+    reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -150,6 +161,39 @@ async def readmit_call(conn: aiosqlite.Connection, settings: AppSettings, rates:
             conn, key=key, workflow_id=workflow_id, day=status.day, reserved=estimate,
             provider=basis.provider, model=basis.model, parent_run_id=run_id)
     return Admission(True, status, estimate)
+
+
+def source_share_refusal(status: BudgetStatus, *, share: float, source_spent: Decimal,
+                         estimate: Decimal) -> str | None:
+    """Why one more call of ``estimate`` for a source that spent ``source_spent`` today does
+    not fit its share of the ceiling (None: it fits). Pure. No share without a ceiling,
+    and a share of 1 (the whole ceiling) is the ceiling's own check."""
+    if status.unlimited or share >= 1:
+        return None
+    allowed = status.ceiling_usd * Decimal(str(share))
+    if source_spent >= allowed or source_spent + max(estimate, Decimal(0)) > allowed:
+        return SOURCE_SHARE_REACHED
+    return None
+
+
+async def admit_source_call(conn: aiosqlite.Connection, settings: AppSettings,
+                            rates: RateTable, *, source: str | None,
+                            basis: Basis) -> Admission:
+    """Before a paid call for a job found by ``source``: refused with
+    ``source_budget_share_reached`` when that source's spend today plus one call's
+    estimate would pass its share of the ceiling. Reads only (the ceiling's own
+    reservations hold the money); an offline call or a job of no known source passes."""
+    status = await _status(conn, settings)
+    if basis.offline or source is None:
+        return Admission(True, status, Decimal(0))
+    share = settings.max_source_share_of_daily_budget
+    if status.unlimited or share >= 1:
+        return Admission(True, status, Decimal(0))
+    estimate = await per_call_estimate(conn, settings, rates, provider=basis.provider,
+                                       model=basis.model, local=basis.local)
+    reason = source_share_refusal(status, share=share, estimate=estimate,
+                                  source_spent=await source_spent_in(conn, status.day, source))
+    return Admission(reason is None, status, Decimal(0), reason)
 
 
 async def release(conn: aiosqlite.Connection, run_id: str) -> None:

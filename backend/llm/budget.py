@@ -38,6 +38,22 @@ class BudgetExceededError(LlmError):
         self.budget = status
 
 
+class SourceShareReachedError(BudgetExceededError):
+    """The job's source has used its share of today's ceiling
+    (``maxSourceShareOfDailyBudget``); other sources' jobs may still spend. The job waits
+    like a budget halt, under its own code so it says why."""
+
+    code = "source_budget_share_reached"
+
+    def __init__(self, status: BudgetStatus, share: float):
+        LlmError.__init__(
+            self,
+            f"this source's jobs used their share ({share:.0%}) of the daily spend ceiling"
+            f" on {status.day} (UTC); resets at {status.resets_at}")
+        self.budget = status
+        self.share = share
+
+
 def next_utc_midnight(now: datetime) -> datetime:
     today = now.astimezone(UTC).date()
     return datetime.combine(today + timedelta(days=1), time(0), tzinfo=UTC)

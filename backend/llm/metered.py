@@ -21,7 +21,7 @@ from backend.store.provider_failures import (
     ProviderFailure,
     record_provider_failure,
 )
-from backend.store.spend import record_spend, utc_day
+from backend.store.spend import record_source_spend, record_spend, utc_day
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +33,9 @@ class MeteredProvider:
         self._rates = rates
         self.calls = 0  # completed (and recorded) calls, for tests and diagnostics
         self.failures = 0
+        # The source whose job these calls are for (jobs.first_source): its calls are
+        # kept per source too, for the per-source share of the ceiling. None: no job's.
+        self.source: str | None = None
 
     @property
     def name(self) -> str:
@@ -71,12 +74,15 @@ class MeteredProvider:
             self._rates, completion.provider, completion.model,
             completion.input_tokens, completion.output_tokens, local=self.is_local,
         )
+        day = utc_day(utc_now())
         async with self._db.transaction() as conn:
             await record_spend(
-                conn, day=utc_day(utc_now()), provider=completion.provider,
+                conn, day=day, provider=completion.provider,
                 model=completion.model, input_tokens=completion.input_tokens,
                 output_tokens=completion.output_tokens, cost=cost,
             )
+            if self.source is not None:
+                await record_source_spend(conn, day=day, source=self.source, cost=cost)
         self.calls += 1
         log.debug("llm call %s/%s: %d in, %d out, ~$%s%s", completion.provider,
                   completion.model, completion.input_tokens, completion.output_tokens, cost,

@@ -499,9 +499,13 @@ def _extract_from_container(
         link_density=density,
         has_password_field=has_password_field,
     )
+    # Bounded once here, as at ingestion (backend/sources/caps.py): whatever a page or a
+    # source held, job_enrichments never stores more than a long posting could need.
+    from backend.sources.normalize import bounded_html, bounded_text  # with bs4: not at start
+
     return Extraction(
-        text=text,
-        html=_render_html(blocks),
+        text=bounded_text(text) or "",
+        html=bounded_html(_render_html(blocks)) or "",
         word_count=words,
         confidence=confidence,
         reason=reason,

@@ -20,6 +20,17 @@ from pydantic import ValidationError
 
 from backend.domain.ids import InvalidPostingUrl, canonical_url
 from backend.domain.postings import Posting, RemoteMode, Salary
+from backend.sources import caps
+from backend.sources.caps import (
+    MAX_DESCRIPTION_HTML,
+    MAX_DESCRIPTION_TEXT,
+    MAX_POSTINGS_PER_FETCH,
+    MAX_POSTINGS_PER_RUN,
+    MAX_RAW_DESCRIPTION,
+    Postings,
+    cap_postings,
+    left_out_of,
+)
 from backend.sources.errors import SourcePayloadInvalid
 from backend.sources.html_clean import ALLOWED_TAGS, sanitize_html
 
@@ -32,6 +43,8 @@ MAX_URL = 2000
 MAX_SOURCE_KEY = 300
 MAX_TAGS = 30
 MAX_TAG = 100
+
+SHORTENED_MARK = "<p>\u2026</p>"  # says the description went on (an ellipsis paragraph)
 
 # --------------------------------------------------------------------------- text
 
@@ -386,12 +399,43 @@ def text_to_html(text: str) -> str:
 
 def description_html(raw: Any, *, escaped: bool = False) -> str | None:
     """Safe description HTML from HTML (``escaped=True``: entity-escaped HTML such as
-    Greenhouse ``content``) or from plain text."""
+    Greenhouse ``content``) or from plain text, at most MAX_DESCRIPTION_HTML long."""
     if not isinstance(raw, str) or not raw.strip():
         return None
+    raw = raw[:MAX_RAW_DESCRIPTION]  # never unescape or parse more than can be kept
     text = html.unescape(raw) if escaped else raw
     result = sanitize_html(text) if looks_like_html(text) else text_to_html(text)
-    return result or None
+    return bounded_html(result) or None
+
+
+def bounded_html(fragment: str | None, limit: int = MAX_DESCRIPTION_HTML) -> str | None:
+    """Clean HTML cut to at most ``limit`` characters, still well formed (the cut is
+    cleaned again, which closes what it left open), with an ellipsis paragraph saying
+    that the description went on. Short fragments are returned as they are."""
+    if fragment is None or len(fragment) <= limit:
+        return fragment
+    budget = max(limit - len(SHORTENED_MARK), 0)
+    cut = budget
+    while cut > 0:
+        # Cut before a tag or a space when there is one near the end, not mid-word.
+        edge = max(fragment.rfind("<", 0, cut), fragment.rfind(" ", 0, cut))
+        piece = fragment[: edge if edge > max(cut - 2_000, 0) else cut]
+        cleaned = sanitize_html(piece)
+        if len(cleaned) <= budget:
+            return cleaned + SHORTENED_MARK
+        cut -= max(len(cleaned) - budget, 64)  # the closing tags it added: cut earlier
+    return SHORTENED_MARK[:limit]
+
+
+def bounded_text(text: str | None, limit: int = MAX_DESCRIPTION_TEXT) -> str | None:
+    """Plain text cut to at most ``limit`` characters (at a word, with an ellipsis)."""
+    if text is None or len(text) <= limit:
+        return text
+    piece = text[: limit - 1]
+    space = piece.rfind(" ")
+    if space > max(limit - 2_000, 0):
+        piece = piece[:space]
+    return piece.rstrip() + "\u2026"
 
 
 # --------------------------------------------------------------------------- postings
@@ -447,7 +491,8 @@ def build_posting(
         salary=salary,
         employment_type=employment,
         posted_at=posted_at,
-        description_html=description,
+        # Bounded here too: every family builds its posting here, whatever made the HTML.
+        description_html=bounded_html(description),
         tags=clean_tags(tags),
     )
 
@@ -463,21 +508,29 @@ def jobs_list(payload: Any) -> list:
 
 async def collect_off_loop(
     items: list[Any], convert: Callable[[Any], Posting], *, family: str
-) -> list[Posting]:
+) -> Postings:
     """:func:`collect` in a worker thread: description cleanup is CPU work, and on the
     event loop it would stall the activity's heartbeats."""
     return await asyncio.to_thread(collect, items, convert, family=family)
 
 
 def collect(
-    items: list[Any], convert: Callable[[Any], Posting], *, family: str
-) -> list[Posting]:
-    """Convert every entry, skipping unusable ones (logged as a count). One posting per
-    canonical URL. A non-empty payload with no usable posting is SourcePayloadInvalid."""
+    items: list[Any], convert: Callable[[Any], Posting], *, family: str,
+    limit: int | None = None,
+) -> Postings:
+    """Convert the entries, skipping unusable ones (logged as a count). One posting per
+    canonical URL. A non-empty payload with no usable posting is SourcePayloadInvalid.
+
+    At most ``limit`` (default MAX_POSTINGS_PER_FETCH) postings: the entries after the
+    cap is reached are not converted, only counted as left out."""
+    cap = caps.MAX_POSTINGS_PER_FETCH if limit is None else max(limit, 0)
     postings: list[Posting] = []
     seen: set[str] = set()
-    skipped = 0
-    for item in items:
+    skipped = left_out = 0
+    for index, item in enumerate(items):
+        if len(postings) >= cap:
+            left_out = len(items) - index
+            break
         try:
             if not isinstance(item, dict | tuple) and not hasattr(item, "get"):
                 raise SkipPosting()
@@ -493,9 +546,12 @@ def collect(
     if skipped:
         log.warning("%s: skipped %d of %d postings without a usable URL or title",
                     family, skipped, len(items))
-    if items and not postings:
+    if left_out:
+        log.warning("%s: kept the first %d postings; %d more left out over the per-board cap",
+                    family, len(postings), left_out)
+    if items and not postings and cap:
         raise SourcePayloadInvalid()
-    return postings
+    return Postings(postings, left_out)
 
 
 def first_text(*values: Any) -> str | None:
@@ -507,7 +563,9 @@ def first_text(*values: Any) -> str | None:
 
 
 __all__ = [
-    "ALLOWED_TAGS", "SkipPosting", "build_posting", "clean_tags",
+    "ALLOWED_TAGS", "MAX_DESCRIPTION_HTML", "MAX_DESCRIPTION_TEXT", "MAX_POSTINGS_PER_FETCH",
+    "MAX_POSTINGS_PER_RUN", "Postings", "SkipPosting", "bounded_html", "bounded_text",
+    "build_posting", "cap_postings", "clean_tags", "left_out_of",
     "clean_text", "collect", "collect_off_loop", "description_html", "employment_type",
     "first_text", "http_url", "infer_remote", "iso_utc", "join_locations", "looks_like_html",
     "make_salary", "parse_salary_text", "remote_from_explicit", "remote_from_words",

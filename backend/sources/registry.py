@@ -12,6 +12,7 @@ from typing import Any
 
 from backend.domain.postings import Posting
 from backend.domain.source_config import SourceConfig
+from backend.sources.caps import Postings, cap_postings
 
 # Each fetcher takes its own config model; the union's ``kind`` picks the right one.
 Fetcher = Callable[[Any], Awaitable[list[Posting]]]
@@ -40,5 +41,8 @@ def fetcher_for(kind: str) -> Fetcher:
     return getattr(importlib.import_module(f"backend.sources.{module}"), function)
 
 
-async def fetch_source(source: SourceConfig) -> list[Posting]:
-    return await fetcher_for(source.kind)(source)
+async def fetch_source(source: SourceConfig) -> Postings:
+    """The source's postings, at most MAX_POSTINGS_PER_FETCH of them whatever the family
+    (the families built on ``collect`` stop converting there already; this is the one
+    place every family passes), with how many were left out over the cap."""
+    return cap_postings(await fetcher_for(source.kind)(source))

@@ -10,6 +10,7 @@ import aiosqlite
 
 from backend.config import TENANT_ID
 from backend.store.db import Database
+from backend.store.preparation_halts import BUDGET_HALT_CODES
 
 BATCH_TYPE = "BatchStageWorkflow"
 CLOSED = ("completed", "failed", "canceled", "reconciled_not_found")
@@ -69,15 +70,17 @@ async def batch_runs(db: Database, limit: int) -> list[RunRow]:
 
 
 async def refused_batch_items(db: Database, limit: int) -> list[RefusedItem]:
-    """Stage rows a closed selected-batch run left failed ``budget_exceeded``."""
+    """Stage rows a closed selected-batch run left failed ``budget_exceeded`` (or
+    ``source_budget_share_reached``: the job's source used its share of the day)."""
     rows = await db.fetchall(
         "SELECT s.owner_run_id, s.stage, s.job_id FROM job_stage_states s"
         " JOIN workflow_run_projections w ON w.tenant_id = s.tenant_id"
         "  AND w.run_id = s.owner_run_id"
-        " WHERE s.tenant_id = ? AND s.status = 'failed' AND s.error_code = 'budget_exceeded'"
+        " WHERE s.tenant_id = ? AND s.status = 'failed'"
+        f" AND s.error_code IN ({', '.join('?' for _ in BUDGET_HALT_CODES)})"
         f" AND w.workflow_type = ? AND w.status IN ({', '.join('?' for _ in CLOSED)})"
         " ORDER BY s.owner_run_id, s.stage, s.job_id LIMIT ?",
-        (TENANT_ID, BATCH_TYPE, *CLOSED, limit))
+        (TENANT_ID, *BUDGET_HALT_CODES, BATCH_TYPE, *CLOSED, limit))
     return [RefusedItem(*row) for row in rows]
 
 

@@ -119,6 +119,15 @@ async def family_observation_counts(db: Database, run_id: str, family: str) -> t
     return int(row[0]), int(row[1])
 
 
+async def observed_by_other_families(db: Database, run_id: str, family: str) -> int:
+    """Distinct jobs one Discover run observed through its other families (what counts
+    against the run's posting cap before ``family`` stores its own)."""
+    row = await db.fetchone(
+        "SELECT COUNT(DISTINCT job_id) FROM source_observations"
+        " WHERE discover_run_id = ? AND source_family <> ?", (run_id, family))
+    return int(row[0])
+
+
 # --- the run's own events ----------------------------------------------------------------
 
 

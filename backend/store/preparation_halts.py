@@ -14,6 +14,9 @@ from backend.store.db import Database
 PREPARATION_WORKFLOW = "JobPreparationWorkflow"
 # Codes a preparation run ends with when the machinery, not the job, failed.
 INFRASTRUCTURE_CODES = ("activity_timeout", "timed_out")
+# What the spend admission halts work with: the day's ceiling, or one source's share of it
+# (``maxSourceShareOfDailyBudget``). The budget-resume pass starts both again.
+BUDGET_HALT_CODES = ("budget_exceeded", "source_budget_share_reached")
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,7 @@ async def count_interrupted_with_pending_work(db: Database) -> int:
 async def count_budget_halted_with_pending_work(db: Database) -> int:
     """Jobs the daily ceiling refused (the budget left could not cover them, used up or not):
     the budget-resume pass starts them once the day resets or the ceiling is raised."""
-    return await count_halted_with_pending_work(db, ("budget_exceeded",))
+    return await count_halted_with_pending_work(db, BUDGET_HALT_CODES)
 
 
 async def has_event(db: Database, dedupe_key: str) -> bool:

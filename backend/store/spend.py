@@ -50,6 +50,36 @@ async def record_spend(
     )
 
 
+async def record_source_spend(conn: aiosqlite.Connection, *, day: str, source: str,
+                              cost: Decimal, calls: int = 1) -> None:
+    """Add one paid call of a job from ``source`` to the day's per-source row, inside the
+    caller's transaction (the one that records the call in ``llm_spend``)."""
+    await conn.execute(
+        "INSERT INTO llm_spend_by_source (tenant_id, day, source, calls, cost_micro_usd,"
+        " updated_at) VALUES (?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (tenant_id, day, source) DO UPDATE SET calls = calls + excluded.calls,"
+        " cost_micro_usd = cost_micro_usd + excluded.cost_micro_usd,"
+        " updated_at = excluded.updated_at",
+        (TENANT_ID, day, source, calls, max(to_micro_usd(cost), 0), utc_now_iso()),
+    )
+
+
+async def source_spent_in(conn: aiosqlite.Connection, day: str, source: str) -> Decimal:
+    """What the jobs of one source cost on ``day``, inside the caller's transaction."""
+    row = await (await conn.execute(
+        "SELECT cost_micro_usd FROM llm_spend_by_source WHERE tenant_id = ? AND day = ?"
+        " AND source = ?", (TENANT_ID, day, source))).fetchone()
+    return from_micro_usd(int(row[0])) if row else Decimal(0)
+
+
+async def job_source(conn: aiosqlite.Connection, job_id: str) -> str | None:
+    """The source a job's spend counts against: the one that first found it."""
+    row = await (await conn.execute(
+        "SELECT first_source FROM jobs WHERE tenant_id = ? AND job_id = ?",
+        (TENANT_ID, job_id))).fetchone()
+    return row[0] if row else None
+
+
 async def spent_on(db: Database, day: str) -> Decimal:
     row = await db.fetchone(
         "SELECT COALESCE(SUM(cost_micro_usd), 0) FROM llm_spend WHERE tenant_id = ? AND day = ?",

@@ -47,6 +47,9 @@ class FamilyOutcome(CamelModel):
     existing_jobs: int = 0
     error_code: str | None = None
     job_ids: list[str] = Field(default_factory=list, description="Jobs this family observed")
+    skipped_over_cap: int = Field(
+        default=0, ge=0,
+        description="Postings of this source left out over the per-board or per-run cap")
 
 
 class FamilyFailureInput(CamelModel):
@@ -68,6 +71,8 @@ class DiscoverResult(CamelModel):
     jobs_observed: int
     jobs_new: int
     families_failed: list[str]
+    skipped_over_cap: int = Field(
+        default=0, ge=0, description="Postings left out over the caps, all sources together")
 
 
 class PrepInput(CamelModel):

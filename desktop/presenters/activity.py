@@ -73,6 +73,7 @@ REASON_WORDS: dict[str, str] = {
     "planning_failed": "planning the search failed",
     # writing and money
     "budget_exceeded": "today's budget is used up",
+    "source_budget_share_reached": "its job board has used its share of today's budget",
     "provider_unavailable": "the AI model could not be reached",
     "provider_response_invalid": "the AI model's answer could not be read",
     "authentication": "the AI model did not accept the key",

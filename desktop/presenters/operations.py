@@ -392,6 +392,10 @@ def family_lines(snapshot: Snapshot,
         line = f"{source_name(item.get('family') or '?')}: {status}"
         if not restoring and item.get("newJobs") is not None:
             line += f" — {item['newJobs']} new, {item.get('existingJobs') or 0} already known"
+        if not restoring and item.get("skippedOverCap"):
+            left_out = int(item["skippedOverCap"])
+            line += (f" ({left_out:,} more posting{'s' if left_out != 1 else ''} left out:"
+                     " more than one search takes from a board)")
         lines.append(line)
     return lines
 

@@ -260,6 +260,14 @@ class SettingsView(LiveView):
         self._field(form, "Daily budget (US$)", self.budget, "dailyBudgetUsd",
                     "0 means no limit. At the limit, new scoring and writing waits until "
                     f"the budget starts again at {budget_reset_local_time()} your time.")
+        # "No single job board may use more than [50]% of a day's budget."
+        self.source_share = self._spin("maxSourceShareOfDailyBudget", 1, 100)
+        self.source_share.setSuffix("%")
+        self.source_share.setValue(50)
+        self._field(form, "Share one job board may use", self.source_share,
+                    "maxSourceShareOfDailyBudget",
+                    "No single job board may use more than this much of a day's budget, so "
+                    "one very large board cannot spend it all. 100% means no limit per board.")
         return box
 
     def _schedule_box(self) -> QGroupBox:
@@ -407,6 +415,7 @@ class SettingsView(LiveView):
             self.model.setText(llm.get("model") or "")
             self.api_key.clear()
             self.budget.setText(budget_field_text(settings.get("dailyBudgetUsd")))
+            self.source_share.setValue(share_percent(settings.get("maxSourceShareOfDailyBudget")))
             schedule = settings.get("discoverySchedule") or {}
             self.schedule_enabled.setChecked(bool(schedule.get("enabled")))
             self.schedule.set_cron(schedule.get("cron"))
@@ -456,6 +465,8 @@ class SettingsView(LiveView):
             "sources": self.sources.sources(),
             "llm": llm,
             "dailyBudgetUsd": _budget_value(self.budget.text()),
+            "maxSourceShareOfDailyBudget": share_value(
+                self.source_share.value(), loaded.get("maxSourceShareOfDailyBudget")),
             "discoverySchedule": {"enabled": self.schedule_enabled.isChecked(),
                                   "cron": self.schedule.cron()},
             "autoApply": self.auto_apply.isChecked(),
@@ -605,6 +616,24 @@ def budget_field_text(value: Any) -> str:
         return ""
     amount = Decimal(str(value))
     return f"{amount.normalize():f}" if amount % 1 else f"{amount:.0f}"
+
+
+def share_percent(value: Any) -> int:
+    """The saved share of the day's budget one source may use, as a whole percent (50)."""
+    try:
+        share = float(value) if value is not None else 0.5
+    except (TypeError, ValueError):
+        share = 0.5
+    return min(max(round(share * 100), 1), 100)
+
+
+def share_value(percent: int, saved: Any) -> float:
+    """The share to save: the saved one as it was when the field still shows it (0.333
+    shows as 33%, and saving another setting must not change it unasked), else the
+    percent shown."""
+    if saved is not None and share_percent(saved) == percent:
+        return float(saved)
+    return percent / 100
 
 
 def _budget_value(text: str) -> Any:

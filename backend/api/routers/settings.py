@@ -185,7 +185,8 @@ async def patch_settings(request: Request, body: SettingsPatch) -> AppSettings: 
     if (before.auto_apply, before.daily_budget_usd) != (updated.auto_apply,
                                                         updated.daily_budget_usd):
         await nudge_auto_apply(context)  # the standing apply loop follows at once
-    if before.daily_budget_usd != updated.daily_budget_usd:
+    if (before.daily_budget_usd, before.max_source_share_of_daily_budget) != (
+            updated.daily_budget_usd, updated.max_source_share_of_daily_budget):
         # Imported here: it brings the discovery activities, which the API's start needs not.
         from backend.temporal.loops.budget_resume import nudge_budget_resume
 

@@ -45,6 +45,7 @@ from backend.domain.stages import (
     STAGES,
 )
 from backend.projections import pipeline_steps as steps
+from backend.sources import caps
 from backend.sources.errors import SourceError
 from backend.sources.registry import fetch_source
 from backend.store import coverage, lineage, passes, plan_inputs
@@ -351,12 +352,13 @@ class DiscoveryActivities:
     async def _crawl(self, input: FamilyInput, step: StepClock) -> FamilyOutcome:
         try:
             async with heartbeating():
-                postings = await fetch_source(input.source)
+                fetched = await fetch_source(input.source)  # at most the per-board cap
         except SourceError as error:
             raise ApplicationError(
                 "source family failed", type=error.code, non_retryable=not error.retryable
             ) from None
         ref, family = input.ref, input.source.id
+        postings, skipped = await self._within_run_cap(ref, family, fetched)
         job_ids: dict[str, None] = {}  # ordered set: the order postings were seen
         for start in range(0, len(postings), WRITE_BATCH):
             batch_ids = await self._store_batch(ref, family, postings[start : start + WRITE_BATCH])
@@ -366,15 +368,32 @@ class DiscoveryActivities:
                                                                   family)
         outcome = FamilyOutcome(
             family=family, status="succeeded", new_jobs=new_jobs,
-            existing_jobs=observed - new_jobs, job_ids=list(job_ids),
+            existing_jobs=observed - new_jobs, job_ids=list(job_ids), skipped_over_cap=skipped,
         )
+        # The run's summary says what was left out (``skippedOverCap``), only when something was.
+        hidden = {"family", "job_ids"} | (set() if skipped else {"skipped_over_cap"})
         async with self._db.transaction() as conn:
             await runs.advance_progress(
                 conn, ref.discover_run_id, reached=input.index + 1, family=family,
-                family_progress=outcome.model_dump(by_alias=True, exclude={"family", "job_ids"}),
+                family_progress=outcome.model_dump(by_alias=True, exclude=hidden),
             )
             await self._family_done(conn, step, outcome)
         return outcome
+
+    async def _within_run_cap(self, ref: DiscoveryExecutionRef, family: str,
+                              fetched: list) -> tuple[list, int]:
+        """The fetched postings that fit the run's cap (what the run's other families
+        observed counts first; a retried attempt's own earlier writes do not), and how
+        many this family left out: over the per-board cap in the fetch, then over the run's."""
+        others = await runs.observed_by_other_families(self._db, ref.discover_run_id, family)
+        room = max(caps.MAX_POSTINGS_PER_RUN - others, 0)
+        kept = fetched[:room]
+        skipped = caps.left_out_of(fetched) + len(fetched) - len(kept)
+        if skipped:
+            log.warning("source %s: %d postings left out over the caps (%d per board, %d per"
+                        " run)", family, skipped, caps.MAX_POSTINGS_PER_FETCH,
+                        caps.MAX_POSTINGS_PER_RUN)
+        return kept, skipped
 
     async def _family_done(self, conn, step: StepClock, outcome: FamilyOutcome) -> None:
         """The family step's Completed, and the queued fan-out of what it observed (the
@@ -573,6 +592,7 @@ class DiscoveryActivities:
         return DiscoverResult(
             status=status, jobs_observed=observed, jobs_new=new,
             families_failed=[f.family for f in failed],
+            skipped_over_cap=sum(o.skipped_over_cap for o in input.outcomes),
         )
 
     async def _close_unstarted_steps(self, conn, ref: DiscoveryExecutionRef, status: str) -> None:

@@ -27,9 +27,9 @@ from backend.domain.errors import TypedFailure
 from backend.domain.fit import FitLedger
 from backend.domain.profile import CandidateProfile
 from backend.faults import fault_point
-from backend.llm.admission import Basis, readmit_call
+from backend.llm.admission import SOURCE_SHARE_REACHED, Basis, admit_source_call, readmit_call
 from backend.llm.base import ChatProvider
-from backend.llm.budget import BudgetExceededError
+from backend.llm.budget import BudgetExceededError, SourceShareReachedError
 from backend.llm.rates import load_rates
 from backend.pipeline import enrich as enrich_logic
 from backend.pipeline.access_grants import GrantedRobots, user_chosen_origins
@@ -174,7 +174,9 @@ class PreparationActivities:
                 facts.stored = await _stored_inputs(conn, input.job_id, input.stage)
                 if provider is not None and not provider.is_offline:
                     # An offline call costs nothing: no re-admission to read or reserve.
-                    admission = await self._readmit(conn, input, settings, provider)
+                    admission = await self._admit_source(conn, settings, provider, facts.job)
+                    if admission.admitted:
+                        admission = await self._readmit(conn, input, settings, provider)
             elif decision.kind in ("blocked", "skipped"):
                 await stages.settle(conn, input.job_id, input.stage, status=decision.kind,
                                     reason=decision.reason, owner=owner)
@@ -186,8 +188,12 @@ class PreparationActivities:
                 if unusable is not None:  # e.g. a paid provider without its key
                     raise unusable
                 if admission is not None and not admission.admitted:
-                    # Not admitted under the model the settings name now: no call; the
-                    # job resumes through the budget-resume path once the budget has room.
+                    # Not admitted (its source used its share of the day, or the model
+                    # the settings name now does not fit): no call; the job resumes
+                    # through the budget-resume path once there is room.
+                    if admission.reason == SOURCE_SHARE_REACHED:
+                        raise SourceShareReachedError(
+                            admission.status, settings.max_source_share_of_daily_budget)
                     raise BudgetExceededError(admission.status)
                 commit = await work(facts)
         except BlockStage as block:
@@ -222,6 +228,17 @@ class PreparationActivities:
             if typed_failure(error) is None:
                 raise
             return None, error
+
+    async def _admit_source(self, conn, settings: AppSettings, provider: ChatProvider,
+                            job: dict):
+        """The job's source may spend at most its share of the day's ceiling: refused
+        (``source_budget_share_reached``) when one more call would pass it. Admitted, the
+        provider counts its calls against that source."""
+        source = job.get("first_source")
+        if hasattr(provider, "source"):  # the metered provider of a paid model
+            provider.source = source
+        return await admit_source_call(conn, settings, load_rates(self._paths), source=source,
+                                       basis=Basis.of(provider))
 
     async def _readmit(self, conn, input: StageInput, settings: AppSettings,
                        provider: ChatProvider):

@@ -32,14 +32,14 @@ from temporalio.client import Client
 
 from backend.config import AppPaths, AppSettings, load_settings
 from backend.domain.clock import utc_now
-from backend.llm.admission import per_call_estimate
+from backend.llm.admission import SOURCE_SHARE_REACHED, per_call_estimate, source_share_refusal
 from backend.llm.budget import BudgetStatus, read_spend_budget_status
 from backend.llm.factory import provider_from_settings
 from backend.llm.rates import load_rates
 from backend.secrets.store import SecretStore
 from backend.store.budget_halts import event_id_by_dedupe_key
 from backend.store.db import Database
-from backend.store.spend import to_micro_usd
+from backend.store.spend import job_source, source_spent_in, to_micro_usd
 from backend.store.spend_reservations import open_reserved
 from backend.temporal.loops.halted_work import (
     RESUMED_EVENT,
@@ -64,7 +64,8 @@ log = logging.getLogger(__name__)
 RESUME_LIMIT_PER_PASS = 20  # runs one pass may start
 HALT_SCAN_LIMIT = 1000  # halted runs of each kind one pass looks at (the rest: next pass)
 
-Verdict = Literal["resume", "budget_exhausted", "halted_again_this_episode", "no_room"]
+Verdict = Literal["resume", "budget_exhausted", "halted_again_this_episode", "no_room",
+                  "source_budget_share_reached"]
 AnyHalt = Halt | BatchHalt | ContactHalt
 
 
@@ -131,6 +132,21 @@ async def _per_call_estimate(db: Database, settings: AppSettings, paths: AppPath
             local=bool(getattr(provider, "is_local", False)))
 
 
+async def _source_share_verdict(db: Database, settings: AppSettings, halt: AnyHalt,
+                                status: BudgetStatus, per_call: Decimal) -> str:
+    """A job halted because its source used its share of the day resumes only once that
+    source has room for a call again (the share was raised, the ceiling too, a new day)."""
+    job_id = getattr(halt, "job_id", None)
+    async with db.transaction() as conn:
+        source = await job_source(conn, job_id) if job_id else None
+        spent = await source_spent_in(conn, status.day, source) if source else Decimal(0)
+    if source and source_share_refusal(
+            status, share=settings.max_source_share_of_daily_budget, source_spent=spent,
+            estimate=per_call):
+        return SOURCE_SHARE_REACHED
+    return "resume"
+
+
 # --- the pass ----------------------------------------------------------------------------
 
 
@@ -160,6 +176,8 @@ async def resume_budget_halted(db: Database, client: Client, paths: AppPaths, *,
         if verdict == "budget_exhausted":
             report.stopped_exhausted = True
             break
+        if verdict == "resume" and getattr(halt, "error_code", None) == SOURCE_SHARE_REACHED:
+            verdict = await _source_share_verdict(db, settings, halt, status, per_call)
         if verdict == "resume":
             verdict = await halt.blocked(db) or verdict
         if verdict != "resume":

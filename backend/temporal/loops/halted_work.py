@@ -45,7 +45,7 @@ from backend.store import budget_halts as reads
 from backend.store import contacts as contact_store
 from backend.store import plan_inputs
 from backend.store.db import Database
-from backend.store.preparation_halts import newest_failed_preparations
+from backend.store.preparation_halts import BUDGET_HALT_CODES, newest_failed_preparations
 from backend.store.resume_intents import record_resume_intent, request_contact_research_resume
 from backend.store.staleness import busy_jobs
 from backend.temporal.activities.discovery import decide_preparation
@@ -135,10 +135,11 @@ class Halt:
         return True
 
 
-async def halted_jobs(db: Database, *, error_codes: tuple[str, ...] = ("budget_exceeded",),
+async def halted_jobs(db: Database, *, error_codes: tuple[str, ...] = BUDGET_HALT_CODES,
                       limit: int = 1000) -> list[Halt]:
     """Jobs whose newest preparation run failed with one of ``error_codes`` (the budget
-    halt by default), with no preparation run open and stage work left, oldest halt first."""
+    halts by default: the ceiling, or the job's source's share of it), with no preparation
+    run open and stage work left, oldest halt first."""
     halts = []
     for failed in await newest_failed_preparations(db, error_codes, limit=limit):
         stages = await _remaining_stages(db, failed.job_id)

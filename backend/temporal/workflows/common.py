@@ -24,7 +24,7 @@ from backend.temporal.contracts import RunRef, StageFailureInput, WorkflowLifecy
 
 NON_RETRYABLE = [
     "configuration", "authentication", "missing_input", "budget_exceeded",
-    "source_payload_invalid",
+    "source_payload_invalid", "source_budget_share_reached",
 ]
 
 BOOKKEEPING = {
