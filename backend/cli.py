@@ -27,7 +27,8 @@ def _parser() -> argparse.ArgumentParser:
     for sub in (desktop, serve):
         sub.add_argument("--api-port", type=int, help="fixed API port (default: a free one)")
         sub.add_argument("--temporal-port", type=int, help="fixed Temporal port (embedded)")
-        sub.add_argument("--no-temporal-ui", action="store_true", help="no Temporal Web UI")
+        sub.add_argument("--no-temporal-ui", action="store_true", help="no Temporal Web UI, even if "
+                         "Settings → Advanced turns it on (it is off by default)")
     commands.add_parser("worker", help="the Temporal worker (started by serve/desktop)")
     commands.add_parser(PROBE_COMMAND, help=argparse.SUPPRESS)  # can Qt open a window here?
     # One résumé import, bounded (backend/profile_import/isolated.py starts it; the name is

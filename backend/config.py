@@ -52,6 +52,11 @@ class TemporalSettings(CamelModel):
     api_key_env: str | None = Field(
         default=None, description="Name of an environment variable holding the API key"
     )
+    web_ui: bool = Field(
+        default=False,
+        description="Start the embedded server's Web UI (for developers; no login: anyone on "
+                    "this computer who finds its port can read and change runs). Takes effect "
+                    "at the next start.")
 
     @property
     def external(self) -> bool:

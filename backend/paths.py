@@ -83,16 +83,27 @@ def configured_temporal_address(paths: AppPaths) -> str | None:
     override = os.environ.get(EXTERNAL_TEMPORAL_ENV)
     if override:
         return override
+    return _raw_temporal_settings(paths).get("address") or None
+
+
+def temporal_web_ui_enabled(paths: AppPaths) -> bool:
+    """Whether the user turned on the embedded Temporal Web UI (``temporal.webUi``, off by
+    default: the UI has no login, so anyone on this computer who finds its port can read
+    and change every run). Read raw, like the address, before the dev server is spawned."""
+    return _raw_temporal_settings(paths).get("webUi") is True
+
+
+def _raw_temporal_settings(paths: AppPaths) -> dict:
     try:
         data = json.loads(paths.settings.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return None
+        return {}
     except (OSError, ValueError) as error:
         raise UnreadableSettings(f"{paths.settings} is not readable JSON: {error}") from error
     temporal = data.get("temporal") if isinstance(data, dict) else None
     if not isinstance(data, dict) or (temporal is not None and not isinstance(temporal, dict)):
         raise UnreadableSettings(f"{paths.settings} does not hold a settings object")
-    return (temporal or {}).get("address") or None
+    return temporal or {}
 
 
 def new_api_token() -> str:

@@ -58,7 +58,7 @@ class DesktopShell:
         *,
         api_port: int | None = None,
         temporal_port: int | None = None,
-        temporal_ui: bool = True,
+        temporal_ui: bool | None = None,
         controller: ShellController | None = None,
     ):
         self.controller = controller or ShellController(
@@ -321,7 +321,7 @@ def run_desktop(paths, args) -> None:
             paths.app_dir,
             api_port=getattr(args, "api_port", None),
             temporal_port=getattr(args, "temporal_port", None),
-            temporal_ui=not getattr(args, "no_temporal_ui", False),
+            temporal_ui=False if getattr(args, "no_temporal_ui", False) else None,
         )
         shell.paint_first_frame()  # before asyncio and qasync are even imported
         # The listener after the frame (it imports QtNetwork); a launch in between is

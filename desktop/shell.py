@@ -75,7 +75,7 @@ class ShellController(QObject):
         *,
         api_port: int | None = None,
         temporal_port: int | None = None,
-        temporal_ui: bool = True,
+        temporal_ui: bool | None = None,  # None: the setting (temporal.webUi, off by default)
         supervisor_factory: SupervisorFactory = new_supervisor,
         client_factory: ClientFactory = default_client,
         router: EventRouter | None = None,

@@ -306,7 +306,8 @@ async def record(out: Path, only: str | None = None) -> None:
         await supervisor.start()
         try:
             info = supervisor.info
-            client = await connect_temporal(supervisor.settings.temporal, info.temporal_address)
+            client = await connect_temporal(supervisor.settings.temporal, info.temporal_address,
+                                            app_dir=supervisor.paths.app_dir)
             async with httpx.AsyncClient(
                     base_url=info.api_base_url, timeout=30,
                     headers={"Authorization": f"Bearer {info.api_token}"}) as http:

@@ -41,7 +41,8 @@ class ApiContext:
                 try:
                     # Temporal records this identity as the requester of our cancels.
                     self._temporal = await connect_temporal(
-                        self.settings.temporal, self.temporal_address, identity="jobctrl_api"
+                        self.settings.temporal, self.temporal_address, identity="jobctrl_api",
+                        app_dir=self.paths.app_dir,  # its starts are signed (start_signing)
                     )
                 except Exception as error:  # noqa: BLE001 - reported as unreachable
                     log.warning("Temporal at %s unreachable: %s", self.temporal_address,

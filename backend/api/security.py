@@ -1,5 +1,6 @@
 """Loopback-only hardening: refuse foreign Host headers (DNS rebinding) and require the
-per-launch bearer token on every route but health."""
+per-launch bearer token on every route but health (which, without it, says only whether
+the service is up)."""
 
 from __future__ import annotations
 
@@ -42,12 +43,23 @@ class LoopbackHostMiddleware:
 _bearer = HTTPBearer(auto_error=False, description="The per-launch token from runtime.json")
 
 
+def token_valid(request: Request, credentials: HTTPAuthorizationCredentials | None) -> bool:
+    expected: str = request.app.state.context.api_token
+    supplied = credentials.credentials if credentials else ""
+    return bool(supplied) and secrets.compare_digest(supplied.encode(), expected.encode())
+
+
+async def has_token(
+    request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(_bearer)
+) -> bool:
+    """For the one route that also answers without the token (health), with less."""
+    return token_valid(request, credentials)
+
+
 async def require_token(
     request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(_bearer)
 ) -> None:
-    expected: str = request.app.state.context.api_token
-    supplied = credentials.credentials if credentials else ""
-    if not supplied or not secrets.compare_digest(supplied.encode(), expected.encode()):
+    if not token_valid(request, credentials):
         raise ApiError(
             401, "unauthorized", "A valid bearer token is required.",
             headers={"WWW-Authenticate": "Bearer"},

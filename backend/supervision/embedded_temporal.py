@@ -75,5 +75,7 @@ def dev_server_argv(binary: Path, *, history_file: Path, port: int, ui_port: int
     if ui_port is None:
         argv.append("--headless")
     else:
-        argv += ["--ui-port", str(ui_port), "--ui-disable-news-fetch"]
+        # Only when the user turned it on (temporal.webUi): loopback only, and no login,
+        # so docs/security.md says who else on the machine can use it.
+        argv += ["--ui-ip", LOOPBACK, "--ui-port", str(ui_port), "--ui-disable-news-fetch"]
     return argv

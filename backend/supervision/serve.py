@@ -26,7 +26,7 @@ async def serve(paths: AppPaths, args) -> None:
         paths.app_dir,
         api_port=args.api_port,
         temporal_port=args.temporal_port,
-        temporal_ui=not args.no_temporal_ui,
+        temporal_ui=False if args.no_temporal_ui else None,  # None: the setting (off)
         on_status=_print_status,
     )
     print(f"Starting JobCtrl in {paths.app_dir}", file=sys.stderr, flush=True)

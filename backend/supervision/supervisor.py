@@ -25,7 +25,12 @@ from typing import TYPE_CHECKING
 
 from filelock import FileLock, Timeout
 
-from backend.paths import AppPaths, configured_temporal_address, new_api_token
+from backend.paths import (
+    AppPaths,
+    configured_temporal_address,
+    new_api_token,
+    temporal_web_ui_enabled,
+)
 from backend.process.ready_signal import ReadyListener
 from backend.store.schema_version import refuse_newer_database
 from backend.supervision.children import ChildRegistry
@@ -96,14 +101,14 @@ class Supervisor:
         *,
         api_port: int | None = None,
         temporal_port: int | None = None,
-        temporal_ui: bool = True,
+        temporal_ui: bool | None = None,
         on_status: StatusCallback | None = None,
     ):
         self.paths = AppPaths(app_dir)
         self._settings: AppSettings | None = None
         self._requested_api_port = api_port
         self._requested_temporal_port = temporal_port
-        self._temporal_ui = temporal_ui
+        self._temporal_ui = temporal_ui  # None: the user's setting (temporal.webUi, off)
         self._user_on_status = on_status or (lambda status: None)
         self._lock = FileLock(str(self.paths.instance_lock))
         self._children = ChildRegistry(self.paths.children_pids)
@@ -149,11 +154,13 @@ class Supervisor:
         # refuse it less readably); the services migrate the database themselves.
         refuse_newer_database(self.paths.database)
         external = configured_temporal_address(self.paths)
+        web_ui = (temporal_web_ui_enabled(self.paths) if self._temporal_ui is None
+                  else self._temporal_ui)
         # Every port is settled before anything is spawned: a taken one fails cleanly.
         ports = settle_ports({
             "JobCtrl API": self._requested_api_port,
             **({} if external else {"Temporal dev server": self._requested_temporal_port}),
-            **({"Temporal Web UI": None} if self._temporal_ui and not external else {}),
+            **({"Temporal Web UI": None} if web_ui and not external else {}),
         })
         api_port = ports["JobCtrl API"]
         temporal_port = ports.get("Temporal dev server")

@@ -32,6 +32,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from backend.config import TASK_QUEUE, AppPaths, DiscoveryScheduleSettings, load_settings
 from backend.temporal.contracts import DiscoverInput
 from backend.temporal.start_contracts import DISCOVER_WORKFLOW_ID
+from backend.temporal.start_signing import signing_interceptor
 
 log = logging.getLogger(__name__)
 
@@ -71,13 +72,19 @@ def _not_found(error: RPCError) -> bool:
 
 
 async def _configured_cron(client: Client) -> tuple[bool, str | None]:
-    """(exists, the cron our note says it runs)."""
+    """(exists, the cron our note says it runs). A schedule whose start action is not
+    signed by this app dir's key (made before starts were signed, or under another key)
+    reads as having no cron, so the reconcile replaces its action: the worker refuses
+    unsigned runs (start_signing)."""
     try:
         description = await client.get_schedule_handle(SCHEDULE_ID).describe()
     except RPCError as error:
         if _not_found(error):
             return False, None
         raise
+    signer = signing_interceptor(client)
+    if signer is not None and not signer.schedule_action_signed(description.schedule.action):
+        return True, None
     return True, cron_of_note(description.schedule.state.note)
 
 

@@ -46,6 +46,7 @@ from backend.temporal.loops.recycle_rule import RecyclePolicy
 from backend.temporal.loops.task_queue import TaskQueueObserver
 from backend.temporal.loops.threshold_backstop import dispatch_threshold_cleared_safely
 from backend.temporal.schedule import reconcile_from_settings_file, schedule_reconcile_loop
+from backend.temporal.start_signing import StartGuardInterceptor, load_or_create_signing_key
 from backend.temporal.workflows.apply import ApplyWorkflow
 from backend.temporal.workflows.batch import BatchStageWorkflow
 from backend.temporal.workflows.contact_research import ContactResearchWorkflow
@@ -170,7 +171,8 @@ async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event
     settings = load_settings(paths)
     db = await Database.open(paths.database, inline_writes=True)  # see store/one_hop.py
     await projections.catch_up(db)  # appends fold themselves; this takes any backlog
-    client = await connect_with_retry(settings.temporal, temporal_address, timeout=30)
+    client = await connect_with_retry(settings.temporal, temporal_address, timeout=30,
+                                    app_dir=paths.app_dir)
     milestone("worker_connected")
     tracker = ActivitySlotTracker()
     slots = settings.worker_activity_slots
@@ -178,9 +180,11 @@ async def run_worker(paths: AppPaths, temporal_address: str, stop: asyncio.Event
         paths, task_queue=TASK_QUEUE, namespace=settings.temporal.namespace,
         slots=slots + ORCHESTRATION_ACTIVITY_SLOTS,
     )
-    # The sanitizer, innermost, turns every activity failure into a bounded code before it
+    # The guard refuses any workflow this JobCtrl did not start (start_signing). The
+    # sanitizer, innermost, turns every activity failure into a bounded code before it
     # reaches Temporal's history (the tracker outside it only counts).
-    common = {"interceptors": [tracker, FailureSanitizer()],
+    guard = StartGuardInterceptor(load_or_create_signing_key(paths.app_dir))
+    common = {"interceptors": [guard, tracker, FailureSanitizer()],
               "graceful_shutdown_timeout": timedelta(seconds=5),
               "build_id": worker_build_id(), "max_cached_workflows": cached_workflows()}
     orchestration = Worker(

@@ -344,6 +344,11 @@ class SettingsView(LiveView):
         self.temporal_address = self._line("temporal.address", "blank: built in")
         self._field(form, "External Temporal", self.temporal_address, "temporal.address",
                     "host:7233 of a Temporal cluster. Takes effect when JobCtrl restarts.")
+        self.temporal_web_ui = QCheckBox("Temporal Web UI (for developers)", box)
+        self.temporal_web_ui.setObjectName("temporal.webUi")
+        self._field(form, "", self.temporal_web_ui, "temporal.webUi",
+                    "Off by default. It has no login: anyone on this computer who finds its "
+                    "port can see and change your runs. Takes effect when JobCtrl restarts.")
         return box
 
     def focus_profile(self) -> None:
@@ -434,7 +439,9 @@ class SettingsView(LiveView):
             self.smtp_user.setText(smtp.get("username") or "")
             self.smtp_password.clear()
             self.smtp_from.setText(smtp.get("fromAddress") or "")
-            self.temporal_address.setText((settings.get("temporal") or {}).get("address") or "")
+            temporal = settings.get("temporal") or {}
+            self.temporal_address.setText(temporal.get("address") or "")
+            self.temporal_web_ui.setChecked(temporal.get("webUi") is True)
             self.dirty = False
             self._update_llm_inputs()
         finally:
@@ -476,7 +483,8 @@ class SettingsView(LiveView):
             "materials": {"template": self.template.currentData(),
                           "paper": self.paper.currentData()},
             "smtp": smtp,
-            "temporal": {"address": self.temporal_address.text().strip() or None},
+            "temporal": {"address": self.temporal_address.text().strip() or None,
+                         "webUi": self.temporal_web_ui.isChecked()},
         }
 
     def revert(self) -> None:

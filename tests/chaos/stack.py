@@ -104,7 +104,8 @@ async def chaos_app(app_dir: Path, *, postings: int | list[dict], paid: bool,
                         ).status_code == 204
             assert (await http.put("/v1/profile", json=profile)).status_code == 200
             client = await connect_temporal(supervisor.settings.temporal,
-                                            supervisor.info.temporal_address)
+                                            supervisor.info.temporal_address,
+                                            app_dir=supervisor.paths.app_dir)
             yield ChaosApp(app_dir, supervisor, http, client, fake)
         finally:
             await http.aclose()

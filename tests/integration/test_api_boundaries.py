@@ -36,9 +36,11 @@ def auth(running) -> dict:
     return {"Authorization": f"Bearer {running.info.api_token}"}
 
 
-async def test_health_needs_no_token_and_reports_each_part(base_url):
+async def test_health_needs_no_token_to_say_up_and_the_token_for_each_part(base_url, auth):
     async with httpx.AsyncClient(base_url=base_url, timeout=REQUEST_TIMEOUT) as http:
-        body = (await http.get("/v1/health")).json()
+        anonymous = (await http.get("/v1/health")).json()
+        body = (await http.get("/v1/health", headers=auth)).json()
+    assert anonymous == {"status": "ok"}  # no pid, no Temporal address (issue 31)
     assert body["status"] == "ok"
     assert body["api"]["status"] == "ok"
     assert body["worker"]["ready"] is True

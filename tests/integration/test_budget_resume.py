@@ -41,7 +41,8 @@ async def halted(tmp_path_factory):
     app_dir = tmp_path_factory.mktemp("budget-resume-app")
     async with paid_app(app_dir, JOBS, CEILING) as (supervisor, http, fake):
         db = await Database.open(AppPaths(app_dir).database)
-        client = await connect_temporal(TemporalSettings(), supervisor.info.temporal_address)
+        client = await connect_temporal(TemporalSettings(), supervisor.info.temporal_address,
+                                        app_dir=supervisor.paths.app_dir)
         await http.post("/v1/pipeline/actions/run-stage", json={"stage": "discover"})
         await wait_for(_count_at_least(app_dir, JOBS), timeout=180)
         yield {"app_dir": app_dir, "http": http, "fake": fake, "db": db, "client": client,

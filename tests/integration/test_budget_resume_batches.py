@@ -61,7 +61,8 @@ async def env(tmp_path_factory):
     async with paid_app(app_dir, JOBS, 1.0) as (supervisor, http, fake):
         fake.reply_with(reply)
         db = await Database.open(AppPaths(app_dir).database)
-        client = await connect_temporal(TemporalSettings(), supervisor.info.temporal_address)
+        client = await connect_temporal(TemporalSettings(), supervisor.info.temporal_address,
+                                        app_dir=supervisor.paths.app_dir)
         assert (await http.post("/v1/pipeline/actions/run-stage",
                                 json={"stage": "discover"})).status_code == 202
 

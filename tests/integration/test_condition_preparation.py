@@ -95,7 +95,8 @@ async def world(tmp_path_factory):
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
     http = api_http(supervisor.info)
-    client = await connect_temporal(supervisor.settings.temporal, supervisor.info.temporal_address)
+    client = await connect_temporal(supervisor.settings.temporal, supervisor.info.temporal_address,
+                                    app_dir=supervisor.paths.app_dir)
     # Discover with no profile yet: demo jobs wait on the profile, page jobs on robots.txt.
     assert (await http.post("/v1/pipeline/actions/run-stage",
                             json={"stage": "discover"})).status_code == 202

@@ -76,7 +76,8 @@ async def stack(tmp_path_factory):
     await supervisor.start()
     api = ApiClient.from_runtime(supervisor.info)
     db = await Database.open(app_dir / "jobctrl.db")
-    client = await connect_temporal(TemporalSettings(), supervisor.info.temporal_address)
+    client = await connect_temporal(TemporalSettings(), supervisor.info.temporal_address,
+                                    app_dir=supervisor.paths.app_dir)
     ref = await discover(api, app_dir)
     # No profile: every child preparation settles quickly, so the passes settle too.
     await wait_until(lambda: preparations_settled(app_dir, 5), timeout=300,

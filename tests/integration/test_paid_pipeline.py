@@ -173,7 +173,8 @@ async def preflight_attempts(supervisor, app_dir) -> list[int]:
         refused = conn.execute(
             "SELECT workflow_id, run_id FROM job_events WHERE type = 'WorkflowFailed'"
             " AND json_extract(payload_json, '$.errorCode') = 'budget_exceeded'").fetchall()
-    client = await connect_temporal(TemporalSettings(), supervisor.info.temporal_address)
+    client = await connect_temporal(TemporalSettings(), supervisor.info.temporal_address,
+                                    app_dir=supervisor.paths.app_dir)
     attempts = []
     for workflow_id, run_id in refused:
         history = await client.get_workflow_handle(workflow_id, run_id=run_id).fetch_history()

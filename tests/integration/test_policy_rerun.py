@@ -56,7 +56,8 @@ async def stale(tmp_path_factory):
     await supervisor.start()
     http = api_http(supervisor.info)
     client = await connect_temporal(supervisor.settings.temporal,
-                                    supervisor.info.temporal_address)
+                                    supervisor.info.temporal_address,
+                                    app_dir=supervisor.paths.app_dir)
     try:
         assert (await http.put("/v1/profile", json=PROFILE)).status_code == 200
         assert (await http.post("/v1/pipeline/actions/run-stage",

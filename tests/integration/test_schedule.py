@@ -39,7 +39,8 @@ async def scheduled(tmp_path_factory):
     supervisor = Supervisor(app_dir, temporal_ui=False)
     await supervisor.start()
     http = api_http(supervisor.info)
-    client = await connect_temporal(supervisor.settings.temporal, supervisor.info.temporal_address)
+    client = await connect_temporal(supervisor.settings.temporal, supervisor.info.temporal_address,
+                                    app_dir=supervisor.paths.app_dir)
     yield {"app_dir": app_dir, "http": http, "client": client, "supervisor": supervisor}
     await http.aclose()
     await supervisor.stop()

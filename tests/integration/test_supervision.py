@@ -132,7 +132,8 @@ async def test_a_crashed_worker_is_restarted(tmp_path):
             time.sleep(0.2)
         assert restarted is not None, serve.output
         assert "worker    restarting" in serve.output
-        health = httpx.get(f"{restarted.api_base_url}/v1/health", timeout=REQUEST_TIMEOUT).json()
+        health = httpx.get(f"{restarted.api_base_url}/v1/health", timeout=REQUEST_TIMEOUT,
+                           headers={"Authorization": f"Bearer {restarted.api_token}"}).json()
         assert health["worker"]["ready"] is True
         result = await discover_to_the_end(restarted)
         assert result["status"] == "completed"
@@ -160,7 +161,8 @@ async def test_an_external_temporal_is_used_and_nothing_is_embedded(tmp_path):
         try:
             assert info.temporal_address == f"127.0.0.1:{port}"
             assert "temporal" not in info.pids and info.temporal_ui_url is None
-            health = httpx.get(f"{info.api_base_url}/v1/health", timeout=REQUEST_TIMEOUT).json()
+            health = httpx.get(f"{info.api_base_url}/v1/health", timeout=REQUEST_TIMEOUT,
+                               headers={"Authorization": f"Bearer {info.api_token}"}).json()
             assert health["temporal"]["embedded"] is False
             result = await discover_to_the_end(info)
             assert result["status"] == "completed"
