@@ -109,8 +109,8 @@ def drop_hint_style() -> str:
             " font-size: 15pt; font-weight: 600; }")
 
 
-class DropHint(QLabel):
-    """Covers the window while a résumé file is dragged over it."""
+class DropHint(PlainLabel):
+    """Covers the window while a résumé file is dragged over it (its name is plain text)."""
 
     def __init__(self, parent: QWidget):
         super().__init__(parent)
