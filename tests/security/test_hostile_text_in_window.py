@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.client import ApiRequestError, StreamedEvent
+from desktop.plain_text import plain_tooltip
 from desktop.shell import ShellController
 from desktop.views.main_window import VIEW_TABS, MainWindow
 from desktop.views.partials.jobs_table_model import COLUMNS as JOB_COLUMNS
@@ -360,3 +361,17 @@ def test_an_image_location_is_read_as_text_in_the_detail_and_the_tooltip(qtbot, 
     assert detail.cap_label.text() == f"Capped at 15: {location}"
     assert detail.cap_label.textFormat() == Qt.TextFormat.PlainText
     assert html.escape(location) in detail.title_label.text()
+
+
+@pytest.mark.parametrize("text", ['<img src="/dev/zero">Berlin', "a <b>b</b>\nline 2  spaced",
+                                  "&lt;img&gt; & more", "plain words"])
+def test_a_plain_tooltip_shows_the_characters(qapp, text):
+    tip = plain_tooltip(text)
+    document = QTextDocument()
+    if might_be_rich_text(tip):
+        document.setHtml(tip)
+    else:
+        document.setPlainText(tip)
+    assert document.toPlainText() == text
+    assert "<img" not in document.toHtml()
+    assert plain_tooltip("plain words") == "plain words"  # plain text stays as it was
