@@ -86,6 +86,9 @@ def __getattr__(name: str) -> Any:
             from backend.sources.link import new_source_id as value
         case "resolve_source_link":
             from backend.sources.link import resolve_source_link as value
+        # a posting's description HTML, cleaned to the allowlist (no images) before Qt shows it
+        case "sanitize_html":
+            from backend.sources.html_clean import sanitize_html as value
         case _:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from desktop.event_router import PIPELINES, SETTINGS, SPEND
 from desktop.formatting import describe_api_error
+from desktop.plain_text import plain_tooltip
 from desktop.presenters import operations as ops
 from desktop.presenters.applications import follow_ups_due_text
 from desktop.qt_compat import emit
@@ -363,7 +364,7 @@ class SpendTray(QObject):
 
     def show_snapshot(self, snapshot: TraySnapshot) -> None:
         self.icon.setIcon(spend_icon(snapshot.today))
-        self.icon.setToolTip(snapshot.tooltip)
+        self.icon.setToolTip(plain_tooltip(snapshot.tooltip))
         self._update_actions()
 
     def show_follow_ups(self, count: int) -> None:
@@ -378,7 +379,7 @@ class SpendTray(QObject):
         operations = self.status.snapshot.operations
         blocked = None if operations is None else ops.discover_block_reason(operations)
         self.discover_action.setEnabled(running and blocked is None)
-        self.discover_action.setToolTip(blocked or "Fetch postings from every enabled source")
+        self.discover_action.setToolTip(plain_tooltip(blocked) or "Fetch postings from every enabled source")
         self.cancel_action.setEnabled(
             running and cancelable_run(self.status.snapshot.operations) is not None)
 

@@ -20,6 +20,7 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelInde
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 
 from desktop.client import StreamedEvent
+from desktop.plain_text import plain_tooltip
 from desktop.presenters.activity import (
     ActivityLine,
     Names,
@@ -160,7 +161,7 @@ class EventListModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DecorationRole:
             return tone_dot(row.tone)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return occurred_text(row.payload)
+            return plain_tooltip(occurred_text(row.payload))
         if role == DetailsRole:  # made when asked: most rows are never inspected
             return technical_details(row.event_id, row.event_type, row.payload)
         if role == EventRole:

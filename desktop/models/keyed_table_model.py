@@ -15,6 +15,8 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
+from desktop.plain_text import plain_tooltip
+
 Row = Mapping[str, Any]
 Index = QModelIndex | QPersistentModelIndex
 
@@ -185,7 +187,7 @@ class KeyedTableModel(QAbstractTableModel):
         if role == KeyRole:
             return self._keys[index.row()]
         if role == Qt.ItemDataRole.ToolTipRole and column.tooltip is not None:
-            return column.tooltip(row)
+            return plain_tooltip(column.tooltip(row))  # a posting's text, shown as text
         if role == Qt.ItemDataRole.ForegroundRole and column.foreground is not None:
             return column.foreground(row)
         if role == Qt.ItemDataRole.TextAlignmentRole and column.align_right:

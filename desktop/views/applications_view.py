@@ -19,7 +19,6 @@ from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
-    QLabel,
     QPushButton,
     QScrollArea,
     QSplitter,
@@ -31,6 +30,7 @@ from backend.desktop_contract import APPLICATION_STAGE_LABELS
 from desktop.client import ApiClient
 from desktop.event_router import APPLICATIONS, JOBS
 from desktop.formatting import describe_api_error
+from desktop.plain_text import PlainLabel
 from desktop.presenters.applications import board_headline, calendar_file_name
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
@@ -69,7 +69,7 @@ class ApplicationsView(LiveView):
         root = QVBoxLayout(self)
         root.setContentsMargins(0, 6, 0, 0)
         top = QHBoxLayout()
-        self.headline = QLabel(board_headline(None), self)
+        self.headline = PlainLabel(board_headline(None), self)
         self.headline.setObjectName("applicationsHeadline")
         self.headline.setWordWrap(True)
         self.undo_button = QPushButton("Undo last move", self)
@@ -79,7 +79,7 @@ class ApplicationsView(LiveView):
         top.addWidget(self.headline, 1)
         top.addWidget(self.undo_button)
         root.addLayout(top)
-        self.message = QLabel("", self)
+        self.message = PlainLabel("", self)
         self.message.setObjectName("applicationsMessage")
         self.message.setWordWrap(True)
         root.addWidget(self.message)

@@ -37,6 +37,7 @@ from desktop.client import ApiClient
 from desktop.event_router import APPLY, JOBS, RUNS
 from desktop.formatting import describe_api_error
 from desktop.models.keyed_table_model import Column, KeyedTableModel, SortRole, field
+from desktop.plain_text import PlainLabel, rich_label
 from desktop.presenters.runs import local_time_text
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
@@ -149,7 +150,7 @@ class ApplyReviewView(LiveView):
         root.setContentsMargins(0, 6, 0, 0)
 
         loop_row = QHBoxLayout()
-        self.loop_label = QLabel("Standing apply loop: —", self)
+        self.loop_label = rich_label(QLabel("Standing apply loop: —", self))
         self.loop_label.setObjectName("loopState")
         self.loop_toggle = QCheckBox("Apply automatically", self)
         self.loop_toggle.setObjectName("autoApplyToggle")
@@ -168,7 +169,7 @@ class ApplyReviewView(LiveView):
         loop_row.addWidget(self.status_filter)
         root.addLayout(loop_row)
 
-        self.message = QLabel("", self)
+        self.message = PlainLabel("", self)
         self.message.setObjectName("applyMessage")
         self.message.setWordWrap(True)
         root.addWidget(self.message)
@@ -206,22 +207,22 @@ class ApplyReviewView(LiveView):
     def _build_detail(self, parent: QWidget) -> QGroupBox:
         box = QGroupBox("Application packet", parent)
         form = self._form = QFormLayout(box)
-        self.d_title = QLabel("Select a job", box)
+        self.d_title = rich_label(QLabel("Select a job", box))
         self.d_title.setWordWrap(True)
-        self.d_target = QLabel("—", box)
+        self.d_target = PlainLabel("—", box)
         self.d_target.setWordWrap(True)
         self.d_target.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.d_answers = QLabel("—", box)
+        self.d_answers = rich_label(QLabel("—", box))
         self.d_answers.setWordWrap(True)
         self.d_answers.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.d_failure = QLabel("", box)
+        self.d_failure = PlainLabel("", box)
         self.d_failure.setWordWrap(True)
         self.d_failure.setStyleSheet(f"color: {COLORS['bad']};")
         pdfs = QVBoxLayout()
         self.pdf_files = PdfFiles(box)
         self.open_resume = self.pdf_files.open_buttons["resume_pdf"]
         self.open_cover = self.pdf_files.open_buttons["cover_letter_pdf"]
-        self.edits_label = QLabel("", box)
+        self.edits_label = PlainLabel("", box)
         self.edits_label.setObjectName("packetEdits")
         self.edits_label.setStyleSheet(f"color: {COLORS['ok']};")
         self.edits_label.hide()

@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QPushButton,
     QTableView,
     QVBoxLayout,
@@ -25,6 +24,7 @@ from PySide6.QtWidgets import (
 from desktop.client import ApiClient, StreamedEvent
 from desktop.formatting import describe_api_error
 from desktop.models.keyed_table_model import Column, KeyedTableModel, field
+from desktop.plain_text import PlainLabel
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
 from desktop.views.live_view import LiveView
@@ -83,9 +83,9 @@ class ContactsPanel(LiveView):
             "Find recruiters and hiring managers named in this posting (and in the public "
             "sources you enabled). Runs once, now; it may use your model budget.")
         self.research_button.clicked.connect(self.request_research)
-        self.status_label = QLabel()
+        self.status_label = PlainLabel()
         self.status_label.setWordWrap(True)
-        self.message_label = QLabel()
+        self.message_label = PlainLabel()
         self.message_label.setWordWrap(True)
         self.model = KeyedTableModel(CANDIDATE_COLUMNS, key=lambda r: r["contactId"], parent=self)
         self.table = QTableView()

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from desktop.client import ApiClient
 from desktop.event_router import INSIGHTS
 from desktop.formatting import describe_api_error
+from desktop.plain_text import PlainLabel, rich_label
 from desktop.presenters.applications import figure_cells, first_reply_clause, percent_text
 from desktop.shell import ShellController
 from desktop.views.live_view import LiveView
@@ -64,10 +65,10 @@ class InsightsView(LiveView):
         self.data: dict[str, Any] | None = None
         _scroll, body, layout = fill_with_scroll_column(self, margins=(0, 6, 0, 0), spacing=8,
                                                         wrap_width=True)
-        self.headline = QLabel("What is working: not loaded yet", body)
+        self.headline = rich_label(QLabel("What is working: not loaded yet", body))
         self.headline.setObjectName("insightsHeadline")
         self.headline.setWordWrap(True)
-        self.caption = QLabel("", body)
+        self.caption = PlainLabel("", body)
         self.caption.setObjectName("ghostingCaption")
         self.caption.setWordWrap(True)
         self.caption.setStyleSheet(f"color: {COLORS['idle']};")
@@ -95,7 +96,7 @@ class InsightsView(LiveView):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
-        self.message = QLabel("", body)
+        self.message = PlainLabel("", body)
         self.message.setWordWrap(True)
         for widget in (self.headline, self.caption):
             layout.addWidget(widget)

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from desktop.client import ApiClient, ApiRequestError, StreamedEvent
 from desktop.formatting import describe_api_error, stage_reason_words
+from desktop.plain_text import PlainLabel, plain_tooltip, rich_label
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
 from desktop.views.live_view import LiveView
@@ -165,7 +166,7 @@ class JobDetail(LiveView):
         layout.addWidget(self.content)
         layout.addStretch(1)
 
-        self.title_label = QLabel(self.content)
+        self.title_label = rich_label(QLabel(self.content))
         self.title_label.setObjectName("jobTitle")
         self.title_label.setWordWrap(True)
         self.title_label.setOpenExternalLinks(True)
@@ -196,7 +197,7 @@ class JobDetail(LiveView):
         self.stage_labels: dict[str, QLabel] = {}
         for row, stage in enumerate(STAGE_ORDER):
             grid.addWidget(QLabel(STAGE_TITLES[stage], group), row, 0)
-            label = QLabel("—", group)
+            label = rich_label(QLabel("—", group))
             label.setObjectName(f"stage_{stage}")
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             label.setWordWrap(True)  # a reason never widens the pane
@@ -247,7 +248,7 @@ class JobDetail(LiveView):
         for button in (self.applied_button, self.skipped_button, self.clear_button):
             mark_row.addWidget(button)
         mark_row.addStretch(1)
-        self.action_result = QLabel("", group)
+        self.action_result = PlainLabel("", group)
         self.action_result.setObjectName("actionResult")
         self.action_result.setWordWrap(True)
         layout.addLayout(run_row)
@@ -259,7 +260,7 @@ class JobDetail(LiveView):
     def _build_score(self) -> QGroupBox:
         group = QGroupBox("Fit", self.content)
         layout = QVBoxLayout(group)
-        self.score_label = QLabel("—", group)
+        self.score_label = rich_label(QLabel("—", group))
         self.score_label.setObjectName("scoreLabel")
         self.cap_label = self._fit_note(group, "capLabel")
         threshold_row = QHBoxLayout()
@@ -270,7 +271,7 @@ class JobDetail(LiveView):
         threshold_row.addWidget(self.threshold_label, 1)
         threshold_row.addWidget(self.prepare_anyway_button, 0, Qt.AlignmentFlag.AlignTop)
         self.checklist = FitChecklist(group)
-        self.rationale_label = QLabel("", group)
+        self.rationale_label = rich_label(QLabel("", group))
         self.rationale_label.setObjectName("rationaleLabel")
         self.rationale_label.setWordWrap(True)
         self.rationale_label.setTextInteractionFlags(
@@ -283,7 +284,7 @@ class JobDetail(LiveView):
         return group
 
     def _fit_note(self, parent: QWidget, name: str) -> QLabel:
-        label = QLabel("", parent)
+        label = PlainLabel("", parent)
         label.setObjectName(name)
         label.setWordWrap(True)
         label.setStyleSheet(f"color: {COLORS['busy']}; font-weight: 600;")
@@ -405,8 +406,8 @@ class JobDetail(LiveView):
             f" <span style='color:{COLORS['idle']}'>({html.escape(scored_by_text(score))})"
             "</span>")
         # The score's version and its model in words (the slugs are the API's).
-        self.score_label.setToolTip(f"Score version {score.get('version')}, "
-                                    f"{scored_by_text(score)}")
+        self.score_label.setToolTip(plain_tooltip(f"Score version {score.get('version')}, "
+                                                  f"{scored_by_text(score)}"))
         ledger = score.get("ledger")
         self.checklist.set_ledger(ledger)
         cap = cap_text(ledger)

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QLineEdit,
     QSplitter,
     QTableView,
@@ -34,6 +33,7 @@ from desktop.client import ApiClient, StreamedEvent
 from desktop.event_router import JOBS
 from desktop.formatting import describe_api_error
 from desktop.models.keyed_table_model import KeyRole, SortRole
+from desktop.plain_text import PlainLabel
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
 from desktop.views.job_detail import JobDetail
@@ -128,7 +128,7 @@ class JobsView(LiveView):
         self.fit_filter = self._combo("fitFilter", FIT_CHOICES)
         self.status_filter = self._combo("statusFilter", STATUS_CHOICES)
         self.where_filter = self._combo("whereFilter", WHERE_CHOICES)
-        self.count_label = QLabel("", self)
+        self.count_label = PlainLabel("", self)
         self.count_label.setObjectName("jobCount")
         bar.addWidget(self.search, 2)
         for combo in (self.fit_filter, self.status_filter, self.where_filter):
@@ -139,7 +139,7 @@ class JobsView(LiveView):
         self.bulk.setObjectName("bulkActions")
         layout.addWidget(self.bulk)
 
-        self.error_label = QLabel("", self)
+        self.error_label = PlainLabel("", self)
         self.error_label.setObjectName("jobsError")
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet(f"color: {COLORS['bad']};")

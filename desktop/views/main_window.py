@@ -46,6 +46,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.plain_text import PlainLabel, rich_label
 from desktop.presenters.window_status import READY, status_line
 from desktop.qt_compat import emit
 from desktop.shell import DiscoverOutcome, ShellController
@@ -79,7 +80,7 @@ class Banner(QFrame):
         self.setObjectName("banner")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(12, 8, 8, 8)
-        self.message = QLabel(self)
+        self.message = PlainLabel(self)
         self.message.setObjectName("bannerMessage")
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -108,8 +109,8 @@ def drop_hint_style() -> str:
             " font-size: 15pt; font-weight: 600; }")
 
 
-class DropHint(QLabel):
-    """Covers the window while a résumé file is dragged over it."""
+class DropHint(PlainLabel):
+    """Covers the window while a résumé file is dragged over it (its name is plain text)."""
 
     def __init__(self, parent: QWidget):
         super().__init__(parent)
@@ -289,7 +290,7 @@ class MainWindow(QMainWindow):
         status_row.addWidget(self.status_line)
         status_row.addStretch(1)
         # Discover lives in the Pipelines view (one control, next to the sources it runs).
-        self.jobs_label = QLabel(central)
+        self.jobs_label = rich_label(QLabel(central))
         self.jobs_label.setObjectName("jobsDiscovered")
         status_row.addWidget(self.jobs_label)
         root.addLayout(status_row)
@@ -308,7 +309,7 @@ class MainWindow(QMainWindow):
 
         footer = QHBoxLayout()
         footer.setSpacing(18)
-        self.app_dir_label = QLabel(central)
+        self.app_dir_label = rich_label(QLabel(central))
         self.app_dir_label.setObjectName("appDirLabel")
         self.app_dir_label.setOpenExternalLinks(True)
         footer.addWidget(self.app_dir_label)

@@ -34,7 +34,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QGroupBox,
     QHBoxLayout,
-    QLabel,
     QListWidget,
     QListWidgetItem,
     QSizePolicy,
@@ -45,6 +44,7 @@ from PySide6.QtWidgets import (
 from desktop.client import ApiClient
 from desktop.event_router import PIPELINES, RUNS, SETTINGS
 from desktop.formatting import describe_accepted, describe_api_error
+from desktop.plain_text import PlainLabel, plain_tooltip
 from desktop.presenters import operations as ops
 from desktop.presenters.sources import KIND_LABELS  # not settings_sources: a pydantic adapter
 from desktop.qt_compat import emit
@@ -128,7 +128,7 @@ class PipelinesView(LiveView):
         outer.addWidget(self.headline)
         self.notice = NoticeBanner(self)
         outer.addWidget(self.notice)
-        self.error_label = QLabel(self)
+        self.error_label = PlainLabel(self)
         self.error_label.setObjectName("pipelinesError")
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet(f"color: {COLORS['bad']};")
@@ -331,7 +331,7 @@ class PipelinesView(LiveView):
     def _update_discover(self) -> None:
         reason = self.discover_block_reason
         self.discover_button.setEnabled(reason is None)
-        self.discover_button.setToolTip(reason or "Fetch postings from the ticked sources")
+        self.discover_button.setToolTip(plain_tooltip(reason) or "Fetch postings from the ticked sources")
         if self._discover_pending:
             return
         offer = ops.recovery_gate(self.snapshot).text if self.snapshot else ""

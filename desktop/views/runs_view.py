@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 from desktop.client import ApiClient
 from desktop.event_router import PIPELINES, RUNS
 from desktop.formatting import describe_api_error
+from desktop.plain_text import PlainLabel, rich_label
 from desktop.presenters import runs as present
 from desktop.presenters.runs import RunsQuery
 from desktop.qt_compat import emit
@@ -64,8 +65,9 @@ LINK_BUTTON = ("QPushButton { border: none; color: palette(link); text-align: le
                " QPushButton:hover { text-decoration: underline; }")
 
 
-def _label(parent: QWidget, name: str, *, muted: bool = False) -> QLabel:
-    label = QLabel(parent)
+def _label(parent: QWidget, name: str, *, muted: bool = False, rich: bool = False) -> QLabel:
+    """A selectable label, plain text unless ``rich`` (its text escaped)."""
+    label = rich_label(QLabel(parent)) if rich else PlainLabel(parent)
     label.setObjectName(name)
     label.setWordWrap(True)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -211,7 +213,7 @@ class RunsView(LiveView):
         self.cancel_note = _label(pane, "cancelNote")
         actions.addWidget(self.cancel_button)
         actions.addWidget(self.cancel_note, 1)
-        self.diagnostics_label = _label(pane, "diagnosticsLabel")
+        self.diagnostics_label = _label(pane, "diagnosticsLabel", rich=True)
         self.diagnostics_label.setStyleSheet(f"color: {COLORS['bad']};")
         timeline_title = QLabel("Timeline", pane)
         timeline_title.setStyleSheet("font-weight: 600;")

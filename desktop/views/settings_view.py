@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QMessageBox,
     QPlainTextEdit,
@@ -40,6 +39,7 @@ from PySide6.QtWidgets import (
 from desktop.client import ApiClient, ApiRequestError
 from desktop.event_router import PIPELINES, SETTINGS, SPEND
 from desktop.formatting import describe_api_error
+from desktop.plain_text import PlainLabel
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
 from desktop.theme import primary_button_style
@@ -161,7 +161,7 @@ class SettingsView(LiveView):
 
         save_row = QHBoxLayout()
         save_row.setContentsMargins(4, 6, 12, 2)
-        self.status = QLabel(page)
+        self.status = PlainLabel(page)
         self.status.setObjectName("settingsStatus")
         self.status.setWordWrap(True)
         self.save_button = QPushButton("Save settings", page)
@@ -245,7 +245,7 @@ class SettingsView(LiveView):
         self.test_button = QPushButton("Test connection", test_row)
         self.test_button.setObjectName("testLlm")
         self.test_button.clicked.connect(self.test_connection)
-        self.test_result = QLabel(test_row)
+        self.test_result = PlainLabel(test_row)
         self.test_result.setObjectName("testLlmResult")
         self.test_result.setWordWrap(True)
         row.addWidget(self.test_button)
@@ -278,7 +278,7 @@ class SettingsView(LiveView):
         self.schedule = SchedulePicker(box)
         self.schedule.setObjectName("discoverySchedule.cron")
         self._field(form, "When", self.schedule, "discoverySchedule.cron")
-        self.next_run = QLabel(box)
+        self.next_run = PlainLabel(box)
         self.next_run.setObjectName("nextRun")
         form.addRow("", self.next_run)
         return box

@@ -32,6 +32,7 @@ from desktop.client import ApiClient
 from desktop.event_router import SETTINGS, SPEND
 from desktop.formatting import describe_api_error
 from desktop.models.keyed_table_model import Column, KeyedTableModel, SortRole
+from desktop.plain_text import PlainLabel, rich_label
 from desktop.presenters.llm import model_name, provider_name
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
@@ -227,7 +228,7 @@ class SpendView(LiveView):
         # left under the header and tabs; the window must not be taller than the screen.
         self.scroll, content, layout = fill_with_scroll_column(self, margins=(0, 6, 4, 0), spacing=10)
 
-        self.banner = QLabel("", self)
+        self.banner = rich_label(QLabel("", self))
         self.banner.setObjectName("budgetBanner")
         self.banner.setWordWrap(True)
         self.banner.setStyleSheet(f"#budgetBanner {{ {notice_style('error')} border-radius: 6px;"
@@ -235,7 +236,7 @@ class SpendView(LiveView):
         self.banner.hide()
         layout.addWidget(self.banner)
 
-        self.error_label = QLabel("", self)
+        self.error_label = PlainLabel("", self)
         self.error_label.setObjectName("spendError")
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet(f"color: {COLORS['bad']};")
@@ -244,18 +245,18 @@ class SpendView(LiveView):
 
         today = QGroupBox("Today", self)
         today_layout = QVBoxLayout(today)
-        self.spent_label = QLabel("—", today)
+        self.spent_label = rich_label(QLabel("—", today))
         self.spent_label.setObjectName("spentLabel")
         self.bar = BudgetBar(today)
         self.bar.setObjectName("budgetBar")
-        self.remaining_label = QLabel("", today)
+        self.remaining_label = PlainLabel("", today)
         self.remaining_label.setObjectName("remainingLabel")
         self.remaining_label.setWordWrap(True)
         today_layout.addWidget(self.spent_label)
         today_layout.addWidget(self.bar)
         today_layout.addWidget(self.remaining_label)
         today_layout.addLayout(self._build_ceiling_editor(today))
-        self.ceiling_message = QLabel("", today)
+        self.ceiling_message = PlainLabel("", today)
         self.ceiling_message.setObjectName("ceilingMessage")
         self.ceiling_message.setWordWrap(True)
         today_layout.addWidget(self.ceiling_message)

@@ -8,6 +8,7 @@ import html
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
+from desktop.plain_text import plain_tooltip
 from desktop.presenters.window_status import DETAILS_HINT, STARTING, StatusLine
 from desktop.theme import COLORS  # the views import the tone colours from here too
 
@@ -48,7 +49,7 @@ class WindowStatusLine(QLabel):
         color = COLORS[line.tone]
         self.setText(f"<span style='color:{color}; font-size:14pt'>●</span>&nbsp;"
                      f"<span style='color:{color}'>{html.escape(line.text)}</span>")
-        self.setToolTip(f"{line.details}.\n{DETAILS_HINT}" if line.details else DETAILS_HINT)
+        self.setToolTip(plain_tooltip(f"{line.details}.\n{DETAILS_HINT}") if line.details else DETAILS_HINT)
         self.setAccessibleName(line.text)
 
     def plain_text(self) -> str:

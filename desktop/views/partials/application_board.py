@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 )
 
 from backend.desktop_contract import APPLICATION_STAGE_LABELS, APPLICATION_STAGES
+from desktop.plain_text import plain_tooltip
 from desktop.presenters.applications import card_lines, card_tooltip
 from desktop.theme import COLORS
 
@@ -254,7 +255,7 @@ class ApplicationBoard(QWidget):
             for card in mine:
                 item = QListWidgetItem(card_text(card, today))
                 item.setData(KEY_ROLE, card["jobKey"])
-                item.setToolTip(card_tooltip(card, today))
+                item.setToolTip(plain_tooltip(card_tooltip(card, today)))
                 item.setData(CARD_ROLE, card_look(card, today))
                 column.addItem(item)
             column.blockSignals(False)

@@ -25,6 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from backend.desktop_contract import sanitize_html
+from desktop.plain_text import PlainLabel, rich_label
 from desktop.presenters.applications import (
     EMAIL_FAILURE_WORDS,
     VIA_TEXT,
@@ -148,12 +150,12 @@ class ApplicationDetailPanel(QWidget):
                                               wrap_width=True)
         outer.addWidget(scroll)
         box = inner  # the widgets below live in the scrolling part
-        self.title = QLabel("Select a card", box)
+        self.title = rich_label(QLabel("Select a card", box))
         self.title.setWordWrap(True)
-        self.history = QLabel("", box)
+        self.history = rich_label(QLabel("", box))
         self.history.setObjectName("applicationHistory")
         self.history.setWordWrap(True)
-        self.next_step = QLabel("", box)
+        self.next_step = PlainLabel("", box)
         self.next_step.setObjectName("nextStep")
         self.next_step.setWordWrap(True)
         follow_row = QHBoxLayout()
@@ -168,7 +170,7 @@ class ApplicationDetailPanel(QWidget):
         for button in (self.snooze_button, self.week_button, self.done_button):
             follow_row.addWidget(button)
         follow_row.addStretch(1)
-        self.interviews = QLabel("", box)
+        self.interviews = rich_label(QLabel("", box))
         self.interviews.setObjectName("interviewList")
         self.interviews.setWordWrap(True)
         interview_row = QHBoxLayout()
@@ -207,7 +209,7 @@ class ApplicationDetailPanel(QWidget):
         self.draft_button = QPushButton("Write a follow-up email…", box)
         self.draft_button.setObjectName("draftFollowUpButton")
         self.draft_button.clicked.connect(self.draft_requested)
-        self.email_state = QLabel("", box)
+        self.email_state = PlainLabel("", box)
         self.email_state.setObjectName("followUpEmailState")
         self.email_state.setWordWrap(True)
         column.addWidget(note)
@@ -267,7 +269,10 @@ class ApplicationDetailPanel(QWidget):
                 f"<p>{html.escape(posting.get('company') or '')}"
                 f"{' · ' + html.escape(posting['location']) if posting.get('location') else ''}"
                 f" · <a href='{html.escape(posting.get('url') or '')}'>original page</a></p>")
-        body = posting.get("descriptionHtml") or html.escape(posting.get("descriptionText") or "")
+        # The posting's own HTML only through the backend's allowlist cleaner: Qt would
+        # load an <img src> from a local file.
+        raw = posting.get("descriptionHtml")
+        body = sanitize_html(raw) if raw else html.escape(posting.get("descriptionText") or "")
         self.posting.setHtml(head + (body or "<i>The posting had no text.</i>"))
 
     def _show_email_rounds(self, emails: list[dict[str, Any]]) -> None:

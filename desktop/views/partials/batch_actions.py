@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from backend.desktop_contract import MAX_BATCH_JOBS, MAX_WORKERS
 from desktop.formatting import describe_api_error
+from desktop.plain_text import PlainLabel
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
 from desktop.views.status_indicators import COLORS
@@ -126,7 +127,7 @@ class BatchDialog(QDialog):
         self.setObjectName("batchDialog")
         self.setWindowTitle(title)
         layout = QVBoxLayout(self)
-        text = QLabel(what.format(jobs=selected_phrase(count)) + "\n\n" + SPEND_NOTE, self)
+        text = PlainLabel(what.format(jobs=selected_phrase(count)) + "\n\n" + SPEND_NOTE, self)
         text.setObjectName("batchDialogText")
         text.setWordWrap(True)
         text.setMinimumWidth(380)
@@ -174,7 +175,7 @@ class BatchActionsBar(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         row = QHBoxLayout()
-        self.selection_label = QLabel("", self)
+        self.selection_label = PlainLabel("", self)
         self.selection_label.setObjectName("selectionCount")
         self.selection_label.setStyleSheet(f"color: {COLORS['idle']};")
         row.addWidget(self.selection_label)
@@ -199,7 +200,7 @@ class BatchActionsBar(QWidget):
             self.stale_buttons[action] = button
             row.addWidget(button)
         layout.addLayout(row)
-        self.result_label = QLabel("", self)
+        self.result_label = PlainLabel("", self)
         self.result_label.setObjectName("bulkResult")
         self.result_label.setWordWrap(True)
         self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLay
 
 from backend.desktop_contract import host_of
 from desktop.formatting import describe_api_error
+from desktop.plain_text import PlainLabel, rich_label
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
 from desktop.theme import COLORS, notice_colors
@@ -69,9 +70,9 @@ class BlockedSiteNotice(QFrame):
         self.setStyleSheet(notice_style("warning"))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 8)
-        self.title = QLabel("<b>This site asks automated tools not to read its pages</b>", self)
+        self.title = rich_label(QLabel("<b>This site asks automated tools not to read its pages</b>", self))
         self.title.setObjectName("blockedSiteTitle")
-        self.explanation = QLabel("", self)
+        self.explanation = PlainLabel("", self)
         self.explanation.setObjectName("blockedSiteText")
         self.explanation.setWordWrap(True)
         self.explanation.setTextFormat(Qt.TextFormat.PlainText)
@@ -81,7 +82,7 @@ class BlockedSiteNotice(QFrame):
         self.allow_button.clicked.connect(self.allow)
         row.addWidget(self.allow_button)
         row.addStretch(1)
-        self.result_label = QLabel("", self)
+        self.result_label = PlainLabel("", self)
         self.result_label.setObjectName("blockedSiteResult")
         self.result_label.setWordWrap(True)
         self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -14,6 +14,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
 
+from desktop.plain_text import PlainLabel, rich_label
 from desktop.views.status_indicators import COLORS
 
 MARKS = {"met": ("✓", "ok"), "missing": ("✗", "bad"), "unknown": ("?", "idle")}
@@ -129,7 +130,7 @@ class FitChecklist(QWidget):
         return self._next_line - 1
 
     def _add_title(self, text: str) -> None:
-        title = QLabel(text, self)
+        title = PlainLabel(text, self)
         title.setStyleSheet(f"color: {COLORS['idle']}; font-weight: 600;")
         self.grid.addWidget(title, self._take_line(), 0, 1, 2)
 
@@ -139,7 +140,7 @@ class FitChecklist(QWidget):
         mark.setObjectName("checkMark")
         mark.setStyleSheet(f"color: {COLORS[row.tone]}; font-weight: 700;")
         mark.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignHCenter)
-        text = QLabel(self)
+        text = rich_label(QLabel(self))
         text.setObjectName("checkLine")
         text.setWordWrap(True)
         text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.plain_text import PlainLabel
 from desktop.views.partials.materials_words import (
     dropped_lines,
     dropped_summary,
@@ -196,13 +197,13 @@ class DocEditor(QWidget):
         self.form.addRow(label, widget)
 
     def _title(self, text: str) -> None:
-        title = QLabel(text, self.body)
+        title = PlainLabel(text, self.body)
         title.setContentsMargins(0, 8, 0, 0)
         title.setStyleSheet(f"color: {COLORS['idle']}; font-weight: 600;")
         self.form.addRow(title)
 
     def _read_only(self, text: str, name: str = "", *, bold: bool = False) -> QLabel:
-        label = QLabel(text, self.body)
+        label = PlainLabel(text, self.body)
         label.setObjectName(name)
         label.setTextFormat(Qt.TextFormat.PlainText)
         label.setWordWrap(True)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from desktop.client import ApiClient, ApiRequestError, ApiUnavailable
 from desktop.formatting import describe_api_error
+from desktop.plain_text import PlainLabel
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
 from desktop.views.partials.fit_checklist import is_below_threshold
@@ -78,7 +79,7 @@ class MaterialPage(QWidget):
         self.pending: dict[str, Any] | None = None  # newer content kept back while dirty
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
-        self.empty = QLabel("", self)
+        self.empty = PlainLabel("", self)
         self.empty.setObjectName("materialEmpty")
         self.empty.setWordWrap(True)
         self.editor: DocEditor = ResumeEditor(self) if kind == "resume" else LetterEditor(self)
@@ -93,7 +94,7 @@ class MaterialPage(QWidget):
         buttons.addWidget(self.save_button)
         buttons.addWidget(self.undo_button)
         buttons.addStretch(1)
-        self.status = QLabel("", self)
+        self.status = PlainLabel("", self)
         self.status.setObjectName(f"status_{kind}")
         self.status.setWordWrap(True)
         layout.addWidget(self.empty)
@@ -170,7 +171,7 @@ class MaterialsPanel(QWidget):
         self.drafts: dict[tuple[str, str], tuple[dict[str, Any], dict[str, Any]]] = {}
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.rejections = QLabel("", self)
+        self.rejections = PlainLabel("", self)
         self.rejections.setObjectName("materialRejections")
         self.rejections.setWordWrap(True)
         self.rejections.setStyleSheet(f"color: {COLORS['bad']};")

@@ -17,6 +17,7 @@ from PySide6.QtCore import QStandardPaths, Qt, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QGridLayout, QHBoxLayout, QLabel, QPushButton, QWidget
 
+from desktop.plain_text import PlainLabel, plain_tooltip
 from desktop.views.status_indicators import COLORS
 
 KIND_TITLES = {"resume_pdf": "Résumé", "cover_letter_pdf": "Cover letter"}
@@ -90,7 +91,7 @@ class PdfFiles(QWidget):
         self._buttons: dict[str, list[QPushButton]] = {}
         for row, kind in enumerate(KIND_TITLES):
             self._add_file_row(grid, row * 2, kind)
-        self.message = QLabel("", self)
+        self.message = PlainLabel("", self)
         self.message.setObjectName("pdfMessage")
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -99,7 +100,7 @@ class PdfFiles(QWidget):
         self.set_files([])
 
     def _add_file_row(self, grid: QGridLayout, line: int, kind: str) -> None:
-        name = QLabel(self)
+        name = PlainLabel(self)
         name.setObjectName(f"file_{kind}")
         name.setWordWrap(True)
         name.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -131,7 +132,7 @@ class PdfFiles(QWidget):
             ready = path is not None and Path(path).is_file()
             for button in self._buttons[kind]:
                 button.setEnabled(ready)
-                button.setToolTip(path or "Not rendered yet")
+                button.setToolTip(plain_tooltip(path) or "Not rendered yet")
 
     def open(self, kind: str) -> bool:
         """Open one PDF (the job detail's ``open_pdf``); False when it did not open."""

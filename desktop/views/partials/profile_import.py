@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from desktop.client import ApiRequestError
 from desktop.formatting import describe_api_error
+from desktop.plain_text import PlainLabel, rich_label
 from desktop.presenters.profile_import import LOW_MARK, warning_lines, warning_title
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
@@ -142,8 +143,9 @@ def notice_frame(name: str, tone: str, parent: QWidget) -> QFrame:
     return frame
 
 
-def notice_label(parent: QWidget, name: str) -> QLabel:
-    label = QLabel(parent)
+def notice_label(parent: QWidget, name: str, *, rich: bool = False) -> QLabel:
+    """A wrapping notice line, plain text unless ``rich`` (its text escaped)."""
+    label = rich_label(QLabel(parent)) if rich else PlainLabel(parent)
     label.setObjectName(name)
     label.setWordWrap(True)
     return label
@@ -162,7 +164,7 @@ class DraftBanner(QFrame):
         layout = QVBoxLayout(frame)
         layout.setContentsMargins(12, 8, 8, 8)
         row = QHBoxLayout()
-        self.message = notice_label(frame, "draftMessage")
+        self.message = notice_label(frame, "draftMessage", rich=True)
         self.toggle = QPushButton("Show lines", frame)
         self.toggle.setObjectName("showUnplaced")
         self.toggle.setCheckable(True)

@@ -14,9 +14,10 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from desktop.formatting import describe_api_error
+from desktop.plain_text import PlainLabel
 from desktop.presenters.profile_improve import (
     busy_words,
     failure_words,
@@ -65,7 +66,7 @@ class ImprovePanel(QFrame):
         outer.addWidget(frame)
         row = QHBoxLayout(frame)
         row.setContentsMargins(12, 6, 8, 6)
-        self.words = QLabel(frame)
+        self.words = PlainLabel(frame)
         self.words.setObjectName("improveWords")
         self.words.setWordWrap(True)
         self.words.setTextFormat(Qt.TextFormat.PlainText)

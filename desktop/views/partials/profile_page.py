@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QMessageBox, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QMessageBox, QPushButton, QVBoxLayout, QWidget
 
 from desktop.client import ApiRequestError
 from desktop.formatting import describe_api_error
+from desktop.plain_text import PlainLabel
 from desktop.presenters.profile_import import draft_name, replace_question
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
@@ -104,7 +105,7 @@ class ProfilePage(QWidget):
         frame = notice_frame("sampleBanner", "info", self)
         layout = QHBoxLayout(frame)
         layout.setContentsMargins(12, 6, 8, 6)
-        self.sample_text = notice_label(frame, "sampleBannerText")
+        self.sample_text = notice_label(frame, "sampleBannerText", rich=True)
         self.sample_text.setText(f"<b>{SAMPLE_BANNER}</b>")
         layout.addWidget(self.sample_text, 1)
         layout.addWidget(self._button("Import résumé…", "sampleImport", self.choose_import))
@@ -116,7 +117,7 @@ class ProfilePage(QWidget):
         column = QVBoxLayout()
         column.setContentsMargins(4, 0, 12, 2)
         row = QHBoxLayout()
-        self.status = QLabel(self)
+        self.status = PlainLabel(self)
         self.status.setObjectName("profileStatus")
         self.status.setWordWrap(True)
         self.status.setTextFormat(Qt.TextFormat.PlainText)

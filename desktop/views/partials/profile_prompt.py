@@ -12,8 +12,9 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
+from desktop.plain_text import PlainLabel
 from desktop.views.partials.profile_import import IMPORT_KINDS, notice_frame, notice_label
 from desktop.views.status_indicators import COLORS
 
@@ -44,7 +45,7 @@ class ProfilePrompt(QWidget):
         layout = QVBoxLayout(frame)
         layout.setContentsMargins(12, 8, 8, 8)
         layout.setSpacing(6)
-        self.text = notice_label(frame, "profileNoticeText")
+        self.text = notice_label(frame, "profileNoticeText", rich=True)
         layout.addWidget(self.text)
         buttons = QHBoxLayout()
         self.import_button = self._button(frame, "Import your résumé…", "importResumeButton",
@@ -58,7 +59,7 @@ class ProfilePrompt(QWidget):
             buttons.addWidget(button)
         buttons.addStretch(1)
         layout.addLayout(buttons)
-        self.progress = QLabel(frame)
+        self.progress = PlainLabel(frame)
         self.progress.setObjectName("profilePromptProgress")
         self.progress.setWordWrap(True)
         self.progress.setTextFormat(Qt.TextFormat.PlainText)

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.plain_text import PlainLabel, plain_tooltip
 from desktop.views.partials.settings_form import ErrorLabel, hint
 
 Document = dict[str, Any]
@@ -433,7 +434,7 @@ class CollapsibleSection(QWidget):
         row.setSpacing(10)
         row.addWidget(self.header, 0, Qt.AlignmentFlag.AlignLeft)
         # How sure an import's reading of this section is: plain text, never markup.
-        self.note = QLabel(self)
+        self.note = PlainLabel(self)
         self.note.setObjectName(f"note:{title}")
         self.note.setTextFormat(Qt.TextFormat.PlainText)
         self.note.setWordWrap(True)
@@ -457,7 +458,7 @@ class CollapsibleSection(QWidget):
     def set_note(self, text: str, color: str | None = None, tip: str = "") -> None:
         """A note beside the header (``""`` hides it), in ``color`` when given."""
         self.note.setText(text)
-        self.note.setToolTip(tip)
+        self.note.setToolTip(plain_tooltip(tip))
         self.note.setStyleSheet(f"color: {color};" if color else "")
         self.note.setVisible(bool(text))
 

@@ -8,6 +8,7 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from desktop.plain_text import plain_tooltip
 from desktop.theme import COLORS
 
 Bar = tuple[str, float | None, str]  # label, rate 0..1 (None: withheld), the value's words
@@ -23,7 +24,7 @@ class RateChart(QWidget):
 
     def set_bars(self, title: str, bars: list[Bar]) -> None:
         self.title, self.bars = title, bars
-        self.setToolTip("\n".join(f"{label}: {words}" for label, _rate, words in bars))
+        self.setToolTip(plain_tooltip("\n".join(f"{label}: {words}" for label, _rate, words in bars)))
         self.updateGeometry()
         self.update()
 

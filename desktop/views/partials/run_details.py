@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.plain_text import PlainLabel, plain_tooltip, rich_label
 from desktop.presenters import operations as ops
 from desktop.views.partials.disclosure import Disclosure
 from desktop.views.partials.stage_count_grid import StageCountGrid
@@ -32,10 +33,12 @@ MUTED = "color: palette(placeholder-text);"
 SERVICE_TITLES = {"temporal": "Temporal", "worker": "Worker", "api": "API"}
 
 
-def _label(parent: QWidget, name: str, *, wrap: bool = True, muted: bool = False) -> QLabel:
-    """A selectable label. Multi-line lists are built with <br> and do not wrap: a wrapping
-    rich-text label inside nested layouts may be given too little height and overlap."""
-    label = QLabel(parent)
+def _label(parent: QWidget, name: str, *, wrap: bool = True, muted: bool = False,
+           rich: bool = False) -> QLabel:
+    """A selectable label, plain text unless ``rich`` (its text escaped, ``_lines`` /
+    ``_table``). Multi-line lists are built with <br> and do not wrap: a wrapping rich-text
+    label inside nested layouts may be given too little height and overlap."""
+    label = rich_label(QLabel(parent)) if rich else PlainLabel(parent)
     label.setObjectName(name)
     label.setWordWrap(wrap)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -92,15 +95,15 @@ class RunDetails(Disclosure):
 
     def _build_families(self) -> QGroupBox:
         self.family_text = _label(self.body, "familyProgressText")
-        self.family_list = _label(self.body, "familyList", wrap=False, muted=True)
+        self.family_list = _label(self.body, "familyList", wrap=False, muted=True, rich=True)
         self.resumed_label = _label(self.body, "resumedLabel")
-        self.provider_label = _label(self.body, "providerLabel", wrap=False, muted=True)
+        self.provider_label = _label(self.body, "providerLabel", wrap=False, muted=True,
+                                     rich=True)
         return _group(self.body, "Sources", self.family_text, self.family_list,
                       self.resumed_label, self.provider_label)
 
     def _build_reconciliation(self) -> QGroupBox:
-        self.reconciliation_label = _label(self.body, "reconciliationLabel", wrap=False)
-        self.reconciliation_label.setTextFormat(Qt.TextFormat.RichText)
+        self.reconciliation_label = _label(self.body, "reconciliationLabel", wrap=False, rich=True)
         self.coverage_label = _label(self.body, "coverageLabel", muted=True)
         return _group(self.body, "After the sources", self.reconciliation_label,
                       self.coverage_label)
@@ -126,9 +129,10 @@ class RunDetails(Disclosure):
         self.slots_label = _label(self.body, "slotsLabel")
         self.active_stages_label = _label(self.body, "activeStagesLabel")
         self.active_items_label = _label(self.body, "activeItemsLabel", muted=True)
-        self.active_list_label = _label(self.body, "activeListLabel", wrap=False, muted=True)
+        self.active_list_label = _label(self.body, "activeListLabel", wrap=False, muted=True,
+                                        rich=True)
         # Long infrastructure lines wrap: a non-wrapping one widened the window past 900 px.
-        self.queues_label = _label(self.body, "taskQueuesLabel", muted=True)
+        self.queues_label = _label(self.body, "taskQueuesLabel", muted=True, rich=True)
         self.queues_label.setToolTip("Approximate infrastructure observations from Temporal, "
                                      "not job counts")
         return _group(self.body, "Worker capacity", self.freshness_label, self.slots_label,
@@ -139,7 +143,8 @@ class RunDetails(Disclosure):
         self.eta_label = _label(self.body, "etaLabel")
         # Per stage only the range or "No ETA" (narrow); why there is none is said once
         # below, wrapped, and in full in the tooltip.
-        self.stage_eta_label = _label(self.body, "stageEtaLabel", wrap=False, muted=True)
+        self.stage_eta_label = _label(self.body, "stageEtaLabel", wrap=False, muted=True,
+                                      rich=True)
         self.stage_eta_reason = _label(self.body, "stageEtaReason", muted=True)
         caveat = _label(self.body, "etaCaveat", muted=True)
         caveat.setText("Estimates from recent work, not promises.")
@@ -147,10 +152,8 @@ class RunDetails(Disclosure):
                       self.stage_eta_reason, caveat)
 
     def _build_services(self) -> QGroupBox:
-        self.services_label = _label(self.body, "servicesLabel")
-        self.services_label.setTextFormat(Qt.TextFormat.RichText)
-        self.temporal_label = _label(self.body, "temporalUiDetail")
-        self.temporal_label.setTextFormat(Qt.TextFormat.RichText)
+        self.services_label = _label(self.body, "servicesLabel", rich=True)
+        self.temporal_label = _label(self.body, "temporalUiDetail", rich=True)
         self.temporal_label.setOpenExternalLinks(True)
         self.temporal_label.setTextInteractionFlags(
             Qt.TextInteractionFlag.TextBrowserInteraction)
@@ -201,8 +204,8 @@ class RunDetails(Disclosure):
 
     def _show_stage_etas(self, snapshot: dict[str, Any]) -> None:
         self.stage_eta_label.setText(_table(ops.stage_eta_short_rows(snapshot)))
-        self.stage_eta_label.setToolTip("\n".join(f"{stage}: {text}"
-                                                  for stage, text in ops.stage_eta_rows(snapshot)))
+        self.stage_eta_label.setToolTip(plain_tooltip("\n".join(
+            f"{stage}: {text}" for stage, text in ops.stage_eta_rows(snapshot))))
         reasons = ops.stage_eta_reasons(snapshot)
         self.stage_eta_reason.setVisible(bool(reasons))
         self.stage_eta_reason.setText(f"No ETA: {'; '.join(reasons)}." if reasons else "")
@@ -235,9 +238,9 @@ class RunDetails(Disclosure):
         tone, words = STREAM_STATES.get(self.stream, ("idle", self.stream))
         parts.append(f"<span style='color:{COLORS[tone]}'>●</span> Live updates {words}")
         self.services_label.setText(" &nbsp; ".join(parts))
-        self.services_label.setToolTip("\n".join(
+        self.services_label.setToolTip(plain_tooltip("\n".join(
             f"{title}: {SERVICE_STATES.get(self.services.get(name, 'waiting'), ('', '?'))[1]}"
-            f"{self.service_notes.get(name, '')}" for name, title in SERVICE_TITLES.items()))
+            f"{self.service_notes.get(name, '')}" for name, title in SERVICE_TITLES.items())))
         if self.temporal_ui_url:
             url = html.escape(self.temporal_ui_url)
             self.temporal_label.setText(f"Temporal Web UI: <a href='{url}'>{url}</a>")

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.plain_text import PlainLabel
 from desktop.presenters.operations import RunSummary
 from desktop.theme import primary_button_style
 from desktop.views.status_indicators import COLORS
@@ -35,7 +36,7 @@ MUTED = "color: palette(placeholder-text);"
 
 
 def _selectable(parent: QWidget, name: str, *, wrap: bool) -> QLabel:
-    label = QLabel(parent)
+    label = PlainLabel(parent)
     label.setObjectName(name)
     label.setWordWrap(wrap)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.plain_text import PlainLabel
 from desktop.presenters.schedule import (
     EVERY_DAY,
     WEEKDAY_NAMES,
@@ -92,7 +93,7 @@ class SchedulePicker(QWidget):
         self.days_box.setLayout(days_row)
         days_row.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.days_box)
-        self.summary = QLabel(self)
+        self.summary = PlainLabel(self)
         self.summary.setObjectName("scheduleSummary")
         self.summary.setWordWrap(True)
         self.summary.setStyleSheet(HINT_STYLE)

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.client import ApiRequestError
+from desktop.plain_text import PlainLabel
 from desktop.theme import COLORS
 
 HINT_STYLE = "color: palette(placeholder-text); font-size: 9pt;"
@@ -58,8 +59,9 @@ def match_fields(messages: dict[str, str], owner: str) -> str | None:
     return " ".join(dict.fromkeys(hits)) or None
 
 
-class ErrorLabel(QLabel):
-    """A red line under an input, hidden while there is nothing to say."""
+class ErrorLabel(PlainLabel):
+    """A red line under an input (the server's words, as plain text), hidden while there is
+    nothing to say."""
 
     def __init__(self, field: str, parent: QWidget | None = None):
         super().__init__(parent)

@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QLineEdit,
     QPushButton,
     QTableWidget,
@@ -31,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from backend.desktop_contract import SourceLinkError, new_source_id, resolve_source_link
+from desktop.plain_text import PlainLabel
 from desktop.presenters.sources import KIND_LABELS, describe_source, source_name
 from desktop.theme import COLORS
 from desktop.views.partials.settings_form import HINT_STYLE
@@ -86,7 +86,7 @@ class SourcesEditor(QWidget):
         add_row.addWidget(self.add_button)
         add_row.addWidget(self.remove_button)
         layout.addLayout(add_row)
-        self.feedback = QLabel(self)  # why a link was refused, or what was added
+        self.feedback = PlainLabel(self)  # why a link was refused, or what was added
         self.feedback.setObjectName("sourceFeedback")
         self.feedback.setWordWrap(True)
         self.feedback.hide()

@@ -14,13 +14,13 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
-    QLabel,
     QStackedWidget,
     QTableWidget,
     QTableWidgetItem,
     QWidget,
 )
 
+from desktop.plain_text import PlainLabel
 from desktop.presenters.operations import COUNT_FIELDS, COUNT_HINTS, COUNT_LABELS, STAGE_LABELS, STAGES
 from desktop.theme import COLORS
 
@@ -55,7 +55,7 @@ class StageCountGrid(QStackedWidget):
                   + self.table.verticalHeader().defaultSectionSize() * len(STAGES) + 4)
         self.table.setFixedHeight(height)
         self.rows_height = height
-        self.placeholder = QLabel(self)
+        self.placeholder = PlainLabel(self)
         self.placeholder.setObjectName("stageCountPlaceholder")
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setWordWrap(True)
