@@ -16,7 +16,7 @@ same way. If it does not fit, the stage stops with the typed ``budget_exceeded``
 any call, and the job waits for the budget-resume path. The ledger can then pass the
 ceiling by at most the calls already in flight when the settings changed.
 
-One source's share (issue 31). No single source's jobs may spend more than
+One source's share. No single source's jobs may spend more than
 ``maxSourceShareOfDailyBudget`` of the ceiling (default half): the day's spend is also
 kept per source (``llm_spend_by_source``, the source that first found the job), and a
 paid stage of a job whose source's spend plus one call would pass its share is refused

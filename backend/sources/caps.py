@@ -1,4 +1,4 @@
-"""The bounds that keep one board from flooding the pipeline (issue 31): postings per
+"""The bounds that keep one board from flooding the pipeline: postings per
 fetch and per Discover run, and the size of a description. Plain data and functions, no
 parsing library: the worker's start imports this (the discovery activities), not the
 adapters (backend/sources/registry.py loads those when a kind is first fetched)."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-# Postings one board's fetch keeps (issue 31: one board must not flood the pipeline). The
+# Postings one board's fetch keeps (one board must not flood the pipeline). The
 # largest public boards a job seeker reads hold a few thousand open postings (the biggest
 # Greenhouse boards ~3,000-4,000; the paged families stop at 2,000 by their own
 # ``maxPostings``): 5,000 keeps every real board whole. Past it a "board" is an aggregator

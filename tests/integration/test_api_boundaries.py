@@ -40,7 +40,7 @@ async def test_health_needs_no_token_to_say_up_and_the_token_for_each_part(base_
     async with httpx.AsyncClient(base_url=base_url, timeout=REQUEST_TIMEOUT) as http:
         anonymous = (await http.get("/v1/health")).json()
         body = (await http.get("/v1/health", headers=auth)).json()
-    assert anonymous == {"status": "ok"}  # no pid, no Temporal address (issue 31)
+    assert anonymous == {"status": "ok"}  # no pid, no Temporal address
     assert body["status"] == "ok"
     assert body["api"]["status"] == "ok"
     assert body["worker"]["ready"] is True

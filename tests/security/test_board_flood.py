@@ -1,4 +1,4 @@
-"""One board must not flood the pipeline (issue 31, item 6): a board serving far more
+"""One board must not flood the pipeline: a board serving far more
 postings than any real one is cut at the per-board cap without converting the rest, the
 run keeps at most its own cap across sources, and the run's summary says how many were
 left out; a 20 MB description is stored bounded, in the job and in its enrichment.

@@ -1,6 +1,6 @@
 """A line break or NUL in a posting's title or company (untrusted text) used to make the
 application e-mail fail to build after the submit intent was saved: the job showed
-"outcome unknown" although nothing was sent (issue 31, item 7c). Header values are made
+"outcome unknown" although nothing was sent. Header values are made
 single-line before anything is recorded, and a message that cannot be built is a plain
 failure (nothing sent), never an unknown outcome."""
 

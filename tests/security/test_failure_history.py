@@ -1,6 +1,6 @@
 """What a failed activity leaves in the Temporal history: a bounded code, never the
 exception's text — an OSError writing ``<Full Name> - Resume - <Company>.pdf`` quotes the
-user's name (issue 31, item 7b). The local log keeps the detail."""
+user's name. The local log keeps the detail."""
 
 from __future__ import annotations
 

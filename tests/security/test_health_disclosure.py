@@ -1,4 +1,4 @@
-"""``/v1/health`` without the token says only whether the service is up (issue 31): no
+"""``/v1/health`` without the token says only whether the service is up: no
 pid, no Temporal address, no worker detail for another local user or a web page."""
 
 from __future__ import annotations

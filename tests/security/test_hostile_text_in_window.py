@@ -1,4 +1,4 @@
-"""Posting text is shown as text, never as Qt rich text (issue 31, item 1).
+"""Posting text is shown as text, never as Qt rich text.
 
 Every text that comes from a posting, a board, a model, a file or a server's error
 message is untrusted. Qt renders a label (``Qt.AutoText``) and a tooltip as HTML as soon
@@ -326,7 +326,7 @@ def test_a_hostile_posting_is_shown_as_text(qtbot, window, canary, key):
 
 def test_an_image_location_is_read_as_text_in_the_detail_and_the_tooltip(qtbot, window,
                                                                          canary):
-    """The crash of issue 31: the location ``<img src="/dev/zero">Berlin`` (a canary file
+    """The crash the review found: the location ``<img src="/dev/zero">Berlin`` (a canary file
     here). The job opens and its tooltip is asked for without Qt reading the file, and both
     show the characters of the posting."""
     location = f'<img src="{canary}">Berlin'

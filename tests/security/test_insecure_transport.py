@@ -1,7 +1,7 @@
 """An SMTP password over a connection with no TLS, or a model API key over http:// to
 another machine, is refused unless the user confirmed it in plain words: by the settings
 API (typed error, nothing saved) and again at use, by the sender and the model client, so
-a settings file edited by hand cannot skip it (issue 31, item 7d). Loopback is exempt."""
+a settings file edited by hand cannot skip it. Loopback is exempt."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Materials file names fit the file system's limit in bytes (NAME_MAX, 255), whatever
-script the company or the person's name is written in (issue 31, item 7a)."""
+script the company or the person's name is written in."""
 
 from __future__ import annotations
 

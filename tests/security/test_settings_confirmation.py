@@ -1,5 +1,5 @@
 """The Settings view asks, in plain words, before an e-mail password or an API key travels
-unencrypted, and resends the same form with the user's yes (issue 31, item 7d)."""
+unencrypted, and resends the same form with the user's yes."""
 
 from __future__ import annotations
 

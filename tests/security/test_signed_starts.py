@@ -1,4 +1,4 @@
-"""The worker runs only what JobCtrl started (issue 31): on a real Temporal dev server, a
+"""The worker runs only what JobCtrl started: on a real Temporal dev server, a
 worker with JobCtrl's start guard; a signed client (JobCtrl's own ``connect_temporal``)
 and a foreign one (a plain ``Client.connect``, as another local user would)."""
 

@@ -1,4 +1,4 @@
-"""No single job board may use more than its share of a day's budget (issue 31, item 6:
+"""No single job board may use more than its share of a day's budget (
 1,000 postings from one board made 2,972 model calls and took the day's budget). The
 spend of each source's jobs is kept; once a source's share is used, a paid call for one
 of its jobs is refused with the typed ``source_budget_share_reached`` before any call,

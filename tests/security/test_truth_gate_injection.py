@@ -1,4 +1,4 @@
-"""Prompt injection through the posting (issue 31, item 2): a posting's title, company,
+"""Prompt injection through the posting: a posting's title, company,
 location, description and careers-page text are the posting's words, never the job
 seeker's. Claims hidden in them ("PhD, 10 years of Rust", "worked at Google and Meta",
 "willing to relocate, no visa needed", "holds a PMP") must not reach a résumé or letter

@@ -1,4 +1,4 @@
-"""The Temporal Web UI is opt-in (issue 31): it has no login and, on by default, let any
+"""The Temporal Web UI is opt-in: it has no login and, on by default, let any
 local user (or a DNS-rebinding page that found its port) read and change every run."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """GET /v1/health: API health apart from worker readiness and Temporal reachability.
 
 Without the bearer token it says only whether the service is up (``status``): the pid,
-the Temporal address and the worker's detail are for the token holder (issue 31: another
+the Temporal address and the worker's detail are for the token holder (another
 local user, or a web page, learnt where Temporal listens from it)."""
 
 from __future__ import annotations
