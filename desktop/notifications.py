@@ -28,6 +28,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QSystemTrayIcon
 
 from desktop.client import StreamedEvent
+from desktop.plain_text import notification_text
 from desktop.presenters import operations as ops
 from desktop.presenters.applications import follow_ups_due_text
 from desktop.qt_compat import emit
@@ -105,7 +106,7 @@ class Notifier(QObject):
 def tray_sink(icon: QSystemTrayIcon) -> Sink:
     def show(title: str, text: str, level: Level) -> bool:
         if icon.isVisible() and QSystemTrayIcon.supportsMessages():
-            icon.showMessage(title, text, level, MESSAGE_MS)
+            icon.showMessage(notification_text(title), notification_text(text), level, MESSAGE_MS)
             return True
         return False
 

@@ -34,6 +34,17 @@ def plain_tooltip(text: str | None) -> str | None:
     return f"<p style='white-space:pre-wrap'>{html.escape(text, quote=False)}</p>"
 
 
+_ANGLES = str.maketrans({"<": "\u2039", ">": "\u203a"})
+
+
+def notification_text(text: str) -> str:
+    """``text`` for the platform's notification: some Linux notification servers read a
+    subset of markup (``<img>`` included) in the body, others show it as typed, so no
+    escaping reads right everywhere. Angle brackets become look-alike quotes (‹ ›): no tag
+    can form, and the words read the same on every platform."""
+    return text.translate(_ANGLES)
+
+
 def plain_label(label: QLabel) -> QLabel:
     """``label`` set to show its text as plain text, whatever the text looks like."""
     label.setTextFormat(Qt.TextFormat.PlainText)

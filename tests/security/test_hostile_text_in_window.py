@@ -31,12 +31,14 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHeaderView,
     QLabel,
+    QSystemTrayIcon,
     QTabBar,
     QTextEdit,
     QWidget,
 )
 
 from desktop.client import ApiRequestError, StreamedEvent
+from desktop.notifications import tray_sink
 from desktop.plain_text import plain_tooltip
 from desktop.shell import ShellController
 from desktop.views.main_window import VIEW_TABS, MainWindow
@@ -375,3 +377,24 @@ def test_a_plain_tooltip_shows_the_characters(qapp, text):
     assert document.toPlainText() == text
     assert "<img" not in document.toHtml()
     assert plain_tooltip("plain words") == "plain words"  # plain text stays as it was
+
+
+def test_a_notification_carries_no_markup_to_the_platform(qapp):
+    """Some Linux notification servers read markup (``<img>`` included) in a message's
+    body: what the tray hands them has no tag left, and reads the same."""
+    shown: list[tuple[str, str]] = []
+
+    class Icon(QSystemTrayIcon):
+        def isVisible(self) -> bool:  # noqa: N802 - Qt naming
+            return True
+
+        def showMessage(self, title, text, *args) -> None:  # noqa: N802 - Qt naming
+            shown.append((title, text))
+
+    source = '<img src="/dev/zero">Acme <b>board</b>'
+    if not QSystemTrayIcon.supportsMessages():
+        pytest.fail("this platform plugin offers no tray messages to test")
+    assert tray_sink(Icon())(f"Discover: {source}", f"1 source could not be read: {source}",
+                             QSystemTrayIcon.MessageIcon.Information)
+    assert shown and all("<" not in part and ">" not in part for pair in shown for part in pair)
+    assert "Acme" in shown[0][1] and "board" in shown[0][1]
