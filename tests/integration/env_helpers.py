@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable
+import subprocess
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 
 def override_environ(**overrides: str) -> Callable[[], None]:
@@ -21,3 +24,21 @@ def override_environ(**overrides: str) -> Callable[[], None]:
                 os.environ[key] = value
 
     return restore
+
+
+@contextlib.contextmanager
+def bare_dev_server(history_file: Path) -> Iterator[str]:
+    """A Temporal dev server of its own (headless, no worker, no JobCtrl services) for a
+    test that needs a cluster to itself; yields its address and stops it afterwards."""
+    from backend.supervision.embedded_temporal import dev_server_argv, temporal_binary
+    from backend.supervision.ports import free_port
+
+    port = free_port()
+    server = subprocess.Popen(
+        dev_server_argv(temporal_binary(), history_file=history_file, port=port, ui_port=None),
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        server.wait(15)

@@ -10,7 +10,6 @@ data_version``); the reconcile pass then records each requester once as
 
 from __future__ import annotations
 
-import subprocess
 import uuid
 from datetime import timedelta
 
@@ -24,12 +23,11 @@ from backend.config import AppPaths, TemporalSettings
 from backend.domain import events as ev
 from backend.store.db import Database
 from backend.store.events import append_event
-from backend.supervision.embedded_temporal import dev_server_argv, temporal_binary
-from backend.supervision.ports import free_port
 from backend.temporal.client import connect_with_retry
 from backend.temporal.loops.reconciler import reconcile_runs
 from backend.temporal.loops.recovered_history import HistoryChecks
 from tests.commit_watch import no_commits
+from tests.integration.env_helpers import bare_dev_server
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session"),
               pytest.mark.timeout(300)]
@@ -41,17 +39,8 @@ TOKEN = "test-token"
 
 @pytest_asyncio.fixture(loop_scope="session")
 async def temporal(tmp_path):
-    port = free_port()
-    server = subprocess.Popen(
-        dev_server_argv(temporal_binary(), history_file=tmp_path / "history.db", port=port,
-                        ui_port=None),
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        address = f"127.0.0.1:{port}"
+    with bare_dev_server(tmp_path / "history.db") as address:
         yield address, await connect_with_retry(TemporalSettings(), address, timeout=60)
-    finally:
-        server.terminate()
-        server.wait(15)
 
 
 async def cancel_requested_run(client, db: Database) -> tuple[str, str]:

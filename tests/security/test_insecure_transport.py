@@ -9,16 +9,14 @@ import json
 import smtplib
 
 import pytest
-from fastapi.testclient import TestClient
 
-from backend.api.app import create_app
 from backend.apply.email_sender import Application, SmtpSendError, send_application
 from backend.config import AppPaths, LlmSettings, SmtpSettings, load_settings
 from backend.domain.transport import api_key_in_clear, is_loopback_host, smtp_password_in_clear
 from backend.llm.base import InsecureTransportNotConfirmed
 from backend.llm.factory import provider_from_settings
+from tests.api_http import in_process_api
 
-TOKEN = "test-token"
 CODE = "insecure_transport_not_confirmed"
 SMTP_NONE = {"host": "mail.example.com", "port": 25, "security": "none", "username": "ada",
              "passwordSecret": "smtp", "fromAddress": "ada@example.com"}
@@ -28,9 +26,7 @@ LLM_HTTP = {"provider": "openai_compat", "baseUrl": "http://models.example.com/v
 
 @pytest.fixture
 def api(tmp_path):
-    app = create_app(AppPaths(tmp_path), api_token=TOKEN, temporal_address="127.0.0.1:1")
-    with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as client:
-        client.headers["Authorization"] = f"Bearer {TOKEN}"
+    with in_process_api(tmp_path) as client:
         yield client
 
 

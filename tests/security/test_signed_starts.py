@@ -5,7 +5,6 @@ and a foreign one (a plain ``Client.connect``, as another local user would)."""
 from __future__ import annotations
 
 import asyncio
-import subprocess
 import uuid
 
 import pytest
@@ -26,8 +25,6 @@ from temporalio.exceptions import ApplicationError
 from temporalio.worker import Worker
 
 from backend.config import TemporalSettings
-from backend.supervision.embedded_temporal import dev_server_argv, temporal_binary
-from backend.supervision.ports import free_port
 from backend.temporal.client import connect_with_retry
 from backend.temporal.start_signing import (
     HEADER,
@@ -36,6 +33,7 @@ from backend.temporal.start_signing import (
     load_or_create_signing_key,
     signing_key_path,
 )
+from tests.integration.env_helpers import bare_dev_server
 from tests.security import probe_workflows
 from tests.security.probe_workflows import ParentProbeWorkflow, ProbeWorkflow, paid_call
 
@@ -65,15 +63,9 @@ class CopiedHeaders(Interceptor):
 @pytest_asyncio.fixture(loop_scope="session")
 async def temporal(tmp_path):
     """(signed client, foreign client) over one dev server, and a guarded worker."""
-    port = free_port()
-    server = subprocess.Popen(
-        dev_server_argv(temporal_binary(), history_file=tmp_path / "history.db", port=port,
-                        ui_port=None),
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     app_dir = tmp_path / "app"
     app_dir.mkdir()
-    try:
-        address = f"127.0.0.1:{port}"
+    with bare_dev_server(tmp_path / "history.db") as address:
         signed = await connect_with_retry(TemporalSettings(), address, timeout=60, app_dir=app_dir)
         copied = CopiedHeaders()
         foreign = await Client.connect(address, data_converter=pydantic_data_converter,
@@ -83,9 +75,6 @@ async def temporal(tmp_path):
         async with Worker(signed, task_queue=QUEUE, workflows=[ProbeWorkflow, ParentProbeWorkflow],
                           activities=[paid_call], interceptors=[guard]):
             yield {"signed": signed, "foreign": foreign, "app_dir": app_dir, "copied": copied}
-    finally:
-        server.terminate()
-        server.wait(15)
 
 
 def new_id(prefix: str) -> str:

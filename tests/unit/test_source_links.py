@@ -6,11 +6,8 @@ from __future__ import annotations
 import warnings
 
 import pytest
-from fastapi.testclient import TestClient
 
-from backend.api.app import create_app
 from backend.api.routers.settings import SettingsPatch
-from backend.config import AppPaths
 from backend.sources import link as links
 from backend.sources.link import (
     BoardRef,
@@ -20,6 +17,7 @@ from backend.sources.link import (
     register_link_family,
     resolve_source_link,
 )
+from tests.api_http import in_process_api
 
 REAL_SHAPES = [
     # Greenhouse: the classic and the new board hosts, a job page, the EU host, the embed.
@@ -133,14 +131,11 @@ def test_generated_source_ids_are_slugs_and_unique():
 
 # -- the API: sources given as links -----------------------------------------------------------
 
-TOKEN = "test-token"
 
 
 @pytest.fixture
 def api(tmp_path):
-    app = create_app(AppPaths(tmp_path), api_token=TOKEN, temporal_address="127.0.0.1:1")
-    with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as client:
-        client.headers["Authorization"] = f"Bearer {TOKEN}"
+    with in_process_api(tmp_path) as client:
         yield client
 
 
