@@ -163,6 +163,14 @@ async def readmit_call(conn: aiosqlite.Connection, settings: AppSettings, rates:
     return Admission(True, status, estimate)
 
 
+def source_share(settings: AppSettings) -> float:
+    """The share of the ceiling one source may use. A share leaves room for the other
+    sources, so with one enabled source (the demo board of a first run, one company's
+    board) the ceiling alone applies."""
+    enabled = sum(1 for source in settings.sources if source.enabled)
+    return settings.max_source_share_of_daily_budget if enabled > 1 else 1.0
+
+
 def source_share_refusal(status: BudgetStatus, *, share: float, source_spent: Decimal,
                          estimate: Decimal) -> str | None:
     """Why one more call of ``estimate`` for a source that spent ``source_spent`` today does
@@ -186,7 +194,7 @@ async def admit_source_call(conn: aiosqlite.Connection, settings: AppSettings,
     status = await _status(conn, settings)
     if basis.offline or source is None:
         return Admission(True, status, Decimal(0))
-    share = settings.max_source_share_of_daily_budget
+    share = source_share(settings)
     if status.unlimited or share >= 1:
         return Admission(True, status, Decimal(0))
     estimate = await per_call_estimate(conn, settings, rates, provider=basis.provider,

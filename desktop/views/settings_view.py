@@ -267,7 +267,8 @@ class SettingsView(LiveView):
         self._field(form, "Share one job board may use", self.source_share,
                     "maxSourceShareOfDailyBudget",
                     "No single job board may use more than this much of a day's budget, so "
-                    "one very large board cannot spend it all. 100% means no limit per board.")
+                    "one very large board cannot spend it all. With one board turned on, it "
+                    "may use the whole budget. 100% means no limit per board.")
         return box
 
     def _schedule_box(self) -> QGroupBox:

@@ -33,6 +33,14 @@ from tests.fakes.llm_servers import FakeLlmServer
 GPT4O = Basis("openai_compat", "gpt-4o")
 CEILING = Decimal("1.00")
 FLOOD, OTHER = "gh-flood", "lever-other"
+TWO_BOARDS = [{"kind": "greenhouse", "id": FLOOD, "boardToken": "flood"},
+              {"kind": "lever", "id": OTHER, "company": "other"}]
+
+
+def budget(**settings) -> AppSettings:
+    """Settings with two boards (a share leaves room for the others) and the $1 ceiling."""
+    return AppSettings.model_validate({"sources": TWO_BOARDS, "dailyBudgetUsd": CEILING,
+                                       **settings})
 
 
 async def add_job(db, job_id: str, source: str) -> None:
@@ -59,7 +67,7 @@ async def admit(db, settings: AppSettings, source: str):
 
 
 async def test_a_source_that_used_its_share_is_refused_while_another_is_admitted(db):
-    settings = AppSettings(daily_budget_usd=CEILING)  # default share: half the ceiling
+    settings = budget()  # default share: half the ceiling
     assert settings.max_source_share_of_daily_budget == 0.5
     assert (await admit(db, settings, FLOOD)).admitted
 
@@ -70,11 +78,12 @@ async def test_a_source_that_used_its_share_is_refused_while_another_is_admitted
     assert other.admitted and other.reason is None
 
     # Settable: the whole ceiling for one source is no limit per source; no ceiling, none.
-    assert (await admit(db, AppSettings(daily_budget_usd=CEILING,
-                                        max_source_share_of_daily_budget=1), FLOOD)).admitted
-    assert (await admit(db, AppSettings(daily_budget_usd=0), FLOOD)).admitted
-    assert (await admit(db, AppSettings(daily_budget_usd=CEILING,
-                                        max_source_share_of_daily_budget=0.4), OTHER)).admitted
+    assert (await admit(db, budget(maxSourceShareOfDailyBudget=1), FLOOD)).admitted
+    assert (await admit(db, budget(dailyBudgetUsd=0), FLOOD)).admitted
+    assert (await admit(db, budget(maxSourceShareOfDailyBudget=0.4), OTHER)).admitted
+    # With one enabled board there is no other to leave room for: the ceiling alone holds.
+    alone = budget(sources=[TWO_BOARDS[0], {**TWO_BOARDS[1], "enabled": False}])
+    assert (await admit(db, alone, FLOOD)).admitted
 
 
 async def test_the_metered_provider_keeps_each_call_under_its_jobs_source(db):
@@ -129,7 +138,8 @@ async def test_a_paid_stage_of_the_flooding_source_stops_typed_before_any_call(d
     with FakeLlmServer() as fake:
         fake.reply_with('{"score": 70}')
         paths.settings.write_text(json.dumps({
-            "dailyBudgetUsd": 1, "llm": {"provider": "openai_compat", "model": "gpt-4o",
+            "dailyBudgetUsd": 1, "sources": TWO_BOARDS,
+            "llm": {"provider": "openai_compat", "model": "gpt-4o",
                                          "baseUrl": fake.openai_base_url}}), encoding="utf-8")
         with pytest.raises(ApplicationError) as refused:
             await env.run(activities.score_job, score("job-flood"))
