@@ -501,7 +501,11 @@ class SettingsView(LiveView):
 
     # -- save -----------------------------------------------------------------------------
 
-    def save(self, confirmed: frozenset[str] = frozenset()) -> None:
+    def save(self) -> None:
+        """Send the form (the Save button; its ``clicked(bool)`` is not ours to pass on)."""
+        self._send(frozenset())
+
+    def _send(self, confirmed: frozenset[str]) -> None:
         """Send the form. ``confirmed``: the sections ("smtp", "llm") whose unencrypted
         password or key the user agreed to send when asked."""
         changes = self.changes()
@@ -541,7 +545,7 @@ class SettingsView(LiveView):
             where = (self.smtp_host.text().strip() if section == "smtp"
                      else self.base_url.text().strip())
             if section not in confirmed and ask_to_send_unencrypted(self, section, where):
-                self.save(confirmed | {section})  # the same form, with the user's yes
+                self._send(confirmed | {section})  # the same form, with the user's yes
                 return
             self.show_field_errors(field_messages(error))
             self._set_status("Nothing was saved: the password or key would travel "

@@ -74,7 +74,7 @@ def test_an_unencrypted_password_is_asked_about_and_resent_only_with_a_yes(view,
 
     monkeypatch.setattr(settings_view, "ask_to_send_unencrypted", ask)
     view.loaded = {"smtp": {"insecureTransportConfirmed": True}}  # an old yes is not reused
-    view.save()
+    view.save_button.click()  # as the user saves: the button passes its checked state
     patches = view.controller.client.patches
     assert "insecureTransportConfirmed" not in patches[0]["smtp"]
     assert [(section, where) for section, where, _words in asked] == [
