@@ -245,4 +245,4 @@ class RunDetails(Disclosure):
             url = html.escape(self.temporal_ui_url)
             self.temporal_label.setText(f"Temporal Web UI: <a href='{url}'>{url}</a>")
         else:
-            self.temporal_label.setText("Temporal Web UI: not running")
+            self.temporal_label.setText("Temporal Web UI: off (Settings → Advanced turns it on)")
