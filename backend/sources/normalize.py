@@ -66,6 +66,18 @@ def clean_text(value: Any, max_length: int | None = None) -> str | None:
     return text
 
 
+_MARKUP_TAG = re.compile(r"</?[A-Za-z!][^<>]{0,500}>")
+
+
+def clean_name(value: Any, max_length: int) -> str | None:
+    """A posting's title, company or location: plain words. Boards send these as text, so a
+    tag in them ("Acme <a href=…>click</a>") is markup a posting smuggled in: it would
+    otherwise reach the résumé, the letter and their file names word for word."""
+    if isinstance(value, str):
+        value = _MARKUP_TAG.sub(" ", html.unescape(value))
+    return clean_text(value, max_length)
+
+
 def clean_tags(values: Iterable[Any]) -> list[str]:
     tags: list[str] = []
     seen: set[str] = set()
@@ -473,8 +485,8 @@ def build_posting(
     tags: Iterable[Any] = (),
 ) -> Posting:
     posting_url = http_url(url)
-    posting_title = clean_text(title, MAX_TITLE)
-    posting_company = clean_text(company, MAX_COMPANY)
+    posting_title = clean_name(title, MAX_TITLE)
+    posting_company = clean_name(company, MAX_COMPANY)
     if not posting_url or not posting_title or not posting_company:
         raise SkipPosting()
     key = clean_text(source_key)
@@ -486,7 +498,7 @@ def build_posting(
         apply_url=http_url(apply_url),
         title=posting_title,
         company=posting_company,
-        location=clean_text(location, MAX_LOCATION),
+        location=clean_name(location, MAX_LOCATION),
         remote=remote,
         salary=salary,
         employment_type=employment,

@@ -52,13 +52,7 @@ REASON_WORDS: dict[str, str] = {
     **STAGE_REASON_WORDS,  # stage skip / block reasons, worded as in the Jobs view
     "user_applied": "you already applied",
     "already_prepared": "it is already prepared",
-    # reading postings
-    "ENRICH_FAILED": "the posting could not be read",
-    "ENRICH_FETCH_UNAVAILABLE": "the site did not answer",
-    "ENRICH_FETCH_REJECTED": "the site refused the request",
-    "ENRICH_PRIVATE_ADDRESS": "its link leads into your own network, which JobCtrl does not open",
-    "ENRICH_POSTING_GONE": "the posting is no longer online",
-    "ENRICH_NOT_HTML": "the posting is not a web page",
+    # reading postings (the failure codes are in STAGE_REASON_WORDS: the Jobs view says them too)
     "empty": "the page has no text",
     "too_short": "the text is very short",
     "expired_posting": "the posting looks expired",

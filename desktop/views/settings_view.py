@@ -13,6 +13,7 @@ overwrites edits that are not saved yet.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime, time, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -96,7 +97,7 @@ CONFIRMATION = "insecureTransportConfirmed"
 UNENCRYPTED_WORDS = {
     "smtp": ("Your e-mail password would travel unencrypted to {where}: the security choice"
              " is “None”, so anyone on the network between this computer and the mail server"
-             " could read it. Choose STARTTLS or SSL if your mail provider offers it.\n\n"
+             " could read it. Choose STARTTLS or SSL/TLS if your mail provider offers it.\n\n"
              "Send it anyway?"),
     "llm": ("Your API key would travel unencrypted to {where} (an http:// address, not"
             " https://), so anyone on the network between this computer and that server"
@@ -105,17 +106,24 @@ UNENCRYPTED_WORDS = {
 }
 
 
-def ask_to_send_unencrypted(parent: QWidget | None, section: str, where: str) -> bool:
+def ask_to_send_unencrypted(parent: QWidget | None, section: str, where: str,
+                            answered: Callable[[bool], None]) -> QMessageBox:
     """Ask, in plain words, whether the password (``smtp``) or the API key (``llm``) may
-    travel unencrypted. Only an explicit "Send it anyway" says yes."""
+    travel unencrypted; ``answered(True)`` only for an explicit "Send it anyway".
+
+    Window-modal but never ``exec()``: the question is asked from the save's callback, and
+    a nested event loop there would stall every other background task (qasync cannot
+    enter a task while the save's own is still executing)."""
     box = QMessageBox(QMessageBox.Icon.Warning, "Send it unencrypted?",
                       UNENCRYPTED_WORDS[section].format(where=where or "the server"),
                       QMessageBox.StandardButton.NoButton, parent)
     anyway = box.addButton("Send it anyway", QMessageBox.ButtonRole.AcceptRole)
     keep = box.addButton("Don't save", QMessageBox.ButtonRole.RejectRole)
     box.setDefaultButton(keep)
-    box.exec()
-    return box.clickedButton() is anyway
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    box.finished.connect(lambda _result: answered(box.clickedButton() is anyway))
+    box.open()
+    return box
 
 
 class SettingsView(LiveView):
@@ -544,18 +552,32 @@ class SettingsView(LiveView):
             section = "llm" if any(field.startswith("llm.") for field in error.fields) else "smtp"
             where = (self.smtp_host.text().strip() if section == "smtp"
                      else self.base_url.text().strip())
-            if section not in confirmed and ask_to_send_unencrypted(self, section, where):
-                self._send(confirmed | {section})  # the same form, with the user's yes
+            if section not in confirmed:
+                self._set_status("Waiting for your answer…", "busy")
+                ask_to_send_unencrypted(self, section, where, lambda yes: (
+                    self._unencrypted_answered(yes, error, confirmed | {section})))
                 return
-            self.show_field_errors(field_messages(error))
-            self._set_status("Nothing was saved: the password or key would travel "
-                             "unencrypted.", "bad")
+            self._refuse_unencrypted(error)
+            return
         elif isinstance(error, ApiRequestError) and error.status == 422:
             messages = field_messages(error)
             self.show_field_errors(messages)
             self._set_status("Nothing was saved: fix the highlighted fields.", "bad")
         else:
             self._set_status(f"Nothing was saved: {describe_api_error(error)}", "bad")
+        emit(self.save_failed, error)
+
+    def _unencrypted_answered(self, yes: bool, error: ApiRequestError,
+                              confirmed: frozenset[str]) -> None:
+        if yes:
+            self._send(confirmed)  # the same form, with the user's yes
+        else:
+            self._refuse_unencrypted(error)
+
+    def _refuse_unencrypted(self, error: ApiRequestError) -> None:
+        # The status says why; the fields hold allowed values, so none is marked wrong.
+        self._set_status("Nothing was saved: the password or key would travel "
+                         "unencrypted.", "bad")
         emit(self.save_failed, error)
 
     # -- test connection ------------------------------------------------------------------

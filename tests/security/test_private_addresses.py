@@ -18,6 +18,7 @@ from backend.sources import http as board_http
 from backend.sources.errors import SourceMisconfigured
 from backend.sources.net_guard import AddressPolicy, PrivateAddressRefused, guarded_client, is_public_address
 from backend.sources.page_fetch import (
+    BOUNDED_ENRICH_CODES,
     EnrichPrivateAddress,
     EnrichUnavailable,
     RobotsCache,
@@ -135,3 +136,11 @@ async def test_the_application_page_link_is_guarded(intranet):
     with pytest.raises(PrivateAddressRefused):
         await fetch_application_page(intranet.url("/jobs/backend-engineer"), AddressPolicy())
     assert intranet.counts == {}
+
+
+@pytest.mark.parametrize("code", sorted(BOUNDED_ENRICH_CODES))
+def test_the_job_says_why_a_posting_could_not_be_read_in_words(code):
+    """Every bounded Enrich code is a sentence on the job, not "enrich private address"."""
+    from desktop.formatting import stage_reason_words
+
+    assert stage_reason_words(code) != code.replace("_", " ").lower()

@@ -6,11 +6,11 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtWidgets import QMessageBox
 
 from backend.config import AppSettings
 from desktop.client import ApiRequestError
-from desktop.views import settings_view
 from desktop.views.settings_view import SettingsView
 
 pytestmark = pytest.mark.desktop
@@ -62,28 +62,32 @@ def view(qtbot):
     return widget
 
 
-@pytest.mark.parametrize("answer", [True, False])
-def test_an_unencrypted_password_is_asked_about_and_resent_only_with_a_yes(view, monkeypatch,
-                                                                          answer):
-    asked = []
+def the_question(view) -> QMessageBox:
+    boxes = [box for box in view.findChildren(QMessageBox) if box.isVisible()]
+    assert len(boxes) == 1, "Save returned with the question open: no nested event loop"
+    return boxes[0]
 
-    def ask(parent, section, where):
-        asked.append((section, where, settings_view.UNENCRYPTED_WORDS[section].format(
-            where=where)))
-        return answer
 
-    monkeypatch.setattr(settings_view, "ask_to_send_unencrypted", ask)
+@pytest.mark.parametrize("answer", ["Send it anyway", "Don't save"])
+def test_an_unencrypted_password_is_asked_about_and_resent_only_with_a_yes(qtbot, view, answer):
     view.loaded = {"smtp": {"insecureTransportConfirmed": True}}  # an old yes is not reused
+    # A nested event loop (exec) would hold the click until this closes the question.
+    QTimer.singleShot(3000, lambda: [box.reject() for box in view.findChildren(QMessageBox)])
     view.save_button.click()  # as the user saves: the button passes its checked state
     patches = view.controller.client.patches
     assert "insecureTransportConfirmed" not in patches[0]["smtp"]
-    assert [(section, where) for section, where, _words in asked] == [
-        ("smtp", "mail.example.com")]
-    assert "Your e-mail password would travel unencrypted" in asked[0][2]
-    assert "Send it anyway?" in asked[0][2]
-    if answer:
+    question = the_question(view)
+    assert "Your e-mail password would travel unencrypted to mail.example.com" in question.text()
+    assert "Send it anyway?" in question.text()
+    assert view.status.text() == "Waiting for your answer…"
+    next(button for button in question.buttons() if button.text() == answer).click()
+    qtbot.waitUntil(lambda: view.status.text() != "Waiting for your answer…", timeout=5000)
+    if answer == "Send it anyway":
         assert len(patches) == 2 and patches[1]["smtp"]["insecureTransportConfirmed"] is True
         assert view.status.text() == "Saved."
     else:
         assert len(patches) == 1
-        assert "Nothing was saved" in view.status.text()
+        assert view.status.text() == ("Nothing was saved: the password or key would travel "
+                                      "unencrypted.")
+        assert not any(label.isVisibleTo(view) and label.text() for label in view.errors.values()), (
+            "an allowed security choice is not marked wrong")
