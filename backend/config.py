@@ -15,7 +15,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, ConfigDict, Field
+from pydantic import AfterValidator, ConfigDict, Field, StrictBool
 
 from backend.domain.contact_policy import ContactSourceConfig
 from backend.domain.ids import normalize_host
@@ -88,7 +88,7 @@ class LlmSettings(CamelModel):
         description="Name of the secret (keyring entry) holding the API key",
     )
     timeout_s: float = Field(default=60, gt=0, le=600)
-    insecure_transport_confirmed: bool = Field(
+    insecure_transport_confirmed: StrictBool = Field(
         default=False, description="The user agreed that the API key travels unencrypted "
         "(an http:// base URL on a host other than this computer)")
 
@@ -114,7 +114,7 @@ class SmtpSettings(CamelModel):
     username: str | None = Field(default=None, max_length=320)
     password_secret: str | None = Field(default=None, pattern=r"^[a-z0-9_.-]{1,64}$")
     from_address: str | None = Field(default=None, max_length=320)
-    insecure_transport_confirmed: bool = Field(
+    insecure_transport_confirmed: StrictBool = Field(
         default=False, description="The user agreed that the password travels unencrypted "
         "(security 'none' to a host other than this computer)")
 
