@@ -287,13 +287,20 @@ def _profile_fragments(profile: CandidateProfile, resume: JsonResume) -> list[st
     out = [basics.label or "", *_sentences(basics.summary or ""), *profile_locations(profile)]
     for work in resume.work:
         out += [work.name or "", work.position or "", work.location or "", work.summary or "",
-                *work.highlights]
+                *work.highlights, *(part for line in work.highlights for part in _line_parts(line))]
     for school in resume.education:
         out += [school.institution or "", degree_text(school) or "", school.area or "",
                 school.study_type or ""]
     out += [certificate_text(c) for c in resume.certificates] + [c.name or "" for c in resume.certificates]
     out += [language_text(x) for x in resume.languages]
     return [f.strip().rstrip(".") for f in out if f and len(f.strip()) >= 3]
+
+
+def _line_parts(line: str) -> list[str]:
+    """A bullet's statements as a letter may quote them one at a time: split at its
+    semicolons, colons and full stops (only those of two words or more)."""
+    parts = re.split(r"\s*[;:]\s+|(?<=[a-z0-9)%])[.!?]\s+(?=[A-Z])", line)
+    return [p for p in parts if len(p.split()) >= 2] if len(parts) > 1 else []
 
 
 def _fragment_pattern(fragments: list[str]) -> re.Pattern[str] | None:
@@ -555,12 +562,26 @@ def _check_names(masked: str, truth: ProfileTruth, scope: _Scope) -> None:
 # writers format these very strings; the gate lets the title and company through only in
 # their slots here. Title, company and location are the posting's text, not the job
 # seeker's: anywhere else they are read like any other text.
-LETTER_OPENING = "I am applying for the {title} position at {company}."
-LETTER_CLOSING = "I would welcome the chance to discuss how my experience fits the {title} role at {company}."
+# The letter's frames come in each language the offline letter is written in.
+LETTER_OPENINGS = {
+    "en": "I am applying for the {title} position at {company}.",
+    "de": "Hiermit bewerbe ich mich um die Stelle als {title} bei {company}.",
+    "fr": "Je vous adresse ma candidature au poste de {title} chez {company}.",
+    "es": "Le escribo para presentar mi candidatura al puesto de {title} en {company}.",
+}
+LETTER_CLOSINGS = {
+    "en": "I would welcome the chance to discuss how my experience fits the {title} role at {company}.",
+    "de": "Gern erläutere ich im Gespräch, wie meine Erfahrung zur Stelle als {title} bei {company} passt.",
+    "fr": "Je me tiens à votre disposition pour échanger sur le poste de {title} chez {company}.",
+    "es": "Me encantaría conversar sobre cómo encaja mi experiencia en el puesto de {title} en {company}.",
+}
+LETTER_OPENING = LETTER_OPENINGS["en"]
+LETTER_CLOSING = LETTER_CLOSINGS["en"]
 SUMMARY_ROLE = "to the {title} role at {company}."  # after "Brings <met skills> "
 FOLLOW_UP_OPENING = "I recently applied for the {title} position at {company}"
 FOLLOW_UP_SUBJECT = "Following up: {title} application ({company})"
-POSTING_FRAMES = (LETTER_OPENING, LETTER_CLOSING, SUMMARY_ROLE, FOLLOW_UP_OPENING, FOLLOW_UP_SUBJECT)
+POSTING_FRAMES = (*LETTER_OPENINGS.values(), *LETTER_CLOSINGS.values(), SUMMARY_ROLE, FOLLOW_UP_OPENING,
+                  FOLLOW_UP_SUBJECT)
 
 # Where a posting's title and company are parts: "Backend Engineer (PhD, 10 years of Rust)"
 # is "Backend Engineer", "PhD" and "10 years of Rust".
