@@ -172,6 +172,9 @@ def points_of(resume: ResumeDoc, ledger: FitLedger | None, job: JobText, focus: 
                  key=lambda r: r.importance != "must")
     for requirement in met:
         found = [(e, b) for e in entries for b in e.bullets if b not in about and _proves(requirement, e, b)]
+        if not found and requirement.kind in ("title", "experience_years"):
+            # Shown by a target title, not an entry: the entries' bullets that speak to the posting.
+            found = [(e, b) for e in entries for b in e.bullets if b not in about]
         if requirement.kind == "skill":
             home = next((p for p in points if any(item in found for item in p.items)), None)
             if home is not None:
@@ -301,10 +304,10 @@ def offline_cover(profile: CandidateProfile, job: JobText, score: ScoreResult, r
     extra = background(profile, job, score.ledger, language)
     if extra is not None:
         paragraphs = paragraphs[:MAX_POINTS] + [extra]
-    paragraphs = [p.model_copy(update={"text": tidy(p.text)}) for p in paragraphs]
     paragraphs.append(LetterParagraph(
         text=f"{closing_frame(language).format(title=job.title, company=job.company)} "
              f"{phrase(language, 'thanks')}"))
+    paragraphs = [p.model_copy(update={"text": tidy(p.text)}) for p in paragraphs]
     return letter_doc(profile, job, paragraphs, today, language)
 
 

@@ -28,7 +28,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "recipient": "Hiring team, {company}",
         "sign_off": "Kind regards,",
         "thanks": "Thank you for your time and consideration.",
-        "current": "I currently work as {position} at {employer}.",
+        "current": "In my current role, I work as {position} at {employer}.",
         "past": "Most recently, I worked as {position} at {employer}.",
         # A bullet that reads as "I <bullet>" (English only: see cover.as_clause).
         "did_first": "At {employer}, I {clause}.",
@@ -46,7 +46,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "ask": "You ask for {labels}.",
         "speak": "I speak {languages}.",
         "studied": "I studied {area} at {institution}.",
-        "hold": "I hold the {certificate}.",
+        "hold": "My credentials include the {certificate}.",
         "based": "I am based in {city}.",
         "looking_in": "I am looking for work in {place}.",
         "remote_only": "I am looking for remote work.",
