@@ -28,6 +28,7 @@ from backend.pipeline.fit.evidence import MANAGED_PEOPLE
 from backend.pipeline.fit.places import place_covered, posting_arrangement
 from backend.pipeline.fit.synonyms import skill_index
 from backend.pipeline.letter_phrases import (
+    LANGUAGE_NAMES,
     closing_frame,
     date_line,
     joined,
@@ -37,7 +38,7 @@ from backend.pipeline.letter_phrases import (
 )
 from backend.pipeline.score import Complete, JobText, ModelOutputInvalid, ScoreResult
 from backend.pipeline.tailor import Focus, ask_with_one_repair, contact_lines, focus_of, validated_reply
-from backend.pipeline.text import contains_term, normalize, vocabulary
+from backend.pipeline.text import contains_term, normalize, text_language, vocabulary
 from backend.pipeline.truth import (
     check_letter,
     entry_heading,
@@ -425,10 +426,11 @@ def place_sentence(profile: CandidateProfile, job: JobText, language: str = "en"
 # --------------------------------------------------------------------------- with a model
 
 COVER_SYSTEM = (
-    "You write a concise, specific cover letter: 3–4 short paragraphs, at most 350 words, plain "
-    "grammatical prose in sentence case, no clichés, no lists. Use only facts from the evidence "
-    "catalog, and cite for every paragraph the ids of the evidence its claims rest on. Claim only "
-    "the requirements listed as met; never mention the ones listed as missing or unknown. Never "
+    "You write a concise, specific cover letter in the language named by letterLanguage: 3–4 short "
+    "paragraphs, at most 350 words, plain grammatical prose in sentence case, no clichés, no lists, "
+    "one achievement per sentence, and nothing the posting does not ask about. Use only facts from "
+    "the evidence catalog, and cite for every paragraph the ids of the evidence its claims rest on. "
+    "Claim only the requirements listed as met; never mention the ones listed as missing or unknown. Never "
     "state a location, remote, relocation, visa, salary or availability preference unless "
     "statedPreferences holds it, and never invent employers, titles, numbers, degrees, "
     "certifications or skills. Answer with one JSON object only: "
@@ -463,12 +465,14 @@ def stated_preferences(profile: CandidateProfile) -> dict[str, object]:
     return stated
 
 
-def cover_prompt(profile: CandidateProfile, job: JobText, score: ScoreResult, resume: ResumeDoc) -> str:
+def cover_prompt(profile: CandidateProfile, job: JobText, score: ScoreResult, resume: ResumeDoc,
+                 language: str = "en") -> str:
     ledger = score.ledger
     met = [{"label": r.label, "evidence": r.evidence} for r in ledger.met()] if ledger else score.matched
     unmet = [r.label for r in ledger.requirements if r.status != "met"] if ledger else score.missing
     return json.dumps({
         "candidate": profile.display_name(),
+        "letterLanguage": LANGUAGE_NAMES.get(language, "English"),
         "evidenceCatalog": evidence_catalog(profile, resume),
         "statedPreferences": stated_preferences(profile),
         "fit": {"met": met, "missingOrUnknown": unmet},
@@ -487,7 +491,7 @@ class _CoverReply(CamelModel):
 
 
 def parse_cover_reply(text: str, profile: CandidateProfile, job: JobText, resume: ResumeDoc,
-                      today: date) -> CoverLetterDoc:
+                      today: date, language: str = "en") -> CoverLetterDoc:
     """The model's paragraphs with their cited evidence resolved; ModelOutputInvalid (with the
     problem) for a wrong shape, an unknown evidence id or a letter over one page."""
     reply = validated_reply(text, _CoverReply)
@@ -503,16 +507,24 @@ def parse_cover_reply(text: str, profile: CandidateProfile, job: JobText, resume
     words = sum(len(p.text.split()) for p in paragraphs)
     if words > MAX_LETTER_WORDS:
         raise ModelOutputInvalid(problem=f"the letter has {words} words; at most 350")
-    return letter_doc(profile, job, paragraphs, today)
+    return letter_doc(profile, job, paragraphs, today, language)
+
+
+def model_letter_language(profile: CandidateProfile, job: JobText, setting: str = "profile") -> str:
+    """The language a model writes the letter in: the résumé's, or with the setting
+    ``materials.letterLanguage: posting`` the posting's."""
+    return text_language(job.description) if setting == "posting" else profile_language(profile)
 
 
 async def model_cover(complete: Complete, profile: CandidateProfile, job: JobText, score: ScoreResult,
-                      resume: ResumeDoc, today: date) -> CoverLetterDoc:
+                      resume: ResumeDoc, today: date, *, letter_language: str = "profile") -> CoverLetterDoc:
     """At most two calls; the result has passed the truthfulness gate."""
+    language = model_letter_language(profile, job, letter_language)
+
     def read(reply: str) -> CoverLetterDoc:
-        letter = parse_cover_reply(reply, profile, job, resume, today)
+        letter = parse_cover_reply(reply, profile, job, resume, today, language)
         check_letter(letter, profile, score.ledger, job)
         return letter
 
-    return await ask_with_one_repair(complete, COVER_SYSTEM, cover_prompt(profile, job, score, resume), read,
-                                     COVER_SHAPE)
+    prompt = cover_prompt(profile, job, score, resume, language)
+    return await ask_with_one_repair(complete, COVER_SYSTEM, prompt, read, COVER_SHAPE)
