@@ -1,12 +1,20 @@
 """Cover: a short, honest letter built from the fit ledger's met requirements.
 
-Every claim names real evidence (a work entry, one of its bullets, a degree, a language),
-and the paragraph carries that evidence in ``LetterParagraph.evidence``. A bullet becomes
-a clause only when it starts with a verb ("Built Kafka pipelines" → "At Northwind, I
-built Kafka pipelines."); other bullets are left to the résumé rather than spliced in.
-The letter never states a place, work arrangement, relocation, visa, salary or
-availability preference the profile does not hold, and never claims a requirement the
-ledger marks missing or unknown: the truthfulness gate checks it, also offline.
+The offline letter has one paragraph per point the posting asks for and the profile
+proves (a must-have skill, the line of work, the years in it, managing people), at most
+three, each citing one or two of the job seeker's own bullets: one achievement per
+sentence, list punctuation gone (a bullet's second statement is joined to the first or
+becomes a sentence of its own). It is written in the résumé's language (English, German,
+French or Spanish; ``letter_phrases``), since it quotes the résumé. A sentence appears
+only when it answers the posting: languages when the posting asks for one, the place
+when the office is where the job seeker lives or wants to work, the remote preference
+only when the posting's mode is not one the profile asks for; relocation never.
+
+Every claim names real evidence (a work entry, one of its bullets, a degree, a
+licence, a language), and the paragraph carries it in ``LetterParagraph.evidence``. The
+letter never claims a requirement the ledger marks missing or unknown: the truthfulness
+gate checks it, also offline. With a model, ``materials.letterLanguage`` picks the
+résumé's language (the default) or the posting's.
 """
 
 from __future__ import annotations

@@ -14,7 +14,13 @@ claim in plain words) for the first claim they cannot trace to the profile:
   posting's; places, remote / hybrid / on-site, relocation, visa, salary and availability
   statements only as the profile's preferences and basics hold them;
 - the letter: no requirement the ledger marks missing or unknown, and every cited
-  evidence string is the profile's.
+  evidence string is the profile's;
+- in any language: numbers, skills, acronyms (a credential by its letters: "PMP",
+  "CCRN"), employers named with a legal form ("Hooli GmbH") and language names
+  ("Französisch", "anglais"); degree, certification, relocation, visa, salary,
+  availability and remote words in English, German, French and Spanish. A name after a
+  German, French or Spanish preposition ("bei Hooli") without a legal form, and
+  free-text places after one ("à Lyon"), are read in English only.
 
 Text the profile itself holds (a bullet, a summary sentence, a degree line) is masked out
 before the free-text rules run: the job seeker's own words never count against them. The
