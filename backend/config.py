@@ -180,6 +180,10 @@ class MaterialsSettings(CamelModel):
 
     template: Literal["classic", "compact"] = "classic"
     paper: Literal["auto", "a4", "letter"] = "auto"
+    letter_language: Literal["profile", "posting"] = Field(
+        default="profile",
+        description="The language a model writes the cover letter in: the résumé's or the posting's "
+                    "(the offline letter is always in the résumé's language: it quotes the résumé)")
 
 
 class AppSettings(CamelModel):

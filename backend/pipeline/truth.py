@@ -14,7 +14,13 @@ claim in plain words) for the first claim they cannot trace to the profile:
   posting's; places, remote / hybrid / on-site, relocation, visa, salary and availability
   statements only as the profile's preferences and basics hold them;
 - the letter: no requirement the ledger marks missing or unknown, and every cited
-  evidence string is the profile's.
+  evidence string is the profile's;
+- in any language: numbers, skills, acronyms (a credential by its letters: "PMP",
+  "CCRN"), employers named with a legal form ("Hooli GmbH") and language names
+  ("Französisch", "anglais"); degree, certification, relocation, visa, salary,
+  availability and remote words in English, German, French and Spanish. A name after a
+  German, French or Spanish preposition ("bei Hooli") without a legal form, and
+  free-text places after one ("à Lyon"), are read in English only.
 
 Text the profile itself holds (a bullet, a summary sentence, a degree line) is masked out
 before the free-text rules run: the job seeker's own words never count against them. The
@@ -177,12 +183,25 @@ LANGUAGES = ("English", "German", "French", "Spanish", "Italian", "Portuguese", 
              "Russian", "Turkish", "Arabic", "Hebrew", "Hindi", "Mandarin", "Chinese", "Cantonese",
              "Japanese", "Korean", "Vietnamese", "Indonesian", "Thai", "Persian", "Urdu", "Bengali")
 _LANGUAGE = re.compile(r"\b(" + "|".join(LANGUAGES) + r")\b")
-_DEGREE_LEVELS = ((3, re.compile(r"ph\.?\s?d|doctor(?:ate|al)", re.I)),
-                  (2, re.compile(r"\bmaster|\bm\.?sc\b|\bmba\b|\bm\.?eng\b|\bm\.?a\.|diplom", re.I)),
+_DEGREE_LEVELS = ((3, re.compile(r"ph\.?\s?d|doctor(?:ate|al)|doktor|doctorat|doctorado|promotion|promoviert",
+                                 re.I)),
+                  (2, re.compile(r"\bmaster|\bm\.?sc\b|\bmba\b|\bm\.?eng\b|\bm\.?a\.|diplom|máster|maestría"
+                                 r"|maîtrise", re.I)),
                   (1, re.compile(r"\bbachelor|\bb\.?sc\b|\bb\.?eng\b|\bb\.?a\.|\bb\.?s\.", re.I)))
 _DEGREE_WORD = re.compile(r"\b(?:degree|diploma|graduated|bachelor(?:'s|’s|s)?|master(?:'s|’s|s)\b|master of"
-                          r"|ph\.?\s?d|doctorate|b\.?sc|m\.?sc|mba|b\.?eng|m\.?eng)\b", re.I)
-_CERTIFICATE_WORD = re.compile(r"\bcertifi\w*|\bcertificate\w*|\baccredit\w*", re.I)
+                          r"|ph\.?\s?d|doctorate|b\.?sc|m\.?sc|mba|b\.?eng|m\.?eng"
+                          # German, French and Spanish: a letter may be written in them.
+                          r"|\w*abschluss|studium|diplom-\w+|promotion|promoviert|doktor\w*|diplôm\w*|doctorat"
+                          r"|licence (?:en|professionnelle)|maîtrise|titulad[oa]|licenciad[oa]|licenciatura"
+                          r"|grado en|máster|maestría|doctorado)\b", re.I)
+_CERTIFICATE_WORD = re.compile(r"\bcertifi\w*|\bcertificate\w*|\baccredit\w*|\bzertifi\w*|\bcertific\w*"
+                               r"|\bcertifié\w*", re.I)
+# A credential or registration by its letters, in any language ("CCRN", "PMP", "DCG"):
+# the profile's, a skill's, a place's or the posting's names only.
+_ACRONYM = re.compile(r"(?<![\w-])([A-Z][A-Z0-9]{1,5})(?![\w-])")
+# An employer by its legal form, in any language ("Siemens AG", "Acme Ltd").
+_LEGAL_NAME = re.compile(r"((?:[A-Z][\w&'’.-]*\s+){1,5}(?:GmbH|AG|KG|SE|S\.?A\.?S?|SARL|S\.?L\.?U?|B\.?V\.?"
+                         r"|N\.?V\.?|Ltd\.?|Inc\.?|LLC|LLP|Pty|plc|Corp\.?)(?![\w]))")
 # A credential by its letters alone: "I hold a PMP", "earned the CFA".
 _HELD_LETTERS = re.compile(r"\b(?:hold|holds|held|holding|earned|obtained|achieved|completed)\s+"
                            r"(?:an?|the|my)\s+([A-Z]{2,}[\w+-]*)")
@@ -287,13 +306,20 @@ def _profile_fragments(profile: CandidateProfile, resume: JsonResume) -> list[st
     out = [basics.label or "", *_sentences(basics.summary or ""), *profile_locations(profile)]
     for work in resume.work:
         out += [work.name or "", work.position or "", work.location or "", work.summary or "",
-                *work.highlights]
+                *work.highlights, *(part for line in work.highlights for part in _line_parts(line))]
     for school in resume.education:
         out += [school.institution or "", degree_text(school) or "", school.area or "",
                 school.study_type or ""]
     out += [certificate_text(c) for c in resume.certificates] + [c.name or "" for c in resume.certificates]
     out += [language_text(x) for x in resume.languages]
     return [f.strip().rstrip(".") for f in out if f and len(f.strip()) >= 3]
+
+
+def _line_parts(line: str) -> list[str]:
+    """A bullet's statements as a letter may quote them one at a time: split at its
+    semicolons, colons and full stops (only those of two words or more)."""
+    parts = re.split(r"\s*[;:]\s+|(?<=[a-z0-9)%])[.!?]\s+(?=[A-Z])", line)
+    return [p for p in parts if len(p.split()) >= 2] if len(parts) > 1 else []
 
 
 def _fragment_pattern(fragments: list[str]) -> re.Pattern[str] | None:
@@ -330,17 +356,21 @@ def profile_truth(profile: CandidateProfile, today: date | None = None) -> Profi
 
 # --------------------------------------------------------------------------- free-text rules
 
-_RELOCATION = re.compile(r"\breloca\w*|\b(?:move|moving) to\b|\bwilling to move\b", re.I)
+_RELOCATION = re.compile(r"\breloca\w*|\b(?:move|moving) to\b|\bwilling to move\b"
+                         r"|\bumz(?:ug|iehen|uziehen)\w*|\bdéménag\w*|\bmudarme\b|\btraslad\w*", re.I)
 _AVAILABILITY = re.compile(r"\bavailable (?:to start|from|immediately|right away)\b"
                            r"|\b(?:I am|I'm) available\b|\bcan start\b|\bstart (?:immediately|right away)\b"
-                           r"|\bnotice period\b"
-                           r"|\bmy availability\b", re.I)
+                           r"|\bnotice period\b|\bpreaviso\b"
+                           r"|\bmy availability\b|\bverfügbar ab\b|\bkündigungsfrist\b|\bpréavis\b"
+                           r"|\bdisponible (?:dès|à partir|immédiatement|desde|de inmediato)\b", re.I)
 _SALARY = re.compile(r"\b(?:salary|compensation|remuneration|pay range|pay expectations?"
-                     r"|per (?:year|annum))\b", re.I)
+                     r"|per (?:year|annum)|gehalt\w*|salaire|rémunération|salario|sueldo)\b", re.I)
 _VISA = re.compile(r"\bvisas?\b|\bsponsor\w*|\bwork permit\b|\bright to work\b|\bauthori[sz]ed to work\b"
                    r"|\bwork authori[sz]ation\b|\bcitizen\w*|\bgreen card\b|\bresiden(?:t|cy) permit\b"
-                   r"|\bblue card\b", re.I)
-_MODES = (("remote", re.compile(r"\bremote(?:ly)?\b|\bwork(?:ing)? from home\b", re.I)),
+                   r"|\bblue card\b|\bvisum\b|\barbeitserlaubnis\b|\baufenthalts\w*|\bpermis de travail\b"
+                   r"|\btitre de séjour\b|\bpermiso de (?:trabajo|residencia)\b", re.I)
+_MODES = (("remote", re.compile(r"\bremote(?:ly)?\b|\bwork(?:ing)? from home\b|\bhome-?office\b"
+                                r"|\btélétravail\b|\bteletrabajo\b|\ben remoto\b", re.I)),
           ("hybrid", re.compile(r"\bhybrid\b", re.I)),
           ("onsite", re.compile(r"\bon-?site\b|\bin[- ]office\b|\bin the office\b|\boffice-based\b"
                                 r"|\bcommut\w*", re.I)))
@@ -395,7 +425,7 @@ def _check_text(text: str, truth: ProfileTruth, scope: _Scope) -> None:
         _check_preferences(sentence, masked, truth, scope)
         _check_numbers(sentence, masked, truth, scope)
         _check_skills(sentence, masked, scope)
-        _check_credentials(sentence, masked, truth)
+        _check_credentials(sentence, masked, truth, scope.job_names)
         _check_names(masked, truth, scope)
 
 
@@ -507,7 +537,23 @@ def _check_skills(sentence: str, masked: str, scope: _Scope) -> None:
             raise _reject(_clause(sentence, (start, start + 1)), f"{name} is not in your profile")
 
 
-def _check_credentials(sentence: str, masked: str, truth: ProfileTruth) -> None:
+def _check_language_names(sentence: str, masked: str, truth: ProfileTruth) -> None:
+    """A language named in German, French or Spanish ("Englisch", "anglais", "inglés") is
+    one the profile lists (the English names: ``_LANGUAGE`` below)."""
+    from backend.domain.spoken_languages import english_name
+    from backend.pipeline.fit.requirements import LANGUAGE_NAMES
+
+    held = {(english_name(x.language or "") or x.language or "").lower() for x in truth.resume.languages}
+    for m in LANGUAGE_NAMES.finditer(masked):
+        if _LANGUAGE.fullmatch(m.group(0)):
+            continue  # an English name: checked with its level below
+        name = (english_name(m.group(0)) or english_name(m.group(0).removesuffix("kenntnisse")) or "").lower()
+        if name and name not in held:
+            raise _reject(_clause(sentence, m), f"{m.group(0)} is not in your languages")
+
+
+def _check_credentials(sentence: str, masked: str, truth: ProfileTruth,
+                       names: frozenset[str] = frozenset()) -> None:
     resume = truth.resume
     if (m := _DEGREE_WORD.search(masked)) is not None:
         claimed = max((level for level, p in _DEGREE_LEVELS if p.search(masked)), default=0)
@@ -524,6 +570,12 @@ def _check_credentials(sentence: str, masked: str, truth: ProfileTruth) -> None:
     for m in _HELD_LETTERS.finditer(masked):
         if m.group(1).lower() not in truth.words and not skill_index().find(m.group(1)):
             raise _reject(_clause(sentence, m), f"{m.group(1)} is not in your profile")
+    for m in _ACRONYM.finditer(masked):
+        letters = m.group(1)
+        if (letters.lower() not in truth.words and letters.lower() not in names
+                and not skill_index().find(letters) and country_of(letters) is None):
+            raise _reject(_clause(sentence, m), f"{letters} is not in your profile")
+    _check_language_names(sentence, masked, truth)
     for m in _LANGUAGE.finditer(masked):
         listed = next((x for x in resume.languages if (x.language or "").lower() == m.group(1).lower()), None)
         if listed is None:
@@ -538,6 +590,9 @@ def _check_names(masked: str, truth: ProfileTruth, scope: _Scope) -> None:
     """A name after "at", "with", "as a"... is an employer, title or tool: the profile's,
     or the posting's company and title."""
     index = skill_index()
+    for m in _LEGAL_NAME.finditer(masked):
+        if any(w.strip("'’.").lower() not in truth.words | scope.job_names for w in m.group(1).split()[:-1]):
+            raise _reject(m.group(1), "not an employer in your profile or the posting")
     for m in _NAMED.finditer(masked):
         words = [w.strip("'’.").removesuffix("'s").removesuffix("’s") for w in m.group(1).split()]
         for word in words:
@@ -555,12 +610,26 @@ def _check_names(masked: str, truth: ProfileTruth, scope: _Scope) -> None:
 # writers format these very strings; the gate lets the title and company through only in
 # their slots here. Title, company and location are the posting's text, not the job
 # seeker's: anywhere else they are read like any other text.
-LETTER_OPENING = "I am applying for the {title} position at {company}."
-LETTER_CLOSING = "I would welcome the chance to discuss how my experience fits the {title} role at {company}."
+# The letter's frames come in each language the offline letter is written in.
+LETTER_OPENINGS = {
+    "en": "I am applying for the {title} position at {company}.",
+    "de": "Hiermit bewerbe ich mich um die Stelle als {title} bei {company}.",
+    "fr": "Je vous adresse ma candidature au poste de {title} chez {company}.",
+    "es": "Le escribo para presentar mi candidatura al puesto de {title} en {company}.",
+}
+LETTER_CLOSINGS = {
+    "en": "I would welcome the chance to discuss how my experience fits the {title} role at {company}.",
+    "de": "Gern erläutere ich im Gespräch, wie meine Erfahrung zur Stelle als {title} bei {company} passt.",
+    "fr": "Je me tiens à votre disposition pour échanger sur le poste de {title} chez {company}.",
+    "es": "Me encantaría conversar sobre cómo encaja mi experiencia en el puesto de {title} en {company}.",
+}
+LETTER_OPENING = LETTER_OPENINGS["en"]
+LETTER_CLOSING = LETTER_CLOSINGS["en"]
 SUMMARY_ROLE = "to the {title} role at {company}."  # after "Brings <met skills> "
 FOLLOW_UP_OPENING = "I recently applied for the {title} position at {company}"
 FOLLOW_UP_SUBJECT = "Following up: {title} application ({company})"
-POSTING_FRAMES = (LETTER_OPENING, LETTER_CLOSING, SUMMARY_ROLE, FOLLOW_UP_OPENING, FOLLOW_UP_SUBJECT)
+POSTING_FRAMES = (*LETTER_OPENINGS.values(), *LETTER_CLOSINGS.values(), SUMMARY_ROLE, FOLLOW_UP_OPENING,
+                  FOLLOW_UP_SUBJECT)
 
 # Where a posting's title and company are parts: "Backend Engineer (PhD, 10 years of Rust)"
 # is "Backend Engineer", "PhD" and "10 years of Rust".

@@ -64,6 +64,7 @@ PROVIDERS = (("offline", "Offline (no key, no network, $0)"),
 SMTP_SECURITY = (("starttls", "STARTTLS"), ("ssl", "SSL/TLS"), ("none", "None"))
 TEMPLATES = (("classic", "Classic"), ("compact", "Compact"))
 PAPERS = (("auto", "Automatic (from your country)"), ("a4", "A4"), ("letter", "US Letter"))
+LETTER_LANGUAGES = (("profile", "Your résumé's language"), ("posting", "The posting's language"))
 SMTP_PASSWORD_SECRET = "smtp-password"
 
 
@@ -315,6 +316,9 @@ class SettingsView(LiveView):
         self._field(form, "Paper size", self.paper, "materials.paper",
                     "Applies to PDFs made from now on. To update a job's PDFs, open the job "
                     "and click Re-render PDF.")
+        self.letter_language = self._choice("materials.letterLanguage", LETTER_LANGUAGES)
+        self._field(form, "Letter language", self.letter_language, "materials.letterLanguage",
+                    "With a model. Without one, the letter is in your résumé's language: it quotes it.")
         return box
 
     def _choice(self, name: str, choices: tuple[tuple[str, str], ...]) -> QComboBox:
@@ -440,6 +444,8 @@ class SettingsView(LiveView):
             materials = settings.get("materials") or {}
             self.template.setCurrentIndex(max(self.template.findData(materials.get("template")), 0))
             self.paper.setCurrentIndex(max(self.paper.findData(materials.get("paper")), 0))
+            self.letter_language.setCurrentIndex(
+                max(self.letter_language.findData(materials.get("letterLanguage")), 0))
             smtp = settings.get("smtp") or {}
             self.smtp_host.setText(smtp.get("host") or "")
             self.smtp_port.setValue(int(smtp.get("port") or 587))
@@ -490,7 +496,8 @@ class SettingsView(LiveView):
             "applyConcurrency": self.concurrency.value(),
             "minFitScore": self.min_fit.value(),
             "materials": {"template": self.template.currentData(),
-                          "paper": self.paper.currentData()},
+                          "paper": self.paper.currentData(),
+                          "letterLanguage": self.letter_language.currentData()},
             "smtp": smtp,
             "temporal": {"address": self.temporal_address.text().strip() or None,
                          "webUi": self.temporal_web_ui.isChecked()},

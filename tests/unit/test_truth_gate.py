@@ -252,3 +252,46 @@ def test_the_country_code_of_the_home_is_the_country_it_names():
     claim = rejected(lambda: check_letter(letter_saying("I would move to Delaware for this role."),
                                           PROFILE, FIT.ledger, POSTING, today=TODAY)).claim
     assert "Delaware" in claim
+
+
+# --------------------------------------------------------------------------- letters in other languages
+
+GERMAN_POSTING = job(title="Senior Backend-Entwickler (m/w/d)", company="Havelsoft GmbH",
+                     location="Berlin, Deutschland", remote="hybrid",
+                     description="Ihr Profil: sehr gute Kenntnisse in Python und PostgreSQL. Wir bieten: "
+                                 "hybrides Arbeiten in Berlin mit einem Team, das für die Sache brennt.")
+
+
+@pytest.mark.parametrize(("text", "named"), [
+    ("Bei der Hooli Systems GmbH habe ich Python-Dienste gebaut.", "Hooli Systems GmbH"),
+    ("Ich bringe die Zertifizierung zum PMP mit.", "PMP"),
+    ("Ich habe einen Masterabschluss in Informatik.", "Masterabschluss"),
+    ("Ich spreche fließend Französisch.", "Französisch"),
+    ("Ich habe 2M Transaktionen pro Tag und 17 Dienste betreut.", "17"),
+    ("Ich arbeite mit Rust und Python.", "Rust"),
+    ("Ein Umzug nach Hamburg ist für mich kein Problem.", "Umzug"),
+    ("Je parle couramment l'italien.", "italien"),
+    ("Tengo un máster en Física.", "máster"),
+])
+def test_a_letter_in_another_language_is_checked_too(text, named):
+    """Numbers, skills, credentials, employers by their legal form, language names and the
+    relocation, visa, salary and remote words are read in German, French and Spanish too."""
+    fit = offline_score(PROFILE, GERMAN_POSTING, today=TODAY)
+    letter = LETTER.model_copy(update={"paragraphs": [LetterParagraph(text=text)]})
+    claim = rejected(lambda: check_letter(letter, PROFILE, fit.ledger, GERMAN_POSTING, today=TODAY)).claim
+    assert named in claim
+
+
+async def test_with_the_setting_a_model_writes_in_the_postings_language():
+    german_letter = cover_reply(
+        "Hiermit bewerbe ich mich um die Stelle als Senior Backend-Entwickler (m/w/d) bei Havelsoft GmbH.",
+        "Bei Northwind habe ich Python-Dienste gebaut.")
+    fit = offline_score(PROFILE, GERMAN_POSTING, today=TODAY)
+    model = StandIn(german_letter)
+    letter = await model_cover(model, PROFILE, GERMAN_POSTING, fit, RESUME, TODAY, letter_language="posting")
+    assert json.loads(model.prompts[0][1])["letterLanguage"] == "German"
+    assert letter.salutation == "Sehr geehrte Damen und Herren,"
+    assert letter.closing == "Mit freundlichen Grüßen"
+    english = StandIn(cover_reply("At Northwind, I built Python/FastAPI services handling 2M requests/day."))
+    await model_cover(english, PROFILE, GERMAN_POSTING, fit, RESUME, TODAY)
+    assert json.loads(english.prompts[0][1])["letterLanguage"] == "English"  # the résumé's, by default

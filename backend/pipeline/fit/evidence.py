@@ -570,7 +570,7 @@ def licence_requirement(facts: ProfileFacts, need: LicenceNeed) -> Requirement:
 # A résumé shows it has managed people by a managing title or a bullet that says so.
 _MANAGING_TITLE = re.compile(r"\b(?:manager|head of|director|lead|leiter(?:in)?|sister|charge nurse|chef"
                              r"|responsable|jef[ea]|supervisor|team ?lead)\b", re.I)
-_MANAGED = re.compile(r"\b(?:managed|manage|managing|led|leading|supervised|supervising|line[- ]managed"
+MANAGED_PEOPLE = re.compile(r"\b(?:managed|manage|managing|led|leading|supervised|supervising|line[- ]managed"
                       r"|führte|geführt|leitete|encadré|encadrement|dirigé|dirigí|lideré|gestioné)\b"
                       r"[^.;]{0,40}\b(?:team|staff|reports|people|nurses|engineers|analysts|designers"
                       r"|\d+|équipe|equipo|mitarbeite\w*|personen)\b", re.I)
@@ -580,7 +580,7 @@ def management_requirement(facts: ProfileFacts, need: ManagementNeed) -> Require
     """Managing people, against a managing title or a bullet that says the job seeker did."""
     label = f"Managing a team of {need.size}" if need.size else "Managing people"
     for entry, text in facts.entry_texts:
-        if _MANAGING_TITLE.search(entry.position or "") or _MANAGED.search(text):
+        if _MANAGING_TITLE.search(entry.position or "") or MANAGED_PEOPLE.search(text):
             return requirement("management", label, need.importance, "met", evidence=entry.heading())
     return requirement("management", label, need.importance, "missing",
                        deal_breaker=need.importance == "must" and (need.size or 0) >= 5,

@@ -237,6 +237,7 @@ def _language_patterns() -> dict[str, str]:
 
 LANGUAGES = _language_patterns()
 _LANGUAGE = re.compile(r"(?<![A-Za-z])(?:" + "|".join(LANGUAGES.values()) + r")(?![A-Za-z])", re.I)
+LANGUAGE_NAMES = _LANGUAGE  # a language's name in any language postings are read in
 _LANGUAGE_PATTERNS = tuple((name, re.compile(aliases, re.I)) for name, aliases in LANGUAGES.items())
 # The level a clause asks for, strongest cue first (CEFR ranks: A1 1 … C2 6, native 7).
 _LEVEL_CUES = ((7, r"native|mother tongue|muttersprach|langue maternelle|natif|native|nativo|lengua materna"),

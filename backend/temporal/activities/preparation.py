@@ -395,8 +395,9 @@ class PreparationActivities:
             if provider.is_offline:
                 letter = cover_logic.offline_cover(facts.profile, job, fit, resume, today)
             else:
-                letter = await cover_logic.model_cover(_completer(provider), facts.profile, job,
-                                                       fit, resume, today)
+                letter = await cover_logic.model_cover(
+                    _completer(provider), facts.profile, job, fit, resume, today,
+                    letter_language=facts.settings.materials.letter_language)
             truth.gate_materials(None, letter, facts.profile, fit.ledger, job, today=today)
         return self._material_commit(input, facts, provider, "cover_letter",
                                      letter.model_dump(mode="json", by_alias=True))
