@@ -19,6 +19,7 @@ from pydantic import Field
 
 from backend.domain.fit import FitLedger
 from backend.domain.model import CamelModel
+from backend.domain.places import places_as_written
 from backend.domain.profile import CandidateProfile
 from backend.pipeline.documents import CoverLetterDoc, ExperienceEntry, LetterParagraph, ResumeDoc
 from backend.pipeline.fit.places import place_covered, posting_arrangement
@@ -83,13 +84,25 @@ def offline_cover(profile: CandidateProfile, job: JobText, score: ScoreResult, r
     return letter_doc(profile, job, paragraphs, today)
 
 
+# Between the places of a posting that names several ("Toronto; Montréal", "Berlin | Remote").
+_PLACE_SEPARATORS = re.compile(r"\s*(?:;|\||·| / | or )\s*")
+
+
+def recipient_places(location: str | None) -> list[str]:
+    """The posting's location for the letter's recipient block: each place once, as people
+    write it, and no "Remote" or "Hybrid" as if it were a place."""
+    parts = [part for part in _PLACE_SEPARATORS.split(location or "") if part.strip()]
+    places = places_as_written(parts)
+    return [" · ".join(places)] if places else []
+
+
 def letter_doc(profile: CandidateProfile, job: JobText, paragraphs: list[LetterParagraph],
                today: date) -> CoverLetterDoc:
     return CoverLetterDoc(
         sender_name=profile.display_name(),
         sender_contact=contact_lines(profile),
         date_line=today.strftime("%B %d, %Y").replace(" 0", " "),
-        recipient_lines=[f"Hiring team, {job.company}"] + ([job.location] if job.location else []),
+        recipient_lines=[f"Hiring team, {job.company}", *recipient_places(job.location)],
         salutation=f"Dear {job.company} hiring team,",
         paragraphs=paragraphs,
         closing="Kind regards,",
