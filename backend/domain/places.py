@@ -53,11 +53,16 @@ class City:
 
 
 @cache
+def _city_data() -> dict:
+    raw = (resources.files("resources") / "places" / "cities.json.gz").read_bytes()
+    return json.loads(gzip.decompress(raw))
+
+
+@cache
 def _city_rows() -> tuple[list[list], dict[str, list[int]]]:
     """The rows of resources/places/cities.json.gz (GeoNames cities of 15,000 people or
     more, most populous first) and folded name or alias → row numbers."""
-    raw = (resources.files("resources") / "places" / "cities.json.gz").read_bytes()
-    rows = json.loads(gzip.decompress(raw))["rows"]
+    rows = _city_data()["rows"]
     index: dict[str, list[int]] = {}
     for number, row in enumerate(rows):
         index.setdefault(row[0].casefold(), []).append(number)
@@ -242,3 +247,146 @@ def distance_km(a: City, b: City) -> float:
     lat1, lon1, lat2, lon2 = map(math.radians, (a.lat, a.lon, b.lat, b.lon))
     h = math.sin((lat2 - lat1) / 2) ** 2 + math.cos(lat1) * math.cos(lat2) * math.sin((lon2 - lon1) / 2) ** 2
     return 2 * 6371.0 * math.asin(math.sqrt(h))
+
+
+# --------------------------------------------------------------------------- as written
+
+# Words that say how or whether someone works somewhere, never where.
+_PREFERENCE = re.compile(
+    r"\b(?:fully\s+|100\s*%\s+)?(?:remote(?:ly)?(?:[\s-]first)?|hybrid|on-?site|on\s+site|in-office"
+    r"|anywhere|worldwide|world-wide|home\s*-?office|work(?:ing)? from home|wfh|telecommut\w*"
+    r"|flexible|relocat\w*|mobile|télétravail|teletrabajo|remoto|remota)\b", re.IGNORECASE)
+# What is left of "Open to relocation" or "Remote only" once the preference word is gone.
+_FILLER = re.compile(r"\b(?:open|willing|to|or|and|only|preferred|possible|ok|also|in|within|"
+                     r"from|work|options?)\b|[()\[\]/|:;+&–—-]", re.IGNORECASE)
+
+
+def preference_only(text: str) -> bool:
+    """True when ``text`` says how someone wants to work ("Remote", "Hybrid", "Open to
+    relocation") and names no place."""
+    if not _PREFERENCE.search(text):
+        return False
+    rest = _FILLER.sub(" ", _PREFERENCE.sub(" ", text))
+    return not any(ch.isalpha() for ch in rest)
+
+
+def country_name(code: str, language: str = "en") -> str:
+    """The country's usual short name: "Canada", "United States", "United Kingdom",
+    "South Korea"; in ``language`` when pycountry carries it ("Deutschland")."""
+    import pycountry
+
+    country = pycountry.countries.get(alpha_2=code)
+    if country is None:
+        return code
+    name = getattr(country, "common_name", None) or country.name
+    if language == "en":
+        return name
+    translation = gettext.translation("iso3166-1", pycountry.LOCALES_DIR, languages=[language],
+                                      fallback=True)
+    translated = translation.gettext(name)
+    return translated if translated != name else translation.gettext(country.name)
+
+
+def iso_region(city: City) -> str | None:
+    """The ISO 3166-2 code (without the country) of the region ``city`` is in: "ON" for
+    Toronto, "CA" for San Francisco, "NSW" for Sydney."""
+    mapped = _city_data().get("regions", {}).get(f"{city.country}.{city.admin1}")
+    if mapped:
+        return mapped
+    return city.admin1 if region_of(city.admin1, city.country) else None
+
+
+def _region_code(text: str, country: str) -> str | None:
+    if country not in _REGION_COUNTRIES:
+        return None
+    found = region_of(text, country)
+    return found[1] if found else None
+
+
+def _readings(parts: list[str]) -> list[tuple[str, str | None]]:
+    """(country, region) readings of a place's parts after the city, likeliest first:
+    "CA" after a city is California or Canada, "ON" only Ontario."""
+    last, middle = parts[-1], ", ".join(parts[1:-1])
+    readings: list[tuple[str, str | None]] = []
+    code = country_code(last)
+    if code is not None and last in _COUNTRY_BEFORE_REGION:
+        readings.append((code, _region_code(middle, code) if middle else None))
+    if len(parts) == 2:
+        readings.extend(_regions().get(_fold(last), []))
+    if code is not None:
+        readings.append((code, _region_code(middle, code) if middle else None))
+    return list(dict.fromkeys(readings))
+
+
+def written_place(text: str, language: str = "en") -> tuple[str, City | None] | None:
+    """A place as people write it on a résumé, and the city it names when known: the
+    city, its region only where the region is customarily written (the postal
+    abbreviation in the United States, Canada and Australia), then the country's name in
+    ``language``. "Toronto, CA" → "Toronto, ON, Canada"; "San Jose, CA" → "San Jose, CA,
+    United States"; "München, DE" → "München, Germany" ("München, Deutschland" in German).
+    A text that only states a preference ("Remote", "Open to relocation") is None; one
+    that names no place known here stays as written."""
+    text = " ".join(text.split()).strip(" ,.")
+    if not text or preference_only(text):
+        return None
+    if _PREFERENCE.search(text):  # "Remote (Canada)", "Toronto – hybrid"
+        text = " ".join(_FILLER.sub(" ", _PREFERENCE.sub(" ", text)).split()).strip(" ,.")
+    parts = [part.strip() for part in text.split(",") if part.strip()]
+    if len(parts) == 1:
+        code = country_code(text)
+        if code is not None:
+            return country_name(code, language), None
+        if (region := region_of(text)) is not None and not city_named(text):
+            return f"{text}, {country_name(region[0], language)}", None  # "Ontario"
+        city = city_named(text)
+        return (_as_written(text, city, None, language), city) if city else (text, None)
+    if len(parts) > 3 or any(ch.isdigit() for ch in parts[0]):
+        return text, None  # an address: as the job seeker wrote it
+    name = parts[0]
+    readings = _readings(parts)
+    head, _, tail = name.rpartition(" ")
+    if head and tail.isupper() and (known := [r for r in _regions().get(_fold(tail), [])
+                                              if r[0] in {c for c, _ in readings}]):
+        name, readings = head, known  # "Sydney NSW, Australia"
+    for country, region in readings:
+        city = city_named(name, country, region)
+        if city is not None and (region is None or iso_region(city) in (None, region)):
+            return _as_written(name, city, region, language), city
+    if readings:
+        country, region = readings[0]
+        return _as_written(name, None, region, language, country), None
+    return text, None
+
+
+def _as_written(name: str, city: City | None, region: str | None, language: str,
+                country: str | None = None) -> str:
+    country = city.country if city is not None else country
+    if country in _REGION_COUNTRIES:
+        region = region or (iso_region(city) if city is not None else None)
+    else:
+        region = None
+    return ", ".join(part for part in (name, region, country_name(country, language) if country else None)
+                     if part)
+
+
+def places_as_written(texts: list[str], language: str = "en") -> list[str]:
+    """Each place once, as people write it (``written_place``), in the given order:
+    "Munich" after "München, Germany" is the same city, and a bare country or region
+    already named by an earlier place ("Canada" after "Toronto, ON, Canada") adds nothing."""
+    shown: list[str] = []
+    cities: set[City] = set()
+    for text in texts:
+        written = written_place(text, language)
+        if written is None:
+            continue
+        place, city = written
+        if city is not None and city in cities:
+            continue
+        if city is None and any(_fold(other).endswith(", " + _fold(place)) for other in shown):
+            continue
+        if _fold(place) in {_fold(other) for other in shown}:
+            continue
+        if city is not None:
+            cities.add(city)
+        shown.append(place)
+    return shown

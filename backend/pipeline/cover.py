@@ -28,6 +28,7 @@ from pydantic import Field
 
 from backend.domain.fit import FitLedger, Requirement
 from backend.domain.model import CamelModel
+from backend.domain.places import places_as_written
 from backend.domain.profile import CandidateProfile
 from backend.domain.resume import Certificate
 from backend.domain.spoken_languages import english_name
@@ -328,14 +329,26 @@ def profile_language(profile: CandidateProfile) -> str:
     return letter_language(text or profile.resume_text or "")
 
 
+# Between the places of a posting that names several ("Toronto; Montréal", "Berlin | Remote").
+_PLACE_SEPARATORS = re.compile(r"\s*(?:;|\||·| / | or )\s*")
+
+
+def recipient_places(location: str | None) -> list[str]:
+    """The posting's location for the letter's recipient block: each place once, as people
+    write it, and no "Remote" or "Hybrid" as if it were a place."""
+    parts = [part for part in _PLACE_SEPARATORS.split(location or "") if part.strip()]
+    places = places_as_written(parts)
+    return [" · ".join(places)] if places else []
+
+
 def letter_doc(profile: CandidateProfile, job: JobText, paragraphs: list[LetterParagraph],
                today: date, language: str = "en") -> CoverLetterDoc:
     return CoverLetterDoc(
         sender_name=profile.display_name(),
         sender_contact=contact_lines(profile),
         date_line=date_line(today, language),
-        recipient_lines=[phrase(language, "recipient", company=job.company)]
-        + ([job.location] if job.location else []),
+        recipient_lines=[phrase(language, "recipient", company=job.company),
+                         *recipient_places(job.location)],
         salutation=phrase(language, "salutation", company=job.company),
         paragraphs=paragraphs,
         closing=phrase(language, "sign_off"),

@@ -18,6 +18,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 from typing import TypeVar
 
 from pydantic import Field, ValidationError
@@ -25,6 +26,7 @@ from pydantic import Field, ValidationError
 from backend.domain.model import CamelModel
 from backend.domain.profile import CandidateProfile
 from backend.domain.resume import JsonResume, WorkEntry
+from backend.pipeline.coverage import keyword_coverage, names_term
 from backend.pipeline.documents import (
     DroppedItem,
     EducationLine,
@@ -126,8 +128,36 @@ def offline_tailor(profile: CandidateProfile, job: JobText, score: ScoreResult) 
         experience.append(entry)
         dropped += trimmed
     skills, skill_drops = skill_lines(resume, focus)
-    return _resume_doc(profile, job, resume, experience=experience, skills=skills,
-                       summary=tailored_summary(profile, job, focus), dropped=dropped + skill_drops)
+    doc = _resume_doc(profile, job, resume, experience=experience, skills=skills,
+                      summary=tailored_summary(profile, job, focus), dropped=dropped + skill_drops)
+    return with_proven_terms(profile, score, doc)
+
+
+def with_proven_terms(profile: CandidateProfile, score: ScoreResult, doc: ResumeDoc) -> ResumeDoc:
+    """Every must-have term of the posting that the profile proves shows in the résumé: a
+    trimmed bullet of the profile's that names it comes back to its entry, else the skill
+    joins the skills. A term the profile does not prove is never added."""
+    missing = [c.term for c in keyword_coverage(score.ledger, profile, doc, today=date.today())
+               if c.proven and not c.in_resume]
+    if not missing:
+        return doc
+    experience = [entry.model_copy(update={"bullets": list(entry.bullets)}) for entry in doc.experience]
+    dropped, skills = list(doc.dropped), list(doc.skills)
+    works = newest_first(source_resume(profile).work)
+    for term in missing:
+        restored = next(((entry, bullet) for entry, work in zip(experience, works, strict=False)
+                         for bullet in entry_bullets(work)
+                         if bullet not in entry.bullets and names_term(bullet, term)), None)
+        if restored is not None and len(restored[0].bullets) < 30:
+            restored[0].bullets.append(restored[1])
+            dropped = [d for d in dropped if not (d.kind == "bullet" and d.text == restored[1][:600])]
+        elif skill_index().find(skill_index().canonical_name(term)):
+            loose = next((line for line in skills if line.group is None), None)
+            if loose is None:
+                loose = SkillLine(group=None, items=[])
+                skills = [*skills, loose][:MAX_SKILL_LINES]
+            loose.items.append(skill_index().canonical_name(term))
+    return doc.model_copy(update={"experience": experience, "skills": skills, "dropped": dropped})
 
 
 def _resume_doc(profile: CandidateProfile, job: JobText, resume: JsonResume, *,

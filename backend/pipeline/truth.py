@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING
 
 from backend.domain.errors import TypedFailure
 from backend.domain.fit import FitLedger
+from backend.domain.places import country_name, places_as_written
 from backend.domain.profile import CandidateProfile
 from backend.domain.resume import Certificate, EducationEntry, JsonResume, LanguageEntry, WorkEntry, year_of
 from backend.pipeline.documents import CoverLetterDoc, ExperienceEntry, ResumeDoc
@@ -89,20 +90,22 @@ def entry_heading(entry: ExperienceEntry) -> str:
                      end_date=entry.end_date).heading()
 
 
-def profile_locations(profile: CandidateProfile) -> list[str]:
-    """Every place the job seeker listed: where they live, then where they want to work.
-    "Berlin, DE" and "Berlin" are one place (same first part): the first spelling stays."""
+def profile_locations(profile: CandidateProfile, language: str = "en") -> list[str]:
+    """Every place the job seeker listed, as people write it (``places_as_written``):
+    where they live, then where they want to work. "Toronto" with the country code "CA"
+    reads "Toronto, ON, Canada"; "Berlin, DE" and "Berlin" are one place; a preference
+    ("Remote", "Open to relocation") is not a place and a country already named is not
+    repeated."""
     home = profile.resume.basics.location
     found: list[str] = []
     if home is not None:
-        parts = list(dict.fromkeys(p for p in (home.city, home.region, home.country_code) if p))
+        # The code is a country's: "CA" here is Canada, never California.
+        country = country_name(home.country_code) if home.country_code else None
+        parts = list(dict.fromkeys(p for p in (home.city, home.region, country) if p))
         if parts:
             found.append(", ".join(parts))
     found.extend(profile.locations)
-    unique: dict[str, str] = {}
-    for place in found:
-        unique.setdefault(normalize(place.split(",")[0]), place)
-    return list(unique.values())
+    return places_as_written(found, language)
 
 
 def profile_links(profile: CandidateProfile) -> list[str]:

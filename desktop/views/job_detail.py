@@ -40,6 +40,7 @@ from desktop.views.partials.blocked_site_notice import BlockedSiteNotice
 from desktop.views.partials.fit_checklist import (
     FitChecklist,
     cap_text,
+    coverage_text,
     has_materials,
     offers_prepare_anyway,
     threshold_text,
@@ -271,6 +272,10 @@ class JobDetail(LiveView):
         threshold_row.addWidget(self.threshold_label, 1)
         threshold_row.addWidget(self.prepare_anyway_button, 0, Qt.AlignmentFlag.AlignTop)
         self.checklist = FitChecklist(group)
+        self.coverage_label = PlainLabel("", group)
+        self.coverage_label.setObjectName("coverageLabel")
+        self.coverage_label.setWordWrap(True)
+        self.coverage_label.hide()
         self.rationale_label = rich_label(QLabel("", group))
         self.rationale_label.setObjectName("rationaleLabel")
         self.rationale_label.setWordWrap(True)
@@ -280,6 +285,7 @@ class JobDetail(LiveView):
         layout.addWidget(self.cap_label)
         layout.addLayout(threshold_row)
         layout.addWidget(self.checklist)
+        layout.addWidget(self.coverage_label)
         layout.addWidget(self.rationale_label)
         return group
 
@@ -356,6 +362,7 @@ class JobDetail(LiveView):
         self.blocked_notice.show_job(result)
         self._show_stages(result)
         self._show_score(result.get("score"))
+        self._show_coverage(result.get("keywordCoverage"))
         self._show_threshold(result)
         self._show_materials(result)
         self._update_buttons()
@@ -414,6 +421,11 @@ class JobDetail(LiveView):
         self.cap_label.setText(cap or "")
         self.cap_label.setVisible(cap is not None)
         self.rationale_label.setText(self._rationale_html(score, with_lists=ledger is None))
+
+    def _show_coverage(self, items: list[dict[str, Any]] | None) -> None:
+        text = coverage_text(items)  # terms come from postings: plain text only
+        self.coverage_label.setText(text or "")
+        self.coverage_label.setVisible(text is not None)
 
     @staticmethod
     def _rationale_html(score: dict[str, Any], *, with_lists: bool) -> str:

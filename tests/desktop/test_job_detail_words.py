@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
 
 from desktop.client import ApiRequestError
 from desktop.shell import ShellController
 from desktop.views.job_detail import JobDetail, scored_by_text
-from desktop.views.partials.fit_checklist import cap_text, checklist_rows, threshold_text
+from desktop.views.partials.fit_checklist import cap_text, checklist_rows, coverage_text, threshold_text
 
 pytestmark = pytest.mark.desktop
 
@@ -179,3 +180,27 @@ def test_prepare_anyway_asks_the_api_and_answers_in_plain_words(qtbot, qloop, tm
     detail.apply({"job": _job(fitThreshold={"minFitScore": 50, "below": True,
                                             "prepareAnyway": True}), "profileSample": False})
     assert not detail.prepare_anyway_button.isVisible()  # asked for: not offered twice
+
+
+def test_the_postings_terms_read_in_plain_words():
+    assert coverage_text([{"term": "SQL", "proven": True, "inResume": True},
+                          {"term": "Tableau", "proven": True, "inResume": False},
+                          {"term": "Looker", "proven": True, "inResume": None},
+                          {"term": "Spark", "proven": False, "inResume": False}]) == (
+        "Terms the posting asks for: SQL ✓ in your résumé · Tableau — in your profile, not in this"
+        " résumé · Looker ✓ in your profile · Spark ✗ not in your profile")
+    assert coverage_text([]) is None and coverage_text(None) is None
+
+
+def test_the_fit_box_shows_the_terms_as_plain_text(qtbot, tmp_path):
+    detail = _detail(qtbot, tmp_path)
+    detail.job_key = "job_" + "a" * 24
+    terms = [{"term": "<b>SQL</b>", "proven": True, "inResume": True},
+             {"term": "Spark", "proven": False, "inResume": False}]
+    detail.apply({"job": _job(keywordCoverage=terms), "profileSample": False})
+    label = detail.findChild(QLabel, "coverageLabel")
+    assert label.isVisible() and label.textFormat() == Qt.TextFormat.PlainText
+    assert label.text() == ("Terms the posting asks for: <b>SQL</b> ✓ in your résumé · "
+                            "Spark ✗ not in your profile")
+    detail.apply({"job": _job(), "profileSample": False})  # an answer without the list
+    assert not label.isVisible()

@@ -102,7 +102,7 @@ def test_a_clean_header_every_location_and_a_summary_without_contact_data():
     resume, _ = tailored(job())
     assert (resume.name, resume.headline) == ("Ada Example", "Backend Engineer")
     assert resume.contact.email == "ada@example.org" and resume.contact.phone == "+49 30 5550 1234"
-    assert resume.contact.locations == ["Berlin, DE", "Lisbon"]
+    assert resume.contact.locations == ["Berlin, Germany", "Lisbon, Portugal"]
     assert resume.contact.links == ["https://ada.example.org", "https://github.com/ada"]
     assert resume.summary.startswith("Backend engineer who builds reliable data services. Happiest close")
     assert "Senior Backend Engineer role at Globex Cloud." in resume.summary

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import date
 from typing import Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Path, Query, Request
@@ -11,9 +12,11 @@ from pydantic import ConfigDict, Field, ValidationError
 
 from backend.api.errors import ApiError, error_responses, noop_responses
 from backend.api.security import require_token
+from backend.domain.fit import FitLedger
 from backend.domain.fit_reasons import reasons_from_json
 from backend.domain.model import CamelModel
 from backend.domain.stages import ACTIVE_STATUSES, STAGES, StageStatus
+from backend.pipeline.coverage import keyword_coverage
 from backend.pipeline.documents import CoverLetterDoc, ResumeDoc
 from backend.store import applications
 from backend.store import materials as materials_store
@@ -21,6 +24,7 @@ from backend.store import stages as stage_store
 from backend.store.discovery import list_runs
 from backend.store.job_queries import JobFilter, SortKey, job_detail, list_jobs
 from backend.store.jobs import mark_prepare_anyway
+from backend.store.profile import read_profile
 from backend.temporal.contracts import prep_workflow_id
 from backend.temporal.dispatch import stages_from, start_preparation
 
@@ -100,7 +104,23 @@ async def get_job(request: Request, job_key: str = JOB_KEY) -> dict[str, Any]:
         if detail[key]:  # materials stored in an older shape read as today's
             detail[key]["content"] = model.model_validate(detail[key]["content"]).model_dump(
                 mode="json", by_alias=True)
+    detail["keyword_coverage"] = await _keyword_coverage(request, detail)
     return _camel(detail)
+
+
+async def _keyword_coverage(request: Request, detail: dict) -> list[dict[str, Any]]:
+    """The posting's must-have terms: proven by the profile as it is now? in the résumé?
+    Empty without a score, a ledger or a saved profile."""
+    ledger = (detail["score"] or {}).get("ledger")
+    if not ledger:
+        return []
+    async with request.app.state.context.db.read_snapshot() as conn:
+        saved = await read_profile(conn)
+    if saved is None:
+        return []
+    resume = ResumeDoc.model_validate(detail["resume"]["content"]) if detail["resume"] else None
+    coverage = keyword_coverage(FitLedger.model_validate(ledger), saved[1], resume, today=date.today())
+    return [{"term": c.term, "proven": c.proven, "in_resume": c.in_resume} for c in coverage]
 
 
 def _fit_threshold(request: Request, detail: dict) -> dict:

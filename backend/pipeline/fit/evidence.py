@@ -112,6 +112,8 @@ class ProfileFacts:
         facts = cls(profile, today)
         for skill in profile.all_skills():
             facts.skills.setdefault(index.canonical_name(skill).lower(), skill)
+            for named in index.find(skill):  # "Excel / Google Sheets" lists both
+                facts.skills.setdefault(named.lower(), skill)
         for entry in profile.resume.work:
             text = " ".join(filter(None, (entry.position, entry.summary, *entry.highlights)))
             facts.entry_texts.append((entry, text))
@@ -234,14 +236,20 @@ def _title_stems(phrases: tuple[str, ...]) -> dict[str, str]:
 def own_words(profile: CandidateProfile, skill: str) -> str | None:
     """The headline, target title or job title in which the job seeker names a one-word
     skill in another form ("Analytics" in "Data Analyst")."""
+    phrases = (profile.resume.basics.label, *profile.target_titles,
+               *(w.position for w in profile.resume.work))
+    return word_form_in(skill, tuple(p for p in phrases if p))
+
+
+def word_form_in(skill: str, phrases: tuple[str, ...]) -> str | None:
+    """The first of ``phrases`` that names a one-word skill in another form ("Analytics"
+    in "Data Analyst")."""
     if " " in skill.strip() or len(skill) < 6:
         return None
     wanted = _stem(skill.lower())
     if wanted == skill.lower():
         return None  # no suffix: nothing to compare but the word itself
-    phrases = (profile.resume.basics.label, *profile.target_titles,
-               *(w.position for w in profile.resume.work))
-    return _title_stems(tuple(p for p in phrases if p)).get(wanted)
+    return _title_stems(phrases).get(wanted)
 
 
 def phrase_requirement(facts: ProfileFacts, phrase: str, importance: Importance) -> Requirement:

@@ -58,6 +58,23 @@ def cap_text(ledger: dict[str, Any] | None) -> str | None:
     return f"Capped at {cap.get('score')}: {cap.get('reason') or 'no reason given'}"
 
 
+def coverage_text(items: list[dict[str, Any]] | None) -> str | None:
+    """The posting's must-have terms in plain words: "Terms the posting asks for: SQL ✓ in
+    your résumé · Spark ✗ not in your profile" (None when the posting names none)."""
+    parts = []
+    for item in items or []:
+        term = str(item.get("term") or "?")
+        if not item.get("proven"):
+            parts.append(f"{term} ✗ not in your profile")
+        elif item.get("inResume") is None:
+            parts.append(f"{term} ✓ in your profile")
+        elif item.get("inResume"):
+            parts.append(f"{term} ✓ in your résumé")
+        else:
+            parts.append(f"{term} — in your profile, not in this résumé")
+    return f"Terms the posting asks for: {' · '.join(parts)}" if parts else None
+
+
 def threshold_text(job: dict[str, Any]) -> str | None:
     """Below the user's minimum fit: what happened to the materials (None when not below)."""
     threshold = job.get("fitThreshold") or {}
