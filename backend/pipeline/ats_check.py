@@ -185,8 +185,14 @@ def check_resume(resume: ResumeDoc, data: bytes, file_format: FileFormat) -> Ats
         raise ValueError(f"unsupported file format: {file_format!r}")
     entries = _expected(resume)
     name = FORMAT_NAMES[file_format]
-    missing = [f"{item} ({name}, plain text)" for item in _in_plain_text(entries, plain_text(
-        data, file_format))]
+    try:
+        text = plain_text(data, file_format)
+    except Exception:  # noqa: BLE001 - a file its own writer made; say so, do not stop the render
+        text = None
+    if text is None:
+        missing = [f"the whole {name}: its text could not be read"]
+    else:
+        missing = [f"{item} ({name}, plain text)" for item in _in_plain_text(entries, text)]
     work = _imported_work(data, file_format)
     if work is None:
         missing.append(f"the whole {name}: the importer could not read it")

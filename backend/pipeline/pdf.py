@@ -168,7 +168,8 @@ def _page_count(data: bytes) -> int:
     return len(_PAGE_OBJECT.findall(data))
 
 
-def _save(data: bytes, path: Path | str) -> PdfInfo:
+def save_pdf(data: bytes, path: Path | str) -> PdfInfo:
+    """Write rendered PDF bytes to ``path`` (atomically)."""
     target = Path(path)
     write_atomic(data, target)
     return PdfInfo(path=target, pages=_page_count(data), bytes=len(data),
@@ -201,11 +202,11 @@ def render_resume_pdf(resume: ResumeDoc, path: Path | str, *, template: str = "c
     """Render ``resume`` to ``path`` (atomically). Same input + same ``creation_date``
     → byte-identical output."""
     data = resume_pdf_bytes(resume, template=template, paper=paper, creation_date=creation_date)
-    return _save(data, path)
+    return save_pdf(data, path)
 
 
 def render_cover_letter_pdf(letter: CoverLetterDoc, path: Path | str, *, paper: Paper = "a4",
                             creation_date: datetime | None = None) -> PdfInfo:
     """Render ``letter`` to ``path`` (atomically), on one page where the text allows."""
     data = cover_letter_pdf_bytes(letter, paper=paper, creation_date=creation_date)
-    return _save(data, path)
+    return save_pdf(data, path)

@@ -168,7 +168,8 @@ def cover_letter_docx_bytes(letter: CoverLetterDoc, *, paper: Paper = "a4",
     return _save(document)
 
 
-def _saved(data: bytes, path: Path | str) -> DocxInfo:
+def save_docx(data: bytes, path: Path | str) -> DocxInfo:
+    """Write rendered Word bytes to ``path`` (atomically)."""
     target = Path(path)
     write_atomic(data, target)
     return DocxInfo(path=target, bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
@@ -176,9 +177,9 @@ def _saved(data: bytes, path: Path | str) -> DocxInfo:
 
 def render_resume_docx(resume: ResumeDoc, path: Path | str, *, paper: Paper = "a4",
                        creation_date: datetime | None = None) -> DocxInfo:
-    return _saved(resume_docx_bytes(resume, paper=paper, creation_date=creation_date), path)
+    return save_docx(resume_docx_bytes(resume, paper=paper, creation_date=creation_date), path)
 
 
 def render_cover_letter_docx(letter: CoverLetterDoc, path: Path | str, *, paper: Paper = "a4",
                              creation_date: datetime | None = None) -> DocxInfo:
-    return _saved(cover_letter_docx_bytes(letter, paper=paper, creation_date=creation_date), path)
+    return save_docx(cover_letter_docx_bytes(letter, paper=paper, creation_date=creation_date), path)
