@@ -19,7 +19,7 @@ from __future__ import annotations
 import io
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from backend.pipeline.documents import ResumeDoc
@@ -35,7 +35,7 @@ class AtsCheck:
     """``ok``, or what did not come back: "the dates of 'Analyst at Shopify' (PDF, plain
     text)"."""
 
-    missing: tuple[str, ...] = field(default_factory=tuple)
+    missing: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -43,16 +43,6 @@ class AtsCheck:
 
     def to_json(self) -> dict[str, Any]:
         return {"ok": self.ok, "missing": list(self.missing)}
-
-    @classmethod
-    def from_json(cls, value: dict[str, Any] | None) -> AtsCheck | None:
-        if not isinstance(value, dict):
-            return None
-        return cls(tuple(str(item) for item in value.get("missing") or ()))
-
-    @classmethod
-    def merged(cls, checks: list[AtsCheck]) -> AtsCheck:
-        return cls(tuple(dict.fromkeys(item for check in checks for item in check.missing)))
 
 
 def words(text: str | None) -> list[str]:
