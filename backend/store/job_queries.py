@@ -117,6 +117,7 @@ async def job_detail(db: Database, job_id: str) -> dict | None:
         resume={"generation": resume[0], "content": resume[1]} if resume else None,
         cover_letter={"generation": letter[0], "content": letter[1]} if letter else None,
         artifacts=artifacts,
+        ats_check=materials.resume_ats_check(artifacts),
         material_rejections=rejections,
     )
     return detail

@@ -117,26 +117,50 @@ async def insert_material(conn, job_id: str, *, kind: str, generation: int, cont
     )
 
 
+PDF_KINDS = ("resume_pdf", "cover_letter_pdf")
+RESUME_FILE_KINDS = ("resume_pdf", "resume_docx")  # the files the ATS check reads
+
+
 async def insert_artifact(conn, job_id: str, *, kind: str, generation: int, path: str,
-                          size: int, pages: int, sha256: str) -> None:
+                          size: int, pages: int, sha256: str, ats_check: dict | None = None) -> None:
     await conn.execute(
         "INSERT INTO job_artifacts (tenant_id, job_id, kind, generation, path, bytes, pages,"
-        " sha256, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " sha256, ats_check_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         " ON CONFLICT (job_id, kind, generation) DO UPDATE SET path = excluded.path,"
-        " bytes = excluded.bytes, pages = excluded.pages, sha256 = excluded.sha256",
-        (TENANT_ID, job_id, kind, generation, path, size, pages, sha256, utc_now_iso()),
+        " bytes = excluded.bytes, pages = excluded.pages, sha256 = excluded.sha256,"
+        " ats_check_json = excluded.ats_check_json",
+        (TENANT_ID, job_id, kind, generation, path, size, pages, sha256,
+         json.dumps(ats_check) if ats_check is not None else None, utc_now_iso()),
     )
 
 
 async def latest_artifacts(conn, job_id: str) -> list[dict]:
+    """The latest file of each kind (PDFs and Word files); a résumé file with its
+    ``atsCheck`` (None when it was rendered before the check)."""
     cursor = await conn.execute(
-        "SELECT kind, generation, path, bytes, pages, sha256, created_at FROM job_artifacts a"
+        "SELECT kind, generation, path, bytes, pages, sha256, created_at, ats_check_json"
+        " FROM job_artifacts a"
         " WHERE job_id = ? AND generation = (SELECT MAX(generation) FROM job_artifacts b"
         "   WHERE b.job_id = a.job_id AND b.kind = a.kind) ORDER BY kind",
         (job_id,),
     )
     names = ("kind", "generation", "path", "bytes", "pages", "sha256", "createdAt")
-    return [dict(zip(names, row, strict=True)) for row in await cursor.fetchall()]
+    return [{**dict(zip(names, row[:-1], strict=True)),
+             "atsCheck": json.loads(row[-1]) if row[-1] else None}
+            for row in await cursor.fetchall()]
+
+
+def resume_ats_check(artifacts: list[dict]) -> dict | None:
+    """The check of the latest résumé's files together: ``{ok, missing}``; None when no
+    file of it was checked."""
+    resume_files = [a for a in artifacts if a["kind"] in RESUME_FILE_KINDS]
+    newest = max((a["generation"] for a in resume_files), default=None)
+    checks = [a["atsCheck"] for a in resume_files
+              if a["generation"] == newest and a.get("atsCheck") is not None]
+    if not checks:
+        return None
+    missing = list(dict.fromkeys(item for check in checks for item in check.get("missing") or []))
+    return {"ok": all(check.get("ok") for check in checks) and not missing, "missing": missing}
 
 
 MATERIAL_STAGE = {"resume": "tailor", "cover_letter": "cover"}
@@ -271,9 +295,14 @@ async def record_user_edit(db, job_id: str, *, kind: str, content: dict) -> int:
 
 
 async def record_artifact(conn, job_id: str, run: RunIds, *, kind: str, generation: int,
-                          path: str, size: int, pages: int, sha256: str) -> None:
+                          path: str, size: int, pages: int, sha256: str,
+                          ats_check: dict | None = None) -> None:
+    """A rendered file of a generation; a PDF with its ``PdfRendered`` event (the Word
+    files rendered beside it need none of their own)."""
     await insert_artifact(conn, job_id, kind=kind, generation=generation, path=path,
-                          size=size, pages=pages, sha256=sha256)
+                          size=size, pages=pages, sha256=sha256, ats_check=ats_check)
+    if kind not in PDF_KINDS:
+        return
     await append_event(conn, ev.PdfRendered(
         job_id=job_id, kind=kind, generation=generation, pages=pages, bytes=size,
         **run.as_kwargs()), job_id=job_id, **run.as_kwargs())

@@ -116,10 +116,14 @@ async def test_r05_r19_worker_killed_at_the_pdf_commit_renders_each_generation_o
     assert rendered(app, run_id) == [("cover_letter_pdf", generation), ("resume_pdf", generation)]
     now = artifacts(app, job_id)
     assert now[:len(before)] == before and [row[:2] for row in now[len(before):]] == [
-        ("cover_letter_pdf", generation), ("resume_pdf", generation)]
-    for _, _, path, _ in now[len(before):]:
+        ("cover_letter_docx", generation), ("cover_letter_pdf", generation),
+        ("resume_docx", generation), ("resume_pdf", generation)]
+    for kind, _, path, _ in now[len(before):]:
         data = Path(path).read_bytes()
-        assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")
+        if kind.endswith("_docx"):  # the Word file beside each PDF
+            assert data.startswith(b"PK")
+        else:
+            assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")
     assert result_versions(app.app_dir)[(job_id, "pdf")] == versions[(job_id, "pdf")] + 1
     await wait_quiet(app.app_dir, client=app.client, after=after)
     await assert_invariants(app.app_dir, client=app.client, http=app.http, after=after)

@@ -375,6 +375,67 @@ def test_save_as_copies_the_pdf_under_its_own_name(with_pdfs, qtbot, monkeypatch
     assert files.message.text() == f"Saved a copy as {target}."
 
 
+@pytest.fixture
+def with_word(detail, tmp_path):
+    folder = tmp_path / "materials"
+    folder.mkdir()
+    files = {kind: folder / f"Ada Example - Resume - Northwind.{ext}"
+             for kind, ext in (("resume_pdf", "pdf"), ("resume_docx", "docx"))}
+    files["resume_pdf"].write_bytes(b"%PDF-1.7 resume")
+    files["resume_docx"].write_bytes(b"PK word resume")
+    artifacts = [{"kind": kind, "generation": 2, "path": str(path), "pages": 2 if kind.endswith("pdf")
+                  else 0, "bytes": 15, "sha256": "x", "createdAt": "2025-03-03T10:00:00Z"}
+                 for kind, path in files.items()]
+    detail.apply({"job": _job(artifacts=artifacts, atsCheck={"ok": True, "missing": []}),
+                  "profileSample": False})
+    return detail, files
+
+
+@pytest.mark.parametrize(("chosen", "typed", "saved_as"), [
+    ("Word documents (*.docx)", "copy.pdf", "copy.docx"),  # the filter decides; the name follows
+    ("PDF files (*.pdf)", "copy.docx", "copy.docx"),       # a .docx name asks for the Word file
+    ("PDF files (*.pdf)", "copy.pdf", "copy.pdf"),
+])
+def test_save_as_offers_the_pdf_and_the_word_file(with_word, qtbot, monkeypatch, tmp_path,
+                                                  chosen, typed, saved_as):
+    detail, files = with_word
+    target = tmp_path / "Downloads" / typed
+    target.parent.mkdir()
+    offered: list[str] = []
+
+    def ask(_parent, _caption, _default, filters):
+        offered.append(filters)
+        return str(target), chosen
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", ask)
+    panel = detail.materials.pdf_files
+    qtbot.mouseClick(panel.findChild(object, "saveAs_resume_pdf"), Qt.MouseButton.LeftButton)
+    assert offered == ["PDF files (*.pdf);;Word documents (*.docx)"]
+    saved = target.parent / saved_as
+    source = files["resume_docx"] if saved_as.endswith(".docx") else files["resume_pdf"]
+    assert saved.read_bytes() == source.read_bytes()
+    assert panel.message.text() == f"Saved a copy as {saved}."
+    # The Word file is no row of its own: the PDF rows stay as they were.
+    assert panel.name_labels["resume_pdf"].text() == (
+        "Résumé: Ada Example - Resume - Northwind.pdf · 2 pages")
+
+
+def test_the_ats_check_is_shown_as_plain_words(with_word, detail):
+    label = detail.materials.ats_check
+    assert label.isVisibleTo(detail) and label.text() == pdf_files.ATS_OK
+    missing = ["the dates of 'Analyst <b>at</b> Shopify' (PDF, plain text)",
+               *[f"bullet {n} of 'Analyst at Shopify' (Word file, read into entries)"
+                 for n in range(1, 10)]]
+    detail.apply({"job": _job(atsCheck={"ok": False, "missing": missing}), "profileSample": False})
+    lines = label.text().split("\n")
+    assert lines[0] == pdf_files.ATS_MISSING
+    assert lines[1] == "• the dates of 'Analyst <b>at</b> Shopify' (PDF, plain text)"
+    assert lines[-1] == "… and 2 more" and len(lines) == 1 + pdf_files.ATS_SHOWN + 1
+    assert label.textFormat() == Qt.TextFormat.PlainText
+    detail.apply({"job": _job(), "profileSample": False})  # rendered before the check
+    assert not label.isVisibleTo(detail)
+
+
 def test_the_apply_review_packet_shows_the_file_names_and_the_edits(qtbot, qloop, tmp_path):
     resume = tmp_path / "Ada Example - Resume - Northwind.pdf"
     letter = tmp_path / "Ada Example - Cover Letter - Northwind.pdf"

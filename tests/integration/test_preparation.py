@@ -173,11 +173,20 @@ async def test_a_job_detail_has_its_fit_evidence_and_real_pdfs(prepared):
     assert resume["contact"]["locations"] == ["Berlin, DE", "Remote"]  # every place listed
     assert detail["coverLetter"]["content"]["paragraphs"][0]["text"].startswith("I am applying for")
     kinds = {artifact["kind"]: artifact for artifact in detail["artifacts"]}
-    assert set(kinds) == {"resume_pdf", "cover_letter_pdf"}
-    for artifact in kinds.values():
+    assert set(kinds) == {"resume_pdf", "cover_letter_pdf", "resume_docx", "cover_letter_docx"}
+    for kind, artifact in kinds.items():
         data = Path(artifact["path"]).read_bytes()
-        assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")
+        if kind.endswith("_pdf"):
+            assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")
+        else:  # the Word file beside it, under the same name
+            assert data.startswith(b"PK") and Path(artifact["path"]).suffix == ".docx"
+            pdf = Path(kinds[kind.replace("_docx", "_pdf")]["path"])
+            assert Path(artifact["path"]).with_suffix(".pdf") == pdf
         assert Path(artifact["path"]).is_relative_to(prepared["app_dir"] / "artifacts")
+    # Both résumé files read back whole; the letters are not checked.
+    assert detail["atsCheck"] == {"ok": True, "missing": []}
+    assert kinds["resume_docx"]["atsCheck"] == {"ok": True, "missing": []}
+    assert kinds["cover_letter_pdf"]["atsCheck"] is None
     stage_rows = {row["stage"]: row for row in detail["stages"]}
     assert stage_rows["score"]["ownerRunId"], "the owning run is recorded"
 

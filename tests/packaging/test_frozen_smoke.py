@@ -156,12 +156,16 @@ async def test_first_start_creates_the_app_dir_and_discover_runs_to_the_end(firs
 async def test_first_start_prepares_every_job_through_its_pdfs(first_start, installation):
     pdfs = first_start["pdfs"]
     assert pdfs["rendered"] == DEMO_DISTINCT_JOBS
-    assert {artifact["kind"] for artifact in pdfs["artifacts"]} == {"resume_pdf", "cover_letter_pdf"}
+    assert {artifact["kind"] for artifact in pdfs["artifacts"]} == {
+        "resume_pdf", "cover_letter_pdf", "resume_docx", "cover_letter_docx"}
     for artifact in pdfs["artifacts"]:
         path = Path(artifact["path"])
         assert path.is_relative_to(installation.default_app_dir / "artifacts")
         data = path.read_bytes()
-        assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")
+        if artifact["kind"].endswith("_docx"):  # written from python-docx's bundled template
+            assert data.startswith(b"PK")
+        else:
+            assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")
 
 
 async def test_first_start_streams_the_run_over_sse(first_start):

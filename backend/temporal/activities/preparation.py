@@ -416,15 +416,18 @@ class PreparationActivities:
         # Each generation in its own folder: the files keep names a person can use.
         folder = self._paths.app_dir / "artifacts" / input.job_id / f"g{generation}"
         folder.mkdir(parents=True, exist_ok=True)
+        # Typesetting, the Word files and reading the résumé back are CPU work: off the loop.
         rendered = await asyncio.to_thread(
             _render_both, ResumeDoc.model_validate(resume[1]),
             CoverLetterDoc.model_validate(letter[1]), folder, _render_choices(facts))
 
         async def commit(conn, version: int) -> None:
-            for kind, info in rendered:
+            for file in rendered:
+                info = file.info
                 await materials.record_artifact(
-                    conn, input.job_id, _run_ids(input.run), kind=kind, generation=version,
-                    path=str(info.path), size=info.bytes, pages=info.pages, sha256=info.sha256)
+                    conn, input.job_id, _run_ids(input.run), kind=file.kind, generation=version,
+                    path=str(info.path), size=info.bytes, pages=info.pages, sha256=info.sha256,
+                    ats_check=file.ats_check)
 
         return commit
 
@@ -503,13 +506,32 @@ def _completer(provider):
     return complete
 
 
-def _render_both(resume: ResumeDoc, letter: CoverLetterDoc, folder, choices: RenderChoices):
+@dataclass(frozen=True)
+class RenderedFile:
+    kind: str  # resume_pdf | cover_letter_pdf | resume_docx | cover_letter_docx
+    info: object  # PdfInfo or DocxInfo: path, bytes, pages, sha256
+    ats_check: dict | None = None  # résumé files: read back by the importer and as text
+
+
+def _render_both(resume: ResumeDoc, letter: CoverLetterDoc, folder,
+                 choices: RenderChoices) -> list[RenderedFile]:
+    """Both materials as PDF and as Word, under the same names; each résumé file read
+    back by the applicant-tracking-system check."""
     pdf_logic = _pdf_module()
-    resume_info = pdf_logic.render_resume_pdf(
-        resume, folder / pdf_logic.material_file_name(resume.name, "resume", choices.company),
-        template=choices.template, paper=choices.paper)
-    letter_info = pdf_logic.render_cover_letter_pdf(
-        letter, folder / pdf_logic.material_file_name(letter.sender_name, "cover_letter",
-                                                      choices.company),
-        paper=choices.paper)
-    return [("resume_pdf", resume_info), ("cover_letter_pdf", letter_info)]
+    from backend.pipeline import ats_check, word
+
+    def path(name: str, kind: str, extension: str):
+        return folder / pdf_logic.material_file_name(name, kind, choices.company, extension=extension)
+
+    resume_pdf = pdf_logic.resume_pdf_bytes(resume, template=choices.template, paper=choices.paper)
+    resume_docx = word.resume_docx_bytes(resume, paper=choices.paper)
+    return [
+        RenderedFile("resume_pdf", pdf_logic.save_pdf(resume_pdf, path(resume.name, "resume", ".pdf")),
+                     ats_check.check_resume(resume, resume_pdf, "pdf").to_json()),
+        RenderedFile("cover_letter_pdf", pdf_logic.render_cover_letter_pdf(
+            letter, path(letter.sender_name, "cover_letter", ".pdf"), paper=choices.paper)),
+        RenderedFile("resume_docx", word.save_docx(resume_docx, path(resume.name, "resume", ".docx")),
+                     ats_check.check_resume(resume, resume_docx, "docx").to_json()),
+        RenderedFile("cover_letter_docx", word.render_cover_letter_docx(
+            letter, path(letter.sender_name, "cover_letter", ".docx"), paper=choices.paper)),
+    ]

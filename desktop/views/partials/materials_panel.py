@@ -1,6 +1,7 @@
 """The job detail's materials: why the writer's last output was refused, the résumé and the
-letter as editors ("Save and re-render PDF", "Undo changes"), and the PDF files ("Re-render
-PDF", then Open / Show in folder / Save as… each).
+letter as editors ("Save and re-render PDF", "Undo changes"), the PDF files ("Re-render
+PDF", then Open / Show in folder / Save as… each; Save as… also offers the Word file), and
+whether the résumé reads cleanly in applicant-tracking systems.
 
 Edits are never lost to a refresh: a dirty editor is not reloaded (a newer version waits
 until "Undo changes"), and unsaved edits of one job come back when the user returns to it.
@@ -35,7 +36,7 @@ from desktop.views.partials.materials_words import (
     rejection_text,
     validation_words,
 )
-from desktop.views.partials.pdf_files import PdfFiles
+from desktop.views.partials.pdf_files import PdfFiles, ats_check_text
 from desktop.views.status_indicators import COLORS
 
 # kind -> (job detail key, route kind, tab title, "not yet" words)
@@ -194,22 +195,29 @@ class MaterialsPanel(QWidget):
         self.tabs.currentChanged.connect(self.show_tab)
         self.show_tab(0)
         files_row = QHBoxLayout()
-        files_title = QLabel("PDF files", self)
+        files_title = QLabel("Files (PDF and Word)", self)
         files_title.setStyleSheet("font-weight: 600;")
         self.render_button = QPushButton("Re-render PDF", self)
         self.render_button.setObjectName("renderPdfButton")
-        self.render_button.setToolTip("Make both PDFs again from the résumé and letter above "
-                                      "(e.g. after changing the template in Settings)")
+        self.render_button.setToolTip("Make both PDFs and their Word files again from the résumé "
+                                      "and letter above (e.g. after changing the template in "
+                                      "Settings)")
         self.render_button.clicked.connect(self.render)
         files_row.addWidget(files_title)
         files_row.addStretch(1)
         files_row.addWidget(self.render_button)
         self.pdf_files = PdfFiles(self)
+        # What did not come back names the résumé's own words: plain text, never markup.
+        self.ats_check = PlainLabel("", self)
+        self.ats_check.setObjectName("atsCheck")
+        self.ats_check.setWordWrap(True)
+        self.ats_check.hide()
         layout.addWidget(self.rejections)
         layout.addWidget(self.tabs)
         layout.addWidget(self.stack)
         layout.addLayout(files_row)
         layout.addWidget(self.pdf_files)
+        layout.addWidget(self.ats_check)
 
     # -- showing --------------------------------------------------------------------------
 
@@ -224,6 +232,7 @@ class MaterialsPanel(QWidget):
             page.clear("")
         self.pdf_files.set_files([])
         self.pdf_files.say("")
+        self._show_ats_check(None)
         self.job_key = job_key
 
     def show_job(self, job: dict[str, Any]) -> None:
@@ -237,6 +246,14 @@ class MaterialsPanel(QWidget):
                 page.load(*draft)
             page.show_material(material, BELOW_THRESHOLD if below else missing)
         self.pdf_files.set_files(job.get("artifacts") or [])
+        self._show_ats_check(job.get("atsCheck"))
+
+    def _show_ats_check(self, check: dict[str, Any] | None) -> None:
+        text = ats_check_text(check)
+        self.ats_check.setText(text)
+        tone = "ok" if check and check.get("ok") else "busy"  # amber: worth a look, not an error
+        self.ats_check.setStyleSheet(f"color: {COLORS[tone]};")
+        self.ats_check.setVisible(bool(text))
 
     def is_dirty(self) -> bool:
         return any(page.editor.is_dirty() for page in self.pages.values())
