@@ -25,7 +25,7 @@ from backend.pipeline.fit.places import place_covered, posting_arrangement
 from backend.pipeline.fit.synonyms import skill_index
 from backend.pipeline.score import Complete, JobText, ModelOutputInvalid, ScoreResult
 from backend.pipeline.tailor import Focus, ask_with_one_repair, contact_lines, focus_of, validated_reply
-from backend.pipeline.text import human_list
+from backend.pipeline.text import contains_term, human_list, normalize
 from backend.pipeline.truth import (
     LETTER_CLOSING,
     LETTER_OPENING,
@@ -216,6 +216,36 @@ def evidence_catalog(profile: CandidateProfile, resume: ResumeDoc) -> dict[str, 
     catalog.update({f"certification{k}": text for k, text in enumerate(resume.certifications)})
     catalog.update({f"skill{k}": skill for k, skill in enumerate(source.skill_names())})
     return catalog
+
+
+def rests_on(text: str, profile: CandidateProfile, resume: ResumeDoc) -> list[str]:
+    """The items of the evidence catalog (what a written letter cites) that a paragraph
+    names, in catalog order: a work entry by its employer, one of its bullets said again
+    (also as "I <bullet>"), a degree by its institution, a language, a certification, a
+    skill. Used for a paragraph the user wrote, so "Rests on" follows their words."""
+    said = normalize(text)
+    skills = {name.lower() for name in skill_index().find(text)}
+    entries = dict(enumerate(resume.experience))
+    found: list[str] = []
+    for ref, item in evidence_catalog(profile, resume).items():
+        head, _, rest = ref.partition(".")
+        if rest.startswith("bullet"):
+            named = contains_term(said, item.strip().rstrip(".;"))
+        elif head.startswith("entry"):
+            entry = entries[int(head.removeprefix("entry"))]
+            named = bool(entry.employer) and contains_term(said, entry.employer or "")
+        elif head.startswith("education"):
+            line = resume.education[int(head.removeprefix("education"))]
+            named = any(part and contains_term(said, part) for part in (line.institution, line.degree))
+        elif head.startswith("language"):
+            named = contains_term(said, item.split("(")[0])
+        elif head.startswith("skill"):
+            named = skill_index().canonical_name(item).lower() in skills or contains_term(said, item)
+        else:
+            named = contains_term(said, item)
+        if named and item not in found:
+            found.append(item)
+    return found[:10]
 
 
 def stated_preferences(profile: CandidateProfile) -> dict[str, object]:
