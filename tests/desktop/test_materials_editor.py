@@ -20,7 +20,7 @@ from desktop.shell import ShellController
 from desktop.views.apply_review_view import ApplyReviewView, edits_note, packet_files
 from desktop.views.job_detail import JobDetail
 from desktop.views.partials import materials_panel, pdf_files
-from desktop.views.partials.materials_editor import REST_ON_PENDING, LetterEditor, ResumeEditor
+from desktop.views.partials.materials_editor import RESTS_ON_PENDING, LetterEditor, ResumeEditor
 from desktop.views.partials.materials_panel import (
     NEWER_WAITING,
     RENDER_DONE,
@@ -315,12 +315,12 @@ def test_an_unsupported_claim_is_named_and_kept_only_when_the_user_says_so(detai
 def test_edit_again_saves_nothing_and_a_rewritten_paragraph_says_its_note_is_redone(detail,
                                                                                    qtbot, qloop):
     page, client = _save_spark(detail, qtbot, [_unsupported()])
-    assert page.editor.findChild(object, "restsOn1").text() == REST_ON_PENDING
+    assert page.editor.findChild(object, "restsOn1").text() == RESTS_ON_PENDING
     qtbot.mouseClick(page.edit_again_button, Qt.MouseButton.LeftButton)
     assert not page.claims.isVisible() and page.editor.is_dirty() and len(client.calls) == 1
     assert page.status.text() == "Not saved. Change the text, then save again."
     edit(page.editor, "paragraphs.0.text", "I build and run Python services.")
-    assert page.editor.findChild(object, "restsOn0").text() == REST_ON_PENDING
+    assert page.editor.findChild(object, "restsOn0").text() == RESTS_ON_PENDING
     edit(page.editor, "paragraphs.0.text", LETTER["paragraphs"][0]["text"])
     assert page.editor.findChild(object, "restsOn0").text() == "Rests on: Northwind (2021–)"
 

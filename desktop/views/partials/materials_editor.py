@@ -45,7 +45,7 @@ from desktop.views.partials.technical_disclosure import TechnicalDisclosure
 from desktop.views.status_indicators import COLORS
 
 Path = tuple[str | int, ...]
-REST_ON_PENDING = "Rests on: worked out again from your words when you save."
+RESTS_ON_PENDING = "Rests on: worked out again from your words when you save."
 
 
 def rests_on_words(evidence: list[str]) -> str:
@@ -319,7 +319,7 @@ class LetterEditor(DocEditor):
     def _rests_on_changed(field: Field, note: QLabel, evidence: list[str]) -> None:
         """An edited paragraph's note would name what its old words rested on: until the
         save works it out again from the new words, it says so."""
-        note.setText(REST_ON_PENDING if field.changed() else rests_on_words(evidence))
+        note.setText(RESTS_ON_PENDING if field.changed() else rests_on_words(evidence))
         note.setVisible(field.changed() or bool(evidence))
 
     def _finish(self, document: dict[str, Any]) -> dict[str, Any]:
