@@ -305,11 +305,21 @@ def test_an_unsupported_claim_is_named_and_kept_only_when_the_user_says_so(detai
     # "Rests on" is what the server worked out for the new words, not the old paragraph's.
     assert page.editor.findChild(object, "restsOn1").text() == "Rests on: Skills: Spark"
     assert page.status.text() == SAVED_RENDERING
+    assert page.kept.isVisible() and page.kept.text() == (
+        "You kept what your profile does not hold: “I have also used Spark for three years” "
+        "(Spark is not in your profile).")
     _event(detail, "PdfRendered", workflowId="prep-9", kind="resume_pdf")
     _event(detail, "PdfRendered", workflowId="prep-0", kind="cover_letter_pdf")  # another run
     assert page.status.text() == SAVED_RENDERING
     _event(detail, "PdfRendered", workflowId="prep-9", kind="cover_letter_pdf")
     assert page.status.text() == RENDER_DONE and page.status.text().endswith("done.")
+    saved = _saved(["Skills: Spark"])
+    refetched = {**_job(), "coverLetter": {"generation": 2, "content": saved["content"],
+                                          "keptClaims": [SPARK_CLAIM]}}
+    detail.apply({"job": refetched, "profileSample": False})
+    assert page.kept.text().startswith("You kept what your profile does not hold: ")
+    detail.apply({"job": _job(), "profileSample": False})  # a re-tailored version kept nothing
+    assert not page.kept.isVisible()
 
 
 def test_edit_again_saves_nothing_and_a_rewritten_paragraph_says_its_note_is_redone(detail,

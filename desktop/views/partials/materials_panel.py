@@ -72,6 +72,12 @@ def unsupported_words(claims: list[dict[str, Any]]) -> str:
                       UNSUPPORTED_KEEP])
 
 
+def kept_words(claims: list[dict[str, Any]]) -> str:
+    """What the user kept in this version although the profile does not hold it."""
+    named = "; ".join(f"“{c.get('claim')}” ({c.get('why')})" for c in claims)
+    return f"You kept what your profile does not hold: {named}." if claims else ""
+
+
 def render_failed_words(error_code: str | None) -> str:
     return (f"Saved, but the PDF was not made again: {stage_reason_words(error_code)}. "
             "Try Re-render PDF below.")
@@ -131,6 +137,11 @@ class MaterialPage(QWidget):
         self.status = PlainLabel("", self)
         self.status.setObjectName(f"status_{kind}")
         self.status.setWordWrap(True)
+        self.kept = PlainLabel("", self)
+        self.kept.setObjectName(f"kept_{kind}")
+        self.kept.setWordWrap(True)
+        self.kept.setStyleSheet(f"color: {COLORS['busy']};")
+        self.kept.hide()
         self.claims = QFrame(self)
         self.claims.setObjectName(f"claims_{kind}")
         claims = QVBoxLayout(self.claims)
@@ -156,6 +167,7 @@ class MaterialPage(QWidget):
         self.render_timer = QTimer(self)
         self.render_timer.setSingleShot(True)
         layout.addWidget(self.empty)
+        layout.addWidget(self.kept)
         layout.addWidget(self.editor)
         layout.addLayout(buttons)
         layout.addWidget(self.claims)
@@ -168,6 +180,7 @@ class MaterialPage(QWidget):
         self.pending = None
         self.stop_waiting()
         self.hide_claims()
+        self.show_kept([])
         self.editor.baseline = None
         self.editor.fields = []
         self.empty.setText(empty_text)
@@ -181,6 +194,8 @@ class MaterialPage(QWidget):
                 self.clear(empty_text)
             return
         content = current_shape(self.kind, material.get("content") or {})
+        if not self.editor.is_dirty():
+            self.show_kept(material.get("keptClaims") or [])
         if content == self.editor.baseline:
             return
         if self.editor.is_dirty():
@@ -206,6 +221,10 @@ class MaterialPage(QWidget):
         self.claims_text.setText(unsupported_words(claims))
         self.claims.show()
         self.say("", "idle")
+
+    def show_kept(self, claims: list[dict[str, Any]]) -> None:
+        self.kept.setText(kept_words(claims))
+        self.kept.setVisible(bool(claims))
 
     def hide_claims(self) -> None:
         self.claims.hide()
@@ -388,6 +407,7 @@ class MaterialsPanel(QWidget):
         def done(answer: dict[str, Any]) -> None:
             if key == self.job_key:
                 page.load({**(answer.get("content") or document), "edited": True})
+                page.show_kept(answer.get("keptClaims") or [])
                 page.say(SAVED_RENDERING, "ok")
                 page.wait_for_pdf(key, answer.get("workflowId"))
             emit(self.saved, page.kind, answer)
