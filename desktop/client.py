@@ -32,12 +32,15 @@ class ApiRequestError(RuntimeError):
     """A typed error answer from the API: ``{"error": {"code", "message"}}``."""
 
     def __init__(self, status: int, code: str, message: str,
-                 fields: list[str] | None = None):
+                 fields: list[str] | None = None,
+                 unsupported_claims: list[dict[str, str]] | None = None):
         super().__init__(f"{status} {code}: {message}")
         self.status = status
         self.code = code
         self.message = message
         self.fields = list(fields or [])  # the settings/body fields a 422 names
+        # ``unsupported_claims``: {"claim", "why"} each, the edit's claims the profile lacks
+        self.unsupported_claims = list(unsupported_claims or [])
 
 
 class ApiUnavailable(RuntimeError):
@@ -154,11 +157,15 @@ class ApiClient:
         ``render-pdf``, ``prepare-anyway``, ``mark``, ``cancel``."""
         return await self._json("POST", f"/v1/jobs/{job_key}/actions/{action}", json=body)
 
-    async def put_material(self, job_key: str, kind: str,
-                           document: dict[str, Any]) -> dict[str, Any]:
+    async def put_material(self, job_key: str, kind: str, document: dict[str, Any], *,
+                           keep_unsupported: bool = False) -> dict[str, Any]:
         """``kind`` ``resume`` or ``cover-letter``: the user's version, the whole document,
-        kept as a new generation; the PDFs are rendered from it (202, the pdf dispatch)."""
-        return await self._json("PUT", f"/v1/jobs/{job_key}/materials/{kind}", json=document)
+        kept as a new generation; the PDFs are rendered from it (202, the pdf dispatch).
+        A claim the profile does not hold is a 409 ``unsupported_claims`` (nothing saved)
+        unless ``keep_unsupported``: the user can back it up, and it is recorded."""
+        params = {"keepUnsupported": "true"} if keep_unsupported else None
+        return await self._json("PUT", f"/v1/jobs/{job_key}/materials/{kind}", json=document,
+                                params=params)
 
     async def settings(self) -> dict[str, Any]:
         return await self._json("GET", "/v1/settings")
@@ -360,6 +367,6 @@ def _typed_error(response: httpx.Response) -> ApiRequestError:
     try:
         error = response.json()["error"]
         return ApiRequestError(response.status_code, error["code"], error["message"],
-                               error.get("fields"))
+                               error.get("fields"), error.get("unsupportedClaims"))
     except (ValueError, KeyError, TypeError):
         return ApiRequestError(response.status_code, "http_error", response.text[:200])

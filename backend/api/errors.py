@@ -11,10 +11,18 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 
+class UnsupportedClaimOut(BaseModel):
+    """A claim of the user's edit the profile does not hold: its words, and why."""
+
+    claim: str
+    why: str
+
+
 class ErrorDetail(BaseModel):
     code: str
     message: str
     fields: list[str] | None = None
+    unsupportedClaims: list[UnsupportedClaimOut] | None = None  # noqa: N815 - the wire name
     requestId: str | None = None  # noqa: N815 - the wire name; set on 500s, the log line has it
 
 
@@ -24,21 +32,25 @@ class ErrorBody(BaseModel):
 
 class ApiError(Exception):
     def __init__(self, status: int, code: str, message: str, headers: dict | None = None,
-                 fields: list[str] | None = None):
+                 fields: list[str] | None = None,
+                 unsupported_claims: list[dict[str, str]] | None = None):
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
         self.headers = headers
         self.fields = fields
+        self.unsupported_claims = unsupported_claims
 
 
 def error_response(
     status: int, code: str, message: str, *, fields: list[str] | None = None,
     headers: dict | None = None, request_id: str | None = None,
+    unsupported_claims: list[dict[str, str]] | None = None,
 ) -> JSONResponse:
     body = ErrorBody(error=ErrorDetail(code=code, message=message, fields=fields,
-                                       requestId=request_id))
+                                       requestId=request_id,
+                                       unsupportedClaims=unsupported_claims))
     return JSONResponse(body.model_dump(exclude_none=True), status_code=status, headers=headers)
 
 
@@ -104,7 +116,7 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
         return error_response(exc.status, exc.code, exc.message, headers=exc.headers,
-                              fields=exc.fields)
+                              fields=exc.fields, unsupported_claims=exc.unsupported_claims)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:

@@ -181,6 +181,9 @@ class ResumeApproved(_JobEvent):
     generation: int
     provider: str
     model: str
+    # The claims of a user's edit that the profile does not hold and the user kept
+    # ("Keep it — I can back this up"); empty for a writer's generation.
+    kept_claims: list[str] = Field(default_factory=list)
 
 
 class ResumeFailed(_JobEvent):
@@ -191,6 +194,9 @@ class CoverLetterGenerated(_JobEvent):
     generation: int
     provider: str
     model: str
+    # The claims of a user's edit that the profile does not hold and the user kept
+    # ("Keep it — I can back this up"); empty for a writer's generation.
+    kept_claims: list[str] = Field(default_factory=list)
 
 
 class PdfRendered(_JobEvent):

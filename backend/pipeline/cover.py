@@ -475,6 +475,36 @@ def evidence_catalog(profile: CandidateProfile, resume: ResumeDoc) -> dict[str, 
     return catalog
 
 
+def rests_on(text: str, profile: CandidateProfile, resume: ResumeDoc) -> list[str]:
+    """The items of the evidence catalog (what a written letter cites) that a paragraph
+    names, in catalog order: a work entry by its employer, one of its bullets said again
+    (also as "I <bullet>"), a degree by its institution, a language, a certification, a
+    skill. Used for a paragraph the user wrote, so "Rests on" follows their words."""
+    said = normalize(text)
+    skills = {name.lower() for name in skill_index().find(text)}
+    entries = dict(enumerate(resume.experience))
+    found: list[str] = []
+    for ref, item in evidence_catalog(profile, resume).items():
+        head, _, rest = ref.partition(".")
+        if rest.startswith("bullet"):
+            named = contains_term(said, item.strip().rstrip(".;"))
+        elif head.startswith("entry"):
+            entry = entries[int(head.removeprefix("entry"))]
+            named = bool(entry.employer) and contains_term(said, entry.employer or "")
+        elif head.startswith("education"):
+            line = resume.education[int(head.removeprefix("education"))]
+            named = any(part and contains_term(said, part) for part in (line.institution, line.degree))
+        elif head.startswith("language"):
+            named = contains_term(said, item.split("(")[0])
+        elif head.startswith("skill"):
+            named = skill_index().canonical_name(item).lower() in skills or contains_term(said, item)
+        else:
+            named = contains_term(said, item)
+        if named and item not in found:
+            found.append(item)
+    return found[:10]
+
+
 def stated_preferences(profile: CandidateProfile) -> dict[str, object]:
     """The preferences a letter may state, as the profile holds them (no salary: a letter
     that names a number negotiates against the job seeker)."""

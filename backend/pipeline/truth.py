@@ -35,6 +35,7 @@ profile's facts in materials, shared by the writers and the gate.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING
@@ -61,9 +62,37 @@ class UnsupportedClaim(TypedFailure, ValueError):
     code = "materials_unsupported_claim"
     retryable = False
 
-    def __init__(self, claim: str) -> None:
+    def __init__(self, claim: str, *, said: str = "", why: str = "") -> None:
         super().__init__("the materials state something the profile does not hold")
         self.claim = claim[:400]
+        self.said = said[:300]  # the words of the text that state it
+        self.why = why[:200]  # why the profile does not hold it, in plain words
+
+
+class _Findings:
+    """Where a refusal goes: raised at once (the gate after a writer: the first claim), or
+    collected part by part (a user's edit: every claim is named, nothing is blocked)."""
+
+    def __init__(self, *, collect: bool) -> None:
+        self.collect = collect
+        self.claims: list[UnsupportedClaim] = []
+
+    def refuse(self, claim: UnsupportedClaim) -> None:
+        if not self.collect:
+            raise claim
+        if all(known.claim != claim.claim for known in self.claims):
+            self.claims.append(claim)
+
+    def run(self, check: Callable[[], None]) -> None:
+        """One check of one part; collecting, its first refusal is kept and the next part
+        is checked."""
+        try:
+            check()
+        except UnsupportedClaim as claim:
+            self.refuse(claim)
+
+
+_RAISE = _Findings(collect=False)
 
 
 # --------------------------------------------------------------------------- spelling
@@ -410,10 +439,10 @@ def _clause(sentence: str, match: re.Match[str] | tuple[int, int]) -> str:
 
 
 def _reject(claim: str, why: str) -> UnsupportedClaim:
-    return UnsupportedClaim(f"“{claim.strip()}” — {why}")
+    return UnsupportedClaim(f"“{claim.strip()}” — {why}", said=claim.strip(), why=why)
 
 
-def _check_text(text: str, truth: ProfileTruth, scope: _Scope) -> None:
+def _check_text(text: str, truth: ProfileTruth, scope: _Scope, found: _Findings = _RAISE) -> None:
     """Every free-text rule, sentence by sentence, on the text minus the profile's own
     wording and the posting's names where JobCtrl's own phrases (or a plain mention of a
     claim-free title or company) use them as names."""
@@ -425,11 +454,11 @@ def _check_text(text: str, truth: ProfileTruth, scope: _Scope) -> None:
     for start, end in _sentence_spans(named):
         sentence = text[start:end]
         masked = _masked(named[start:end], truth.mask)
-        _check_preferences(sentence, masked, truth, scope)
-        _check_numbers(sentence, masked, truth, scope)
-        _check_skills(sentence, masked, scope)
-        _check_credentials(sentence, masked, truth, scope.job_names)
-        _check_names(masked, truth, scope)
+        found.run(lambda: _check_preferences(sentence, masked, truth, scope))  # noqa: B023
+        found.run(lambda: _check_numbers(sentence, masked, truth, scope))  # noqa: B023
+        found.run(lambda: _check_skills(sentence, masked, scope))  # noqa: B023
+        found.run(lambda: _check_credentials(sentence, masked, truth, scope.job_names))  # noqa: B023
+        found.run(lambda: _check_names(masked, truth, scope))  # noqa: B023
 
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(])")
@@ -745,11 +774,14 @@ def check_resume(doc: ResumeDoc, profile: CandidateProfile, *, job: JobText | No
                  today: date | None = None) -> None:
     """Raise UnsupportedClaim for the first thing in the résumé the profile does not hold.
     ``job`` lets the summary name the posting's role and company."""
-    truth = profile_truth(profile, today)
-    _check_header(doc, truth)
-    _check_entries(doc, truth)
-    _check_lists(doc, truth)
-    _check_text(doc.summary, truth, _whole_profile(truth, job))
+    _resume_checks(doc, profile_truth(profile, today), job, _RAISE)
+
+
+def _resume_checks(doc: ResumeDoc, truth: ProfileTruth, job: JobText | None, found: _Findings) -> None:
+    found.run(lambda: _check_header(doc, truth))
+    _check_entries(doc, truth, found)
+    _check_lists(doc, truth, found)
+    _check_text(doc.summary, truth, _whole_profile(truth, job), found)
 
 
 def _whole_profile(truth: ProfileTruth, job: JobText | None) -> _Scope:
@@ -779,11 +811,12 @@ def _check_header(doc: ResumeDoc, truth: ProfileTruth) -> None:
             raise _reject(link, "not a link in your profile")
 
 
-def _check_entries(doc: ResumeDoc, truth: ProfileTruth) -> None:
+def _check_entries(doc: ResumeDoc, truth: ProfileTruth, found: _Findings) -> None:
     for entry in doc.experience:
         own = truth.entry_for(entry)
         if own is None:
-            raise _reject(entry_heading(entry), _entry_mismatch(entry, truth))
+            found.refuse(_reject(entry_heading(entry), _entry_mismatch(entry, truth)))
+            continue
         own_texts = {normalize(t).rstrip(".") for t in own.texts}
         others = {normalize(t).rstrip("."): other.work.heading()
                   for other in truth.entries if other is not own for t in other.texts}
@@ -793,8 +826,9 @@ def _check_entries(doc: ResumeDoc, truth: ProfileTruth) -> None:
             if said in own_texts:
                 continue
             if said in others:
-                raise _reject(bullet, f"a bullet of {others[said]}, not of {own.work.heading()}")
-            _check_text(bullet, truth, scope)
+                found.refuse(_reject(bullet, f"a bullet of {others[said]}, not of {own.work.heading()}"))
+                continue
+            _check_text(bullet, truth, scope, found)
 
 
 def _years_in(work: WorkEntry) -> set[tuple[float, str]]:
@@ -810,32 +844,33 @@ def _entry_mismatch(entry: ExperienceEntry, truth: ProfileTruth) -> str:
     return f"your profile shows {same.start_date or '?'} to {same.end_date or 'present'}{where}"
 
 
-def _check_lists(doc: ResumeDoc, truth: ProfileTruth) -> None:
+def _check_lists(doc: ResumeDoc, truth: ProfileTruth, found: _Findings) -> None:
     resume, index = truth.resume, skill_index()
     groups = {normalize(g.name) for g in resume.skills if g.name}
     for line in doc.skills:
         if line.group and normalize(line.group) not in groups:
-            raise _reject(line.group, "not a skill group in your profile")
+            found.refuse(_reject(line.group, "not a skill group in your profile"))
         for item in line.items:
             canonical = index.canonical_name(item).lower()
             if normalize(item) not in truth.skill_spellings and canonical not in truth.skills:
-                raise _reject(item, "not a skill in your profile")
+                found.refuse(_reject(item, "not a skill in your profile"))
     schools = [(normalize(s.institution or ""), normalize(degree_text(s) or "")) for s in resume.education]
     for line in doc.education:
         if (normalize(line.institution or ""), normalize(line.degree or "")) not in schools:
-            raise _reject(", ".join(filter(None, (line.degree, line.institution))), "not in your education")
+            found.refuse(_reject(", ".join(filter(None, (line.degree, line.institution))),
+                                 "not in your education"))
     _check_listed(doc.languages, [t for x in resume.languages for t in (language_text(x), x.language or "")],
-                  "not a language in your profile")
+                  "not a language in your profile", found)
     _check_listed(doc.certifications,
                   [t for c in resume.certificates for t in (certificate_text(c), c.name or "")],
-                  "not a certification in your profile")
+                  "not a certification in your profile", found)
 
 
-def _check_listed(items: list[str], held: list[str], why: str) -> None:
+def _check_listed(items: list[str], held: list[str], why: str, found: _Findings) -> None:
     known = {normalize(x) for x in held if x}
     for item in items:
         if normalize(item) not in known:
-            raise _reject(item, why)
+            found.refuse(_reject(item, why))
 
 
 # --------------------------------------------------------------------------- the letter
@@ -847,25 +882,31 @@ def check_letter(doc: CoverLetterDoc, profile: CandidateProfile, ledger: FitLedg
                  job: JobText | None, *, today: date | None = None) -> None:
     """Raise UnsupportedClaim for the first sentence or citation of the letter the profile
     does not hold, or that claims a requirement the ledger marks missing or unknown."""
-    truth = profile_truth(profile, today)
-    if doc.sender_name != profile.display_name() or doc.signature != profile.display_name():
-        raise _reject(doc.sender_name, "not the name in your profile")
+    _letter_checks(doc, profile_truth(profile, today), ledger, job, _RAISE)
+
+
+def _letter_checks(doc: CoverLetterDoc, truth: ProfileTruth, ledger: FitLedger | None, job: JobText | None,
+                   found: _Findings) -> None:
+    profile = truth.profile
+    for name in dict.fromkeys((doc.sender_name, doc.signature)):
+        if name != profile.display_name():
+            found.refuse(_reject(name, "not the name in your profile"))
     held = {normalize(x) for x in (truth.resume.basics.email, truth.resume.basics.phone,
                                    *profile_links(profile)) if x} | truth.listed_places
     for line in doc.sender_contact:
         for part in line.split(" · "):
             if normalize(part) not in held:
-                raise _reject(part, "not a contact detail in your profile")
+                found.refuse(_reject(part, "not a contact detail in your profile"))
     scope = _whole_profile(truth, job)
     headings = {normalize(e.work.heading()) for e in truth.entries}
     cited = {normalize(r.evidence) for r in (ledger.met() if ledger else []) if r.evidence}
     for paragraph in doc.paragraphs:
-        _check_ledger(paragraph.text, truth, ledger, job)
-        _check_text(paragraph.text, truth, scope)
+        found.run(lambda: _check_ledger(paragraph.text, truth, ledger, job))  # noqa: B023
+        _check_text(paragraph.text, truth, scope, found)
         for evidence in paragraph.evidence:
             said = normalize(evidence).rstrip(".")
             if said not in headings and said not in cited and said not in truth.corpus:
-                raise _reject(evidence, "cited as evidence but not in your profile")
+                found.refuse(_reject(evidence, "cited as evidence but not in your profile"))
 
 
 def _check_ledger(text: str, truth: ProfileTruth, ledger: FitLedger | None, job: JobText | None) -> None:
@@ -892,3 +933,19 @@ def gate_materials(resume: ResumeDoc | None, letter: CoverLetterDoc | None, prof
         check_resume(resume, profile, job=job, today=today)
     if letter is not None:
         check_letter(letter, profile, ledger, job, today=today)
+
+
+def edit_claims(resume: ResumeDoc | None, letter: CoverLetterDoc | None, profile: CandidateProfile,
+                ledger: FitLedger | None, job: JobText | None, *,
+                today: date | None = None) -> list[UnsupportedClaim]:
+    """The same gate on the user's own edit, not stopping at the first claim: every part
+    (the header, each bullet, each list item, each sentence, each letter paragraph) is
+    checked, and each claim the profile does not hold is returned once. The caller names
+    them to the user, who may keep them; nothing here refuses the edit."""
+    truth = profile_truth(profile, today)
+    found = _Findings(collect=True)
+    if resume is not None:
+        _resume_checks(resume, truth, job, found)
+    if letter is not None:
+        _letter_checks(letter, truth, ledger, job, found)
+    return found.claims

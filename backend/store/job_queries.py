@@ -106,6 +106,8 @@ async def job_detail(db: Database, job_id: str) -> dict | None:
         score = await materials.latest_score(conn, job_id)
         resume = await materials.latest_material(conn, job_id, "resume")
         letter = await materials.latest_material(conn, job_id, "cover_letter")
+        kept = {kind: await materials.kept_claims(conn, job_id, kind)
+                for kind in ("resume", "cover_letter")}
         artifacts = await materials.latest_artifacts(conn, job_id)
         rejections = await materials.rejections(conn, job_id)
     detail = dict(row)
@@ -114,8 +116,10 @@ async def job_detail(db: Database, job_id: str) -> dict | None:
         stages=[vars(stage_row) for stage_row in stage_rows.values()],
         enrichment=vars(enrichment) if enrichment else None,
         score=vars(score) if score else None,
-        resume={"generation": resume[0], "content": resume[1]} if resume else None,
-        cover_letter={"generation": letter[0], "content": letter[1]} if letter else None,
+        resume={"generation": resume[0], "content": resume[1],
+                "kept_claims": kept["resume"]} if resume else None,
+        cover_letter={"generation": letter[0], "content": letter[1],
+                      "kept_claims": kept["cover_letter"]} if letter else None,
         artifacts=artifacts,
         ats_check=materials.resume_ats_check(artifacts),
         material_rejections=rejections,

@@ -168,7 +168,7 @@ USER_PROVIDER = "user"
 
 
 async def save_edited_material(conn, job_id: str, *, kind: str, content: dict,
-                               profile_revision: int) -> int:
+                               profile_revision: int, kept_claims: list[dict] | None = None) -> int:
     """The user's own version as a new generation (never overwritten by a re-tailor unless
     they ask). The stage's result version moves with it, so the next generation a stage
     writes comes after the edit."""
@@ -181,10 +181,23 @@ async def save_edited_material(conn, job_id: str, *, kind: str, content: dict,
     await insert_material(conn, job_id, kind=kind, generation=generation, content=content,
                           provider=USER_PROVIDER, model="edit", profile_revision=profile_revision,
                           workflow_id=None, run_id=None)
+    if kept_claims:
+        await conn.execute(
+            "UPDATE job_materials SET kept_claims_json = ? WHERE job_id = ? AND kind = ?"
+            " AND generation = ?", (json.dumps(kept_claims), job_id, kind, generation))
     await conn.execute(
         "UPDATE job_stage_states SET result_version = ? WHERE job_id = ? AND stage = ?",
         (generation, job_id, stage))
     return generation
+
+
+async def kept_claims(conn, job_id: str, kind: str) -> list[dict]:
+    """The claims the user kept in the latest generation of ``kind`` (``[]`` for none)."""
+    cursor = await conn.execute(
+        "SELECT kept_claims_json FROM job_materials WHERE job_id = ? AND kind = ?"
+        " ORDER BY generation DESC LIMIT 1", (job_id, kind))
+    row = await cursor.fetchone()
+    return json.loads(row[0]) if row and row[0] else []
 
 
 async def has_edits(conn, job_id: str) -> bool:
@@ -275,22 +288,26 @@ async def record_material(conn, job_id: str, run: RunIds, *, kind: str, generati
 
 
 async def _material_event(conn, job_id: str, run: RunIds, *, kind: str, generation: int,
-                          provider: str, model: str) -> None:
+                          provider: str, model: str, kept_claims: list[str] | None = None) -> None:
     await append_event(conn, MATERIAL_EVENTS[kind](
         job_id=job_id, generation=generation, provider=provider, model=model,
-        **run.as_kwargs()), job_id=job_id, **run.as_kwargs())
+        kept_claims=kept_claims or [], **run.as_kwargs()), job_id=job_id, **run.as_kwargs())
 
 
-async def record_user_edit(db, job_id: str, *, kind: str, content: dict) -> int:
+async def record_user_edit(db, job_id: str, *, kind: str, content: dict,
+                           kept_claims: list[dict] | None = None) -> int:
     """The user's edit of the résumé or letter as a new generation, with its event, in one
-    transaction; returns the generation."""
+    transaction; returns the generation. ``kept_claims`` (``{"claim", "why"}`` each): what
+    the truthfulness gate named and the user chose to keep, recorded on the generation and
+    in its event."""
     async with db.transaction() as conn:
         generation = await save_edited_material(
             conn, job_id, kind=kind, content=content,
-            profile_revision=await current_profile_revision(conn))
+            profile_revision=await current_profile_revision(conn), kept_claims=kept_claims)
         await clear_rejection(conn, job_id, kind)
         await _material_event(conn, job_id, RunIds(), kind=kind, generation=generation,
-                              provider=USER_PROVIDER, model="edit")
+                              provider=USER_PROVIDER, model="edit",
+                              kept_claims=[c["claim"] for c in kept_claims or []])
     return generation
 
 

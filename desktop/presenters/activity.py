@@ -347,8 +347,17 @@ def _version(p: Payload) -> str:
     return f" (version {generation})" if generation > 1 else ""
 
 
+def _kept(p: Payload) -> str:
+    """A user's edit saved with claims the profile does not hold, which the user kept."""
+    kept = p.get("keptClaims")
+    count = len(kept) if isinstance(kept, list) else 0
+    if not count:
+        return ""
+    return f", with {count} claim{'s' * (count != 1)} your profile does not hold, kept by you"
+
+
 def _resume_approved(p: Payload, n: Names) -> tuple[str, Tone]:
-    return f"Tailored résumé ready for {_job(n, p)}{_version(p)}", "success"
+    return f"Tailored résumé ready for {_job(n, p)}{_version(p)}{_kept(p)}", "success"
 
 
 def _resume_failed(p: Payload, n: Names) -> tuple[str, Tone]:
@@ -356,7 +365,7 @@ def _resume_failed(p: Payload, n: Names) -> tuple[str, Tone]:
 
 
 def _cover_letter(p: Payload, n: Names) -> tuple[str, Tone]:
-    return f"Cover letter written for {_job(n, p)}{_version(p)}", "success"
+    return f"Cover letter written for {_job(n, p)}{_version(p)}{_kept(p)}", "success"
 
 
 def _pdf_rendered(p: Payload, n: Names) -> tuple[str, Tone]:

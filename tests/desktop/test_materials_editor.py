@@ -15,13 +15,18 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from desktop.client import ApiRequestError
+from desktop.client import ApiRequestError, StreamedEvent
 from desktop.shell import ShellController
 from desktop.views.apply_review_view import ApplyReviewView, edits_note, packet_files
 from desktop.views.job_detail import JobDetail
-from desktop.views.partials import pdf_files
-from desktop.views.partials.materials_editor import LetterEditor, ResumeEditor
-from desktop.views.partials.materials_panel import NEWER_WAITING
+from desktop.views.partials import materials_panel, pdf_files
+from desktop.views.partials.materials_editor import RESTS_ON_PENDING, LetterEditor, ResumeEditor
+from desktop.views.partials.materials_panel import (
+    NEWER_WAITING,
+    RENDER_DONE,
+    SAVED_RENDERING,
+    claim_words,
+)
 from desktop.views.partials.materials_words import (
     current_shape,
     dropped_summary,
@@ -216,8 +221,8 @@ class FakeClient:
             raise answer
         return answer
 
-    async def put_material(self, key, kind, document):
-        self.calls.append(("put", kind, document))
+    async def put_material(self, key, kind, document, *, keep_unsupported=False):
+        self.calls.append(("put", kind, document) + (("keep",) if keep_unsupported else ()))
         return self._next()
 
     async def job_action(self, key, action, **body):
@@ -247,6 +252,105 @@ def test_save_sends_the_edited_document_and_a_refusal_shows_under_the_editor(det
     assert document["paragraphs"][1]["text"] == "I led the billing rewrite, on time."
     assert document["paragraphs"][0] == LETTER["paragraphs"][0]
     assert page.status.text().startswith("Saved.") and not page.editor.is_dirty()
+
+
+SPARK = "I have also used Spark for three years."
+SPARK_CLAIM = {"claim": "I have also used Spark for three years",
+               "why": "Spark is not in your profile"}
+
+
+def _unsupported() -> ApiRequestError:
+    return ApiRequestError(409, "unsupported_claims", "Your edit states what your profile does "
+                           "not hold.", unsupported_claims=[SPARK_CLAIM])
+
+
+def _saved(evidence: list[str]) -> dict:
+    content = copy.deepcopy(LETTER)
+    content["paragraphs"][1] = {"text": SPARK, "evidence": evidence}
+    return {"jobId": JOB_KEY, "stage": "pdf", "workflowId": "prep-9", "kind": "cover-letter",
+            "generation": 2, "content": {**content, "edited": True}, "keptClaims": [SPARK_CLAIM]}
+
+
+def _event(detail, event_type: str, **payload) -> None:
+    detail.controller.event_received.emit(StreamedEvent(7, event_type,
+                                                        {"jobId": JOB_KEY, **payload}))
+
+
+def _save_spark(detail, qtbot, client_answers, button="save"):
+    page = detail.materials.pages["cover_letter"]
+    detail.materials.show_tab(1)
+    edit(page.editor, "paragraphs.1.text", SPARK)
+    client = detail.controller.client = FakeClient(*client_answers)
+    with qtbot.waitSignal(detail.materials.saved, timeout=5_000):
+        qtbot.mouseClick(page.save_button, Qt.MouseButton.LeftButton)
+    return page, client
+
+
+def test_an_unsupported_claim_is_named_and_kept_only_when_the_user_says_so(detail, qtbot, qloop):
+    assert claim_words(SPARK_CLAIM) == ("“I have also used Spark for three years”: Spark is not "
+                                        "in your profile — add it to your profile, or remove it here.")
+    page, client = _save_spark(detail, qtbot, [_unsupported(), _saved(["Skills: Spark"])])
+    assert page.claims.isVisible() and page.editor.is_dirty()  # nothing saved, nothing lost
+    words = page.claims_text.text()
+    assert words.startswith("Not saved yet. Your profile does not hold this:\n• “I have also used "
+                            "Spark for three years”: Spark is not in your profile — add it to your "
+                            "profile, or remove it here.")
+    assert page.keep_button.text() == "Keep it — I can back this up"
+    assert not page.status.text().startswith("Saved")
+    with qtbot.waitSignal(detail.materials.saved, timeout=5_000):
+        qtbot.mouseClick(page.keep_button, Qt.MouseButton.LeftButton)
+    assert [call[-1] for call in client.calls] == [client.calls[0][-1], "keep"]
+    assert client.calls[1][2]["paragraphs"][1]["text"] == SPARK
+    assert not page.claims.isVisible() and not page.editor.is_dirty()
+    # "Rests on" is what the server worked out for the new words, not the old paragraph's.
+    assert page.editor.findChild(object, "restsOn1").text() == "Rests on: Skills: Spark"
+    assert page.status.text() == SAVED_RENDERING
+    assert page.kept.isVisible() and page.kept.text() == (
+        "You kept what your profile does not hold: “I have also used Spark for three years” "
+        "(Spark is not in your profile).")
+    _event(detail, "PdfRendered", workflowId="prep-9", kind="resume_pdf")
+    _event(detail, "PdfRendered", workflowId="prep-0", kind="cover_letter_pdf")  # another run
+    assert page.status.text() == SAVED_RENDERING
+    _event(detail, "PdfRendered", workflowId="prep-9", kind="cover_letter_pdf")
+    assert page.status.text() == RENDER_DONE and page.status.text().endswith("done.")
+    saved = _saved(["Skills: Spark"])
+    refetched = {**_job(), "coverLetter": {"generation": 2, "content": saved["content"],
+                                          "keptClaims": [SPARK_CLAIM]}}
+    detail.apply({"job": refetched, "profileSample": False})
+    assert page.kept.text().startswith("You kept what your profile does not hold: ")
+    detail.apply({"job": _job(), "profileSample": False})  # a re-tailored version kept nothing
+    assert not page.kept.isVisible()
+
+
+def test_edit_again_saves_nothing_and_a_rewritten_paragraph_says_its_note_is_redone(detail,
+                                                                                   qtbot, qloop):
+    page, client = _save_spark(detail, qtbot, [_unsupported()])
+    assert page.editor.findChild(object, "restsOn1").text() == RESTS_ON_PENDING
+    qtbot.mouseClick(page.edit_again_button, Qt.MouseButton.LeftButton)
+    assert not page.claims.isVisible() and page.editor.is_dirty() and len(client.calls) == 1
+    assert page.status.text() == "Not saved. Change the text, then save again."
+    edit(page.editor, "paragraphs.0.text", "I build and run Python services.")
+    assert page.editor.findChild(object, "restsOn0").text() == RESTS_ON_PENDING
+    edit(page.editor, "paragraphs.0.text", LETTER["paragraphs"][0]["text"])
+    assert page.editor.findChild(object, "restsOn0").text() == "Rests on: Northwind (2021–)"
+
+
+def test_the_saving_message_ends_in_a_plain_error_when_the_pdf_fails_or_takes_too_long(
+        detail, qtbot, qloop, monkeypatch):
+    page, _client = _save_spark(detail, qtbot, [_saved([])])
+    _event(detail, "StageFailed", workflowId="prep-9", stage="pdf", errorCode="pdf_render_failed",
+           retryable=False)
+    assert page.status.text().startswith("Saved, but the PDF was not made again: ")
+    assert page.status.text().endswith("Try Re-render PDF below.")
+    assert "pdf_render_failed" not in page.status.text()
+
+    monkeypatch.setattr(materials_panel, "RENDER_WAIT_MS", 50)
+    edit(page.editor, "paragraphs.1.text", SPARK + " Really.")
+    detail.controller.client = FakeClient(_saved([]))
+    with qtbot.waitSignal(detail.materials.saved, timeout=5_000):
+        qtbot.mouseClick(page.save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.status.text() != SAVED_RENDERING, timeout=5_000)
+    assert page.status.text().startswith("Saved, but the PDF was not ready after 1 minute.")
 
 
 def test_a_refused_save_names_the_field(detail, qtbot, qloop):

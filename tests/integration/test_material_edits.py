@@ -1,6 +1,7 @@
 """The user's own edits of a résumé and letter: a new generation, PDFs rendered again,
 kept across a restart, never replaced by a re-tailor the user did not confirm, and
-attached by Apply Review."""
+attached by Apply Review. An edit that claims what the profile does not hold is answered
+``unsupported_claims`` and saves nothing, unless the user keeps it (then it is recorded)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from tests.integration.test_preparation import PROFILE, wait_for
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
 
 EDIT = "I have shipped billing systems that people rely on every day, and I would like to do it for you."
+SPARK = "I have also used Spark for three years."
 
 
 def pdf_text(path: str) -> str:
@@ -84,6 +86,26 @@ async def test_an_edited_letter_survives_a_restart_and_a_retailor_and_is_attache
         await wait_for(rerendered, timeout=120)
         bad = await http.put(f"/v1/jobs/{job_id}/materials/cover-letter", json={"paragraphs": []})
         assert bad.status_code == 422 and bad.json()["error"]["code"] == "validation_error"
+
+        # A claim the profile does not hold: named, nothing saved; kept, it is recorded.
+        spark = {**saved.json()["content"], "paragraphs": [
+            *saved.json()["content"]["paragraphs"], {"text": SPARK}]}
+        refused = await http.put(f"/v1/jobs/{job_id}/materials/cover-letter", json=spark)
+        assert refused.status_code == 409, refused.text
+        assert refused.json()["error"]["code"] == "unsupported_claims"
+        claim = {"claim": SPARK.rstrip("."), "why": "Spark is not in your profile"}
+        assert refused.json()["error"]["unsupportedClaims"] == [claim]
+        now = (await http.get(f"/v1/jobs/{job_id}")).json()
+        assert now["coverLetter"]["generation"] == letter["generation"] + 1
+        first_pdf = {a["kind"]: a for a in now["artifacts"]}["cover_letter_pdf"]
+        kept = await http.put(f"/v1/jobs/{job_id}/materials/cover-letter", json=spark,
+                              params={"keepUnsupported": "true"})
+        assert kept.status_code == 202, kept.text
+        assert kept.json()["keptClaims"] == [claim]
+        now = (await http.get(f"/v1/jobs/{job_id}")).json()
+        assert now["coverLetter"]["generation"] == letter["generation"] + 2
+        assert now["coverLetter"]["keptClaims"] == [claim]
+        await wait_for(rerendered, timeout=120)
     finally:
         await http.aclose()
         await supervisor.stop()

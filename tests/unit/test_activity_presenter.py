@@ -61,6 +61,15 @@ def test_the_issue_examples():
     assert step.text == "Finished reading the job postings: 230 done, 4 failed"
 
 
+def test_a_saved_edit_says_how_many_claims_the_user_kept():
+    kept = line("CoverLetterGenerated", jobId=JOB, generation=3, provider="user", model="edit",
+                keptClaims=["I have also used Spark for three years"])
+    assert kept.text == ("Cover letter written for Senior Backend Engineer at Northwind "
+                         "(version 3), with 1 claim your profile does not hold, kept by you")
+    assert line("ResumeApproved", jobId=JOB, generation=1, provider="offline", model="rules",
+                keptClaims=[]).text == "Tailored résumé ready for Senior Backend Engineer at Northwind"
+
+
 def test_discovery_rows():
     assert line("DiscoveryRunStarted", **RUN, families=["demo_board", "gh-acme"],
                 progressTotal=4).text == \

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Body, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import ConfigDict, Field, ValidationError
 
-from backend.api.errors import ApiError, error_responses, noop_responses
+from backend.api.errors import ApiError, UnsupportedClaimOut, error_responses, noop_responses
 from backend.api.security import require_token
 from backend.domain.fit import FitLedger
 from backend.domain.fit_reasons import reasons_from_json
@@ -18,12 +18,13 @@ from backend.domain.model import CamelModel
 from backend.domain.stages import ACTIVE_STATUSES, STAGES, StageStatus
 from backend.pipeline.coverage import keyword_coverage
 from backend.pipeline.documents import CoverLetterDoc, ResumeDoc
+from backend.pipeline.material_edits import EditClaim, EditFacts, checked_edit, job_text
 from backend.store import applications
 from backend.store import materials as materials_store
 from backend.store import stages as stage_store
 from backend.store.discovery import list_runs
 from backend.store.job_queries import JobFilter, SortKey, job_detail, list_jobs
-from backend.store.jobs import mark_prepare_anyway
+from backend.store.jobs import mark_prepare_anyway, read_job
 from backend.store.profile import read_profile
 from backend.temporal.contracts import prep_workflow_id
 from backend.temporal.dispatch import stages_from, start_preparation
@@ -255,14 +256,49 @@ MATERIAL_MODELS = {"resume": ResumeDoc, "cover-letter": CoverLetterDoc}
 class MaterialSaved(StageDispatch):
     kind: str
     generation: int
+    content: dict[str, Any] = Field(description="The document as stored: a letter paragraph "
+                                    "the user changed rests on what its new words name")
+    kept_claims: list[UnsupportedClaimOut] = Field(
+        default_factory=list, description="The claims the profile does not hold that the "
+        "user kept (keepUnsupported)")
+
+
+async def _edit_facts(request: Request, job_key: str, stored_kind: str) -> EditFacts:
+    async with request.app.state.context.db.read_snapshot() as conn:
+        job = await read_job(conn, job_key)
+        stored_profile = await read_profile(conn)
+        enrichment = await materials_store.read_enrichment(conn, job_key)
+        score = await materials_store.latest_score(conn, job_key)
+        resume = await materials_store.latest_material(conn, job_key, "resume")
+        previous = await materials_store.latest_material(conn, job_key, stored_kind)
+    return EditFacts(
+        profile=stored_profile[1] if stored_profile else None,
+        job=job_text(job, enrichment.description_text if enrichment else None) if job else None,
+        ledger=FitLedger.model_validate(score.ledger) if score and score.ledger else None,
+        resume=resume[1] if resume else None, previous=previous[1] if previous else None)
+
+
+def unsupported_message(claims: list[EditClaim]) -> str:
+    named = "; ".join(f"“{c.claim}” — {c.why}" for c in claims[:5])
+    more = f" (and {len(claims) - 5} more)" if len(claims) > 5 else ""
+    return (f"Your edit states what your profile does not hold: {named}{more}. Add it to your "
+            "profile, or remove it; to keep it, save again with keepUnsupported=true. "
+            "Nothing was saved.")
 
 
 @router.put("/v1/jobs/{job_key}/materials/{kind}", response_model=MaterialSaved, status_code=202,
             responses=error_responses(401, 404, 409, 422, 503))
 async def save_material(request: Request, kind: MaterialKind, body: dict[str, Any] = Body(...),
-                        job_key: str = JOB_KEY):
-    """The user's edit of the résumé or letter: kept as a new generation, then its PDFs are
-    rendered again. The worker is checked first, so a 503 saves nothing."""
+                        job_key: str = JOB_KEY,
+                        keep_unsupported: bool = Query(
+                            False, alias="keepUnsupported",
+                            description="Save even with claims the profile does not hold "
+                            "(the user can back them up); they are recorded on the generation")):
+    """The user's edit of the résumé or letter: checked by the truthfulness gate, kept as a
+    new generation, then its PDFs are rendered again. A claim the profile does not hold is
+    answered with 409 ``unsupported_claims`` (``error.unsupportedClaims``: claim and why),
+    and nothing is saved, unless ``keepUnsupported`` says the user keeps it. The worker is
+    checked before anything is written, so a 503 saves nothing."""
     context = request.app.state.context
     detail = await _job_or_404(request, job_key)
     if _active(detail):
@@ -273,14 +309,20 @@ async def save_material(request: Request, kind: MaterialKind, body: dict[str, An
         raise ApiError(422, "validation_error", "; ".join(
             f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}"
             for e in error.errors()[:5])) from None
-    await context.require_runtime()
     stored_kind = kind.replace("-", "_")
+    document, claims = checked_edit(document, await _edit_facts(request, job_key, stored_kind))
+    if claims and not keep_unsupported:
+        raise ApiError(409, "unsupported_claims", unsupported_message(claims),
+                       unsupported_claims=[c.as_json() for c in claims])
+    await context.require_runtime()
+    kept = [c.as_json() for c in claims]
+    content = document.model_dump(mode="json", by_alias=True)
     generation = await materials_store.record_user_edit(
-        context.db, job_key, kind=stored_kind,
-        content=document.model_dump(mode="json", by_alias=True))
+        context.db, job_key, kind=stored_kind, content=content, kept_claims=kept)
     dispatched = await _dispatch(request, job_key, "pdf", force=["pdf"])
     body_out = json.loads(dispatched.body)
-    return JSONResponse({**body_out, "kind": kind, "generation": generation}, status_code=202)
+    return JSONResponse({**body_out, "kind": kind, "generation": generation, "content": content,
+                         "keptClaims": kept}, status_code=202)
 
 
 @router.post("/v1/jobs/{job_key}/actions/render-pdf", response_model=StageDispatch,

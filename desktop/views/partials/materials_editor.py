@@ -40,11 +40,17 @@ from desktop.views.partials.materials_words import (
     education_line,
     entry_heading,
 )
-from desktop.views.partials.settings_form import hint
+from desktop.views.partials.settings_form import HINT_STYLE, hint
 from desktop.views.partials.technical_disclosure import TechnicalDisclosure
 from desktop.views.status_indicators import COLORS
 
 Path = tuple[str | int, ...]
+RESTS_ON_PENDING = "Rests on: worked out again from your words when you save."
+
+
+def rests_on_words(evidence: list[str]) -> str:
+    """The profile items a letter paragraph rests on, as its note under the paragraph."""
+    return "Rests on: " + "; ".join(evidence)
 
 
 @dataclass(frozen=True)
@@ -295,11 +301,26 @@ class LetterEditor(DocEditor):
             to.setStyleSheet(f"color: {COLORS['idle']};")
         self._row("Salutation", self._input(document, ("salutation",)))
         for index, paragraph in enumerate(document.get("paragraphs") or []):
-            self._spanning(self._input(document, ("paragraphs", index, "text"), multiline=True))
-            if paragraph.get("evidence"):
-                self._spanning(hint("Rests on: " + "; ".join(paragraph["evidence"]), self.body))
+            text = self._input(document, ("paragraphs", index, "text"), multiline=True)
+            self._spanning(text)
+            note = PlainLabel(rests_on_words(paragraph.get("evidence") or []), self.body)
+            note.setObjectName(f"restsOn{index}")
+            note.setStyleSheet(HINT_STYLE)
+            note.setWordWrap(True)
+            note.setVisible(bool(paragraph.get("evidence")))
+            self._spanning(note)
+            field = self.fields[-1]
+            text.textChanged.connect(lambda f=field, n=note, e=paragraph.get("evidence") or []:
+                                     self._rests_on_changed(f, n, e))
         self._row("Closing", self._input(document, ("closing",)))
         self._row("Signature", self._input(document, ("signature",)))
+
+    @staticmethod
+    def _rests_on_changed(field: Field, note: QLabel, evidence: list[str]) -> None:
+        """An edited paragraph's note would name what its old words rested on: until the
+        save works it out again from the new words, it says so."""
+        note.setText(RESTS_ON_PENDING if field.changed() else rests_on_words(evidence))
+        note.setVisible(field.changed() or bool(evidence))
 
     def _finish(self, document: dict[str, Any]) -> dict[str, Any]:
         """A paragraph emptied by the user is taken out (a letter has no empty ones)."""

@@ -6,14 +6,18 @@ whether the résumé reads cleanly in applicant-tracking systems.
 Edits are never lost to a refresh: a dirty editor is not reloaded (a newer version waits
 until "Undo changes"), and unsaved edits of one job come back when the user returns to it.
 Saving (``PUT /v1/jobs/{id}/materials/{kind}``) stores them server-side as the user's own
-generation, so they survive restarts; the PDFs are rendered from it.
+generation, so they survive restarts; the PDFs are rendered from it. The save goes through
+the truthfulness gate: a claim the profile does not hold is named under the editor, with
+"Keep it — I can back this up" (saved, and the kept claim is recorded) and "Edit again"
+(nothing saved). After a save the status follows the PDF: "… done." when its
+``PdfRendered`` event arrives, or a plain error when the PDF stage fails or takes too long.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -24,8 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.client import ApiClient, ApiRequestError, ApiUnavailable
-from desktop.formatting import describe_api_error
+from desktop.client import ApiClient, ApiRequestError, ApiUnavailable, StreamedEvent
+from desktop.formatting import describe_api_error, stage_reason_words
 from desktop.plain_text import PlainLabel
 from desktop.qt_compat import emit
 from desktop.shell import ShellController
@@ -48,6 +52,42 @@ BELOW_THRESHOLD = "Not prepared: the fit is below your threshold."
 NEWER_WAITING = ("A newer version was written while you were editing. Your changes are kept; "
                  "Undo changes shows the newer one.")
 REJECTION_HINT = "If it is true, add it to your profile, then click Re-tailor."
+SAVED_RENDERING = "Saved. The PDF is being made again from your version…"
+RENDER_DONE = SAVED_RENDERING + " done."
+RENDER_WAIT_MS = 180_000  # the PDF stage normally takes seconds
+UNSUPPORTED_INTRO = "Not saved yet. Your profile does not hold this:"
+UNSUPPORTED_KEEP = ("If you can back it up, keep it: it goes into the PDF, and JobCtrl notes "
+                    "that you kept it.")
+KEEP_WORDS = "Keep it — I can back this up"
+
+
+def claim_words(claim: dict[str, Any]) -> str:
+    """One claim the truthfulness gate named in the user's edit, and what to do about it."""
+    said, why = str(claim.get("claim") or "").strip(), str(claim.get("why") or "").strip()
+    named = f"“{said}”: {why}" if said else why or "something"
+    return f"{named} — add it to your profile, or remove it here."
+
+
+def unsupported_words(claims: list[dict[str, Any]]) -> str:
+    return "\n".join([UNSUPPORTED_INTRO, *("• " + claim_words(c) for c in claims),
+                      UNSUPPORTED_KEEP])
+
+
+def kept_words(claims: list[dict[str, Any]]) -> str:
+    """What the user kept in this version although the profile does not hold it."""
+    named = "; ".join(f"“{c.get('claim')}” ({c.get('why')})" for c in claims)
+    return f"You kept what your profile does not hold: {named}." if claims else ""
+
+
+def render_failed_words(error_code: str | None) -> str:
+    return (f"Saved, but the PDF was not made again: {stage_reason_words(error_code)}. "
+            "Try Re-render PDF below.")
+
+
+def render_timed_out_words(wait_ms: int) -> str:
+    minutes = max(1, round(wait_ms / 60_000))
+    return (f"Saved, but the PDF was not ready after {minutes} minute{'s' * (minutes != 1)}. "
+            "It appears under PDF files when it is made; if not, try Re-render PDF below.")
 
 
 def failure_words(error: Exception) -> str:
@@ -98,9 +138,40 @@ class MaterialPage(QWidget):
         self.status = PlainLabel("", self)
         self.status.setObjectName(f"status_{kind}")
         self.status.setWordWrap(True)
+        self.kept = PlainLabel("", self)
+        self.kept.setObjectName(f"kept_{kind}")
+        self.kept.setWordWrap(True)
+        self.kept.setStyleSheet(f"color: {COLORS['busy']};")
+        self.kept.hide()
+        self.claims = QFrame(self)
+        self.claims.setObjectName(f"claims_{kind}")
+        claims = QVBoxLayout(self.claims)
+        claims.setContentsMargins(0, 4, 0, 4)
+        self.claims_text = PlainLabel("", self.claims)
+        self.claims_text.setObjectName(f"claimsText_{kind}")
+        self.claims_text.setWordWrap(True)
+        self.claims_text.setStyleSheet(f"color: {COLORS['bad']};")
+        answers = QHBoxLayout()
+        self.keep_button = QPushButton(KEEP_WORDS, self.claims)
+        self.keep_button.setObjectName(f"keep_{kind}")
+        self.edit_again_button = QPushButton("Edit again", self.claims)
+        self.edit_again_button.setObjectName(f"editAgain_{kind}")
+        self.edit_again_button.clicked.connect(self.edit_again)
+        answers.addWidget(self.keep_button)
+        answers.addWidget(self.edit_again_button)
+        answers.addStretch(1)
+        claims.addWidget(self.claims_text)
+        claims.addLayout(answers)
+        self.claims.hide()
+        # After a save: the PDF stage's run to wait for (job, workflow id), and how long.
+        self.rendering: tuple[str, str | None] | None = None
+        self.render_timer = QTimer(self)
+        self.render_timer.setSingleShot(True)
         layout.addWidget(self.empty)
+        layout.addWidget(self.kept)
         layout.addWidget(self.editor)
         layout.addLayout(buttons)
+        layout.addWidget(self.claims)
         layout.addWidget(self.status)
         self.clear("")
 
@@ -108,6 +179,9 @@ class MaterialPage(QWidget):
 
     def clear(self, empty_text: str) -> None:
         self.pending = None
+        self.stop_waiting()
+        self.hide_claims()
+        self.show_kept([])
         self.editor.baseline = None
         self.editor.fields = []
         self.empty.setText(empty_text)
@@ -121,6 +195,8 @@ class MaterialPage(QWidget):
                 self.clear(empty_text)
             return
         content = current_shape(self.kind, material.get("content") or {})
+        if not self.editor.is_dirty():
+            self.show_kept(material.get("keptClaims") or [])
         if content == self.editor.baseline:
             return
         if self.editor.is_dirty():
@@ -141,6 +217,56 @@ class MaterialPage(QWidget):
             self.load(self.pending or self.editor.baseline)
             self.say("", "idle")
 
+    def show_claims(self, claims: list[dict[str, Any]]) -> None:
+        """What the gate named in the edit; nothing is saved until the user answers."""
+        self.claims_text.setText(unsupported_words(claims))
+        self.claims.show()
+        self.say("", "idle")
+
+    def show_kept(self, claims: list[dict[str, Any]]) -> None:
+        self.kept.setText(kept_words(claims))
+        self.kept.setVisible(bool(claims))
+
+    def hide_claims(self) -> None:
+        self.claims.hide()
+        self.claims_text.setText("")
+
+    def edit_again(self) -> None:
+        self.hide_claims()
+        self.say("Not saved. Change the text, then save again.", "idle")
+        first = next((f.widget for f in self.editor.fields if f.changed()), None)
+        if first is not None:
+            first.setFocus()
+
+    def wait_for_pdf(self, job_key: str, workflow_id: str | None) -> None:
+        self.rendering = (job_key, workflow_id)
+        self.render_timer.start(RENDER_WAIT_MS)
+
+    def stop_waiting(self) -> None:
+        self.rendering = None
+        self.render_timer.stop()
+
+    def pdf_event(self, event: StreamedEvent) -> None:
+        """The PDF of the saved version is made (done) or its stage gave up (an error)."""
+        if self.rendering is None:
+            return
+        job_key, workflow_id = self.rendering
+        payload = event.payload
+        run = payload.get("workflowId")
+        if payload.get("jobId") != job_key or (workflow_id and run and run != workflow_id):
+            return
+        if event.type == "PdfRendered" and payload.get("kind") == f"{self.kind}_pdf":
+            self.stop_waiting()
+            self.say(RENDER_DONE, "ok")
+        elif event.type in ("StageFailed", "StageExhausted") and payload.get("stage") == "pdf":
+            self.stop_waiting()
+            self.say(render_failed_words(payload.get("errorCode")), "bad")
+
+    def render_timed_out(self) -> None:
+        if self.rendering is not None:
+            self.stop_waiting()
+            self.say(render_timed_out_words(RENDER_WAIT_MS), "bad")
+
     def say(self, text: str, tone: str) -> None:
         self.status.setText(text)
         self.status.setStyleSheet(f"color: {COLORS[tone]};")
@@ -152,6 +278,8 @@ class MaterialPage(QWidget):
         self._on_changed()
 
     def _on_changed(self) -> None:
+        if self.claims.isVisibleTo(self) and self.editor.is_dirty():
+            self.hide_claims()  # the warning was about the text before this change
         dirty = self.editor.is_dirty()
         self.save_button.setVisible(self.editor.baseline is not None)
         self.undo_button.setVisible(self.editor.baseline is not None)
@@ -191,6 +319,8 @@ class MaterialsPanel(QWidget):
             self.tabs.addTab(KINDS[kind][2])
             stack.addWidget(page)
             page.save_button.clicked.connect(lambda _checked=False, p=page: self.save(p))
+            page.keep_button.clicked.connect(lambda _checked=False, p=page: self.save(p, keep=True))
+            page.render_timer.timeout.connect(page.render_timed_out)
             page.dirty_changed.connect(lambda p=page: self._title_tab(p))
         self.tabs.currentChanged.connect(self.show_tab)
         self.show_tab(0)
@@ -218,6 +348,7 @@ class MaterialsPanel(QWidget):
         layout.addLayout(files_row)
         layout.addWidget(self.pdf_files)
         layout.addWidget(self.ats_check)
+        controller.event_received.connect(self._on_event)
 
     # -- showing --------------------------------------------------------------------------
 
@@ -276,29 +407,44 @@ class MaterialsPanel(QWidget):
 
     # -- actions --------------------------------------------------------------------------
 
-    def save(self, page: MaterialPage) -> None:
+    def _on_event(self, event: StreamedEvent) -> None:
+        for page in self.pages.values():
+            page.pdf_event(event)
+
+    def save(self, page: MaterialPage, *, keep: bool = False) -> None:
+        """Save the page's edit; ``keep``: the user keeps what the gate named."""
         key, document = self.job_key, page.editor.document()
         if key is None or page.editor.baseline is None:
             return
         route = KINDS[page.kind][1]
         page.save_button.setEnabled(False)
+        page.hide_claims()
         page.say("Saving…", "busy")
 
         def done(answer: dict[str, Any]) -> None:
             if key == self.job_key:
-                page.load({**document, "edited": True})
-                page.say("Saved. The PDF is being made again from your version.", "ok")
+                page.load({**(answer.get("content") or document), "edited": True})
+                page.show_kept(answer.get("keptClaims") or [])
+                page.say(SAVED_RENDERING, "ok")
+                page.wait_for_pdf(key, answer.get("workflowId"))
             emit(self.saved, page.kind, answer)
             emit(self.server_changed)
 
         def failed(error: Exception) -> None:
             if key == self.job_key:
-                page.say(f"Nothing was saved. {failure_words(error)}", "bad")
+                if isinstance(error, ApiRequestError) and error.code == "unsupported_claims":
+                    page.show_claims(error.unsupported_claims or [{"why": error.message}])
+                else:
+                    page.say(f"Nothing was saved. {failure_words(error)}", "bad")
                 page.save_button.setEnabled(page.editor.is_dirty())
             emit(self.saved, page.kind, error)
 
-        self.controller.call(lambda client: client.put_material(key, route, document), done,
-                             failed, name=f"save-{route}")
+        async def request(client: ApiClient) -> dict[str, Any]:
+            if keep:
+                return await client.put_material(key, route, document, keep_unsupported=True)
+            return await client.put_material(key, route, document)
+
+        self.controller.call(request, done, failed, name=f"save-{route}")
 
     def render(self) -> None:
         key = self.job_key
