@@ -5,6 +5,7 @@ an office suite opens and converts."""
 from __future__ import annotations
 
 import io
+import os
 import re
 import shutil
 import subprocess
@@ -153,9 +154,14 @@ def test_word_file_names_are_the_pdf_names_with_another_extension(tmp_path):
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
-@pytest.mark.skipif(shutil.which("soffice") is None,
-                    reason="LibreOffice is not installed (the python-docx tests above still run)")
 def test_libreoffice_opens_and_converts_both_files(tmp_path):
+    """As a recruiter's office suite opens them. CI installs LibreOffice (.ci/run) and sets
+    JOBCTRL_REQUIRE_LIBREOFFICE, so there a missing LibreOffice fails; a developer machine
+    without it skips this one test (the python-docx tests above still run)."""
+    if shutil.which("soffice") is None:
+        if os.environ.get("JOBCTRL_REQUIRE_LIBREOFFICE"):
+            pytest.fail("LibreOffice (soffice) is required here but not installed")
+        pytest.skip("LibreOffice is not installed")
     files = [render_resume_docx(RESUME, tmp_path / "resume.docx").path,
              render_cover_letter_docx(LETTER, tmp_path / "letter.docx").path]
     profile = (tmp_path / "lo-profile").as_uri()  # its own profile: no clash with a running one
