@@ -586,7 +586,8 @@ def test_the_pdf_settings_are_saved_with_the_others(qtbot, tmp_path):
     assert view.paper.currentText() == "US Letter"
     view.paper.setCurrentIndex(view.paper.findData("auto"))
     assert view.dirty
-    assert view.changes()["materials"] == {"template": "compact", "paper": "auto"}
+    assert view.changes()["materials"] == {"template": "compact", "paper": "auto",
+                                           "letterLanguage": "profile"}
     view.fill({})
     assert view.template.currentData() == "classic"
     assert view.paper.currentText() == "Automatic (from your country)"
