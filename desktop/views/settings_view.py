@@ -309,7 +309,7 @@ class SettingsView(LiveView):
         return box
 
     def _documents_box(self) -> QGroupBox:
-        box, form = self._group("Résumé and letter PDFs")
+        box, form = self._group("Résumé and letter files (PDF and Word)")
         self.template = self._choice("materials.template", TEMPLATES)
         self._field(form, "Résumé template", self.template, "materials.template")
         self.paper = self._choice("materials.paper", PAPERS)
