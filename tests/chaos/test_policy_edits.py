@@ -145,7 +145,7 @@ async def test_r11_concurrent_profile_and_settings_edits_lose_nothing(app):
         "basics"]["label"]
     settings = (await app.http.get("/v1/settings")).json()
     assert settings["dailyBudgetUsd"] == 7 and settings["materials"] == {
-        "paper": "letter", "template": "compact"}
+        "paper": "letter", "template": "compact", "letterLanguage": "profile"}
     assert (settings["llm"]["timeoutS"], settings["stageHeartbeatTimeoutS"],
             settings["workerActivitySlots"]) == (30, 6, 4)
     assert json.loads((app.app_dir / "settings.json").read_text(encoding="utf-8")) == settings
