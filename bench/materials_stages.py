@@ -3,11 +3,12 @@ board, as the preparation stages of *the tree it is run in* do it; one side of
 ``materials_vs_commit.py``.
 
 For every demo posting at or above the default fit threshold (50) with the sample profile
-(scored once up front, not timed): the tailored résumé and the letter, each through the
-truthfulness gate, then the render step of that tree's PDF stage — with
-``backend.pipeline.job_materials`` (this tree): both materials as PDF and Word and each
-résumé file read back by the ATS check; without it (a commit before it): the PDF stage's
-own ``_render_both`` (two PDFs). Writes CPU and wall seconds per round as JSON.
+(``materials_pipeline.py``'s jobs, scored once up front, not timed): the tailored résumé
+and the letter, each through the truthfulness gate, then the render step of that tree's PDF
+stage — with ``backend.pipeline.job_materials`` (this tree): both materials as PDF and
+Word and each résumé file read back by the ATS check; without it (a commit before it):
+the PDF stage's own ``_render_both`` (two PDFs). Writes CPU and wall seconds per round as
+JSON.
 
     PYTHONPATH=<tree> .venv/bin/python bench/materials_stages.py --rounds 3 --json out.json
 """
@@ -16,30 +17,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import tempfile
 import time
-from datetime import date
 from pathlib import Path
 
-TODAY = date(2026, 12, 1)
-THRESHOLD = 50
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # this tree's bench, in either tree
 
-
-def sample_profile():
-    from backend.profile_import import import_resume
-    from backend.profile_import.draft import draft_profile, sample_resume_file
-
-    path = sample_resume_file()
-    result = import_resume(path.read_bytes(), file_name=path.name, content_type="text/markdown")
-    return draft_profile(result, current=None, file_name=path.name, sample=True)
-
-
-def board_jobs(profile, limit: int):
-    from backend.pipeline.posting_text import demo_board_jobs
-    from backend.pipeline.score import offline_score
-
-    scored = [(job, offline_score(profile, job, today=TODAY)) for job in demo_board_jobs()]
-    return [(job, fit) for job, fit in scored if fit.score >= THRESHOLD][:limit]
+from materials_pipeline import TODAY, board_jobs, sample_profile  # noqa: E402
 
 
 def stages(profile):
