@@ -10,8 +10,8 @@ import pytest
 
 from backend.pipeline import material_checks
 from backend.pipeline.documents import LetterParagraph
-from tests.fit_evaluation import TODAY, load_seekers
-from tests.materials_review import PER_SEEKER, best_postings, load_postings, review, review_pairs
+from tests.fit_evaluation import TODAY, load_postings, load_seekers
+from tests.materials_review import PER_SEEKER, best_postings, review, review_pairs
 
 SEEKERS = load_seekers()
 
@@ -44,8 +44,8 @@ def test_the_checklist_finds_what_it_looks_for(tmp_path):
     posting = best_postings(seeker, load_postings())[0]
     reviewed = review(seeker, posting, tmp_path)
     made, job = reviewed.materials, posting.job
-    aside = LetterParagraph(text="I enjoy hiking with my dog on weekends. Then " + " ".join(["more"] * 50) + ".",
-                            evidence=[])
+    rambling = "Then " + " ".join(["more"] * 50) + "."
+    aside = LetterParagraph(text="I enjoy hiking with my dog on weekends. " + rambling, evidence=[])
     said_twice = made.letter.paragraphs[0]
     letter = made.letter.model_copy(update={"paragraphs": [
         *made.letter.paragraphs[:-1], aside, said_twice, made.letter.paragraphs[-1]]})
