@@ -3,7 +3,7 @@ stages against another commit's, in one run. ``materials_stages.py`` runs one si
 tree it runs in does it (a commit before the Word files renders PDFs only); this script
 checks the other commit out into a temporary worktree and runs it there and here in turns
 (old, new, old, new, …), so machine load drifts over both alike. Reported: each side's
-median CPU time per board round and the ratio new / old (issue 32's target: ≤ 1.3×).
+median CPU time per board round and the ratio new / old (the target: ≤ 1.3×).
 
     .venv/bin/python bench/materials_vs_commit.py 958e0f8              # 3 turns of 2 rounds
     .venv/bin/python bench/materials_vs_commit.py 958e0f8 --turns 5 --json vs.json
