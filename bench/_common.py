@@ -323,6 +323,49 @@ def summary(values: list[float]) -> dict:
     }
 
 
+@contextlib.contextmanager
+def commit_tree(commit: str):
+    """``commit`` checked out (detached) into a temporary worktree of this repository,
+    removed afterwards: a benchmark runs there and here to compare two commits."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        tree = Path(folder) / "baseline"
+        subprocess.run(["git", "worktree", "add", "--detach", str(tree), commit],
+                       cwd=REPO, check=True, capture_output=True)
+        try:
+            yield tree
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=REPO, check=False)
+
+
+def run_in_tree(tree: Path, argv: list[str]) -> dict:
+    """Runs ``argv`` (a benchmark script and its options; ``--json <file>`` is added) with
+    ``tree`` as the working folder and first on the import path, and returns the JSON it
+    wrote: the code measured is that tree's."""
+    import tempfile
+
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as handle:
+        out = Path(handle.name)
+    try:
+        env = {**os.environ, "PYTHONPATH": str(tree)}
+        subprocess.run([sys.executable, *argv, "--json", str(out)], cwd=tree, env=env, check=True,
+                       capture_output=True)
+        return json.loads(out.read_text(encoding="utf-8"))
+    finally:
+        out.unlink(missing_ok=True)
+
+
+def interleaved(turn, old_tree: Path, new_tree: Path, turns: int) -> tuple[list[float], list[float]]:
+    """``turn(tree) -> seconds`` in both trees in turns (old, new, old, new, …), so machine
+    load drifts over both sides alike."""
+    old, new = [], []
+    for _ in range(turns):
+        old.append(turn(old_tree))
+        new.append(turn(new_tree))
+    return old, new
+
+
 def write_json(path: str | None, payload: dict) -> None:
     if path:
         Path(path).write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")

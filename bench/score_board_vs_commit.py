@@ -12,17 +12,13 @@ CPU time per board round and the ratio new / old (issue 30's target: ≤ 1.5×).
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import machine_info, write_json  # noqa: E402
+from _common import commit_tree, interleaved, machine_info, run_in_tree, write_json  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = 1.5
@@ -30,13 +26,7 @@ TARGET = 1.5
 
 def one_turn(tree: Path, rounds: int) -> float:
     """The median CPU seconds of the ledger scorer over ``rounds`` board rounds in ``tree``."""
-    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as handle:
-        out = Path(handle.name)
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    subprocess.run([sys.executable, "bench/score_board.py", "--rounds", str(rounds), "--json", str(out)],
-                   cwd=tree, env=env, check=True, capture_output=True)
-    result = json.loads(out.read_text(encoding="utf-8"))
-    out.unlink()
+    result = run_in_tree(tree, ["bench/score_board.py", "--rounds", str(rounds)])
     return statistics.median(result["cpu_s"]["ledger (new)"])
 
 
@@ -47,17 +37,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--json")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        old_tree = Path(folder) / "baseline"
-        subprocess.run(["git", "worktree", "add", "--detach", str(old_tree), args.commit],
-                       cwd=ROOT, check=True, capture_output=True)
-        try:
-            old, new = [], []
-            for _ in range(args.turns):
-                old.append(one_turn(old_tree, args.rounds))
-                new.append(one_turn(ROOT, args.rounds))
-        finally:
-            subprocess.run(["git", "worktree", "remove", "--force", str(old_tree)], cwd=ROOT, check=False)
+    with commit_tree(args.commit) as old_tree:
+        old, new = interleaved(lambda tree: one_turn(tree, args.rounds), old_tree, ROOT, args.turns)
     ratio = statistics.median(new) / statistics.median(old)
     print(f"{args.commit} (old)  cpu per board round: {[f'{s * 1000:.0f} ms' for s in old]}")
     print(f"this tree (new) cpu per board round: {[f'{s * 1000:.0f} ms' for s in new]}")

@@ -49,7 +49,7 @@ def words(text: str | None) -> list[str]:
     return _WORDS.findall(unicodedata.normalize("NFKC", text or "").casefold())
 
 
-def _find(haystack: list[str], needle: list[str], start: int) -> int | None:
+def find_run(haystack: list[str], needle: list[str], start: int) -> int | None:
     """The end of the first run of ``needle`` in ``haystack`` at or after ``start``."""
     if not needle:
         return start
@@ -92,14 +92,14 @@ def _in_plain_text(entries: list[_Entry], text: str) -> list[str]:
         heading_end = cursor
         for part, value in (("title", entry.title), ("employer", entry.employer),
                             ("dates", entry.dates)):
-            end = _find(haystack, words(value), cursor) if value else cursor
+            end = find_run(haystack, words(value), cursor) if value else cursor
             if end is None:
                 missing.append(f"the {part} of '{entry.label}'")
             else:
                 heading_end = max(heading_end, end)
         cursor = heading_end
         for number, bullet in enumerate(entry.bullets, start=1):
-            end = _find(haystack, words(bullet), cursor)
+            end = find_run(haystack, words(bullet), cursor)
             if end is None:
                 missing.append(f"{_bullet_name(number, bullet)} of '{entry.label}'")
             else:
@@ -113,7 +113,7 @@ def _heading_words(work: Any) -> list[str]:
 
 def _names_entry(work: Any, entry: _Entry) -> bool:
     heading = _heading_words(work)
-    return all(_find(heading, words(value), 0) is not None
+    return all(find_run(heading, words(value), 0) is not None
                for value in (entry.title, entry.employer) if value)
 
 

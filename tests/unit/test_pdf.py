@@ -459,7 +459,8 @@ def test_a_renderer_that_cannot_be_loaded_is_a_typed_failure_not_retried(monkeyp
     import sys
 
     import backend.pipeline
-    from backend.temporal.activities.preparation import RendererUnavailable, _pdf_module
+    from backend.pipeline.job_materials import RendererUnavailable
+    from backend.pipeline.job_materials import pdf_module as _pdf_module
     from backend.temporal.llm_access import typed_failure
 
     # As in a worker that never loaded it: neither imported nor bound on its package.

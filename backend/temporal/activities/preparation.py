@@ -23,7 +23,6 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from backend.config import AppPaths, AppSettings, load_settings
-from backend.domain.errors import TypedFailure
 from backend.domain.fit import FitLedger
 from backend.domain.profile import CandidateProfile
 from backend.faults import fault_point
@@ -338,17 +337,17 @@ class PreparationActivities:
         return await self._run_stage(input, lambda facts: self._tailor(input, facts))
 
     async def _tailor(self, input: StageInput, facts: JobFacts) -> Commit:
+        from backend.pipeline import job_materials
         from backend.pipeline import tailor as tailor_logic
-        from backend.pipeline import truth
 
         provider = facts.provider
         job, fit = facts.job_text(), facts.score_result()
         async with self._rejections_recorded(input.job_id, "resume"):
             if provider.is_offline:
-                resume = tailor_logic.offline_tailor(facts.profile, job, fit)
+                resume = job_materials.offline_resume(facts.profile, job, fit)
             else:
-                resume = await tailor_logic.model_tailor(_completer(provider), facts.profile, job, fit)
-            truth.gate_materials(resume, None, facts.profile, fit.ledger, job)
+                resume = job_materials.gated_resume(await tailor_logic.model_tailor(
+                    _completer(provider), facts.profile, job, fit), facts.profile, fit, job)
         return self._material_commit(input, facts, provider, "resume", resume.model_dump(
             mode="json", by_alias=True))
 
@@ -383,7 +382,7 @@ class PreparationActivities:
 
     async def _cover(self, input: StageInput, facts: JobFacts) -> Commit:
         from backend.pipeline import cover as cover_logic
-        from backend.pipeline import truth
+        from backend.pipeline import job_materials
 
         stored = facts.stored["resume"]
         if stored is None:
@@ -393,12 +392,12 @@ class PreparationActivities:
         job, fit, today = facts.job_text(), facts.score_result(), date.today()
         async with self._rejections_recorded(input.job_id, "cover_letter"):
             if provider.is_offline:
-                letter = cover_logic.offline_cover(facts.profile, job, fit, resume, today)
+                letter = job_materials.offline_letter(facts.profile, job, fit, resume, today)
             else:
-                letter = await cover_logic.model_cover(
+                letter = job_materials.gated_letter(await cover_logic.model_cover(
                     _completer(provider), facts.profile, job, fit, resume, today,
-                    letter_language=facts.settings.materials.letter_language)
-            truth.gate_materials(None, letter, facts.profile, fit.ledger, job, today=today)
+                    letter_language=facts.settings.materials.letter_language),
+                    facts.profile, fit, job, today=today)
         return self._material_commit(input, facts, provider, "cover_letter",
                                      letter.model_dump(mode="json", by_alias=True))
 
@@ -417,9 +416,15 @@ class PreparationActivities:
         folder = self._paths.app_dir / "artifacts" / input.job_id / f"g{generation}"
         folder.mkdir(parents=True, exist_ok=True)
         # Typesetting, the Word files and reading the résumé back are CPU work: off the loop.
+        from backend.pipeline import job_materials
+
+        materials_settings = facts.settings.materials
+        choices = job_materials.render_choices(facts.profile, facts.job["company"],
+                                               template=materials_settings.template,
+                                               paper=materials_settings.paper)
         rendered = await asyncio.to_thread(
-            _render_both, ResumeDoc.model_validate(resume[1]),
-            CoverLetterDoc.model_validate(letter[1]), folder, _render_choices(facts))
+            job_materials.render_both, ResumeDoc.model_validate(resume[1]),
+            CoverLetterDoc.model_validate(letter[1]), folder, choices)
 
         async def commit(conn, version: int) -> None:
             for file in rendered:
@@ -465,73 +470,9 @@ async def _stored_inputs(conn, job_id: str, stage: str) -> dict[str, tuple[int, 
             for kind in STORED_INPUTS.get(stage, ())}
 
 
-class RendererUnavailable(TypedFailure):
-    """The PDF renderer (Typst) cannot be loaded in this worker: a broken or partial
-    install. Retrying in the same process cannot help; a retry after it is repaired does."""
-
-    code = "renderer_unavailable"
-    retryable = False
-
-
-def _pdf_module():
-    try:
-        from backend.pipeline import pdf
-    except ImportError:
-        raise RendererUnavailable("the PDF renderer could not be loaded") from None
-    return pdf
-
-
-@dataclass(frozen=True)
-class RenderChoices:
-    template: str
-    paper: str
-    company: str
-
-
-def _render_choices(facts: JobFacts) -> RenderChoices:
-    paper_for = _pdf_module().paper_for
-    location = facts.profile.basics.location if facts.profile else None
-    country = location.country_code if location else None
-    materials_settings = facts.settings.materials
-    return RenderChoices(template=materials_settings.template,
-                         paper=paper_for(country, materials_settings.paper),
-                         company=facts.job["company"])
-
-
 def _completer(provider):
     """The writers' ``complete(system, user) -> text`` over a (metered) provider."""
     async def complete(system: str, user: str) -> str:
         return (await provider.complete(system=system, user=user, json_mode=True)).text
 
     return complete
-
-
-@dataclass(frozen=True)
-class RenderedFile:
-    kind: str  # resume_pdf | cover_letter_pdf | resume_docx | cover_letter_docx
-    info: object  # PdfInfo or DocxInfo: path, bytes, pages, sha256
-    ats_check: dict | None = None  # résumé files: read back by the importer and as text
-
-
-def _render_both(resume: ResumeDoc, letter: CoverLetterDoc, folder,
-                 choices: RenderChoices) -> list[RenderedFile]:
-    """Both materials as PDF and as Word, under the same names; each résumé file read
-    back by the applicant-tracking-system check."""
-    pdf_logic = _pdf_module()
-    from backend.pipeline import ats_check, word
-
-    def path(name: str, kind: str, extension: str):
-        return folder / pdf_logic.material_file_name(name, kind, choices.company, extension=extension)
-
-    resume_pdf = pdf_logic.resume_pdf_bytes(resume, template=choices.template, paper=choices.paper)
-    resume_docx = word.resume_docx_bytes(resume, paper=choices.paper)
-    return [
-        RenderedFile("resume_pdf", pdf_logic.save_pdf(resume_pdf, path(resume.name, "resume", ".pdf")),
-                     ats_check.check_resume(resume, resume_pdf, "pdf").to_json()),
-        RenderedFile("cover_letter_pdf", pdf_logic.render_cover_letter_pdf(
-            letter, path(letter.sender_name, "cover_letter", ".pdf"), paper=choices.paper)),
-        RenderedFile("resume_docx", word.save_docx(resume_docx, path(resume.name, "resume", ".docx")),
-                     ats_check.check_resume(resume, resume_docx, "docx").to_json()),
-        RenderedFile("cover_letter_docx", word.render_cover_letter_docx(
-            letter, path(letter.sender_name, "cover_letter", ".docx"), paper=choices.paper)),
-    ]
