@@ -170,7 +170,7 @@ async def test_a_job_detail_has_its_fit_evidence_and_real_pdfs(prepared):
     assert resume["name"] == "Ada Example"
     assert [e["employer"] for e in resume["experience"]] == ["Northwind GmbH", "Contoso AG"]
     assert resume["skills"][0]["items"][0] in SKILLS
-    assert resume["contact"]["locations"] == ["Berlin, DE", "Remote"]  # every place listed
+    assert resume["contact"]["locations"] == ["Berlin, Germany"]  # as written; "Remote" is no place
     assert detail["coverLetter"]["content"]["paragraphs"][0]["text"].startswith("I am applying for")
     kinds = {artifact["kind"]: artifact for artifact in detail["artifacts"]}
     assert set(kinds) == {"resume_pdf", "cover_letter_pdf", "resume_docx", "cover_letter_docx"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import date
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse
@@ -18,7 +18,6 @@ from backend.domain.model import CamelModel
 from backend.domain.stages import ACTIVE_STATUSES, STAGES, StageStatus
 from backend.pipeline.coverage import keyword_coverage
 from backend.pipeline.documents import CoverLetterDoc, ResumeDoc
-from backend.pipeline.material_edits import EditClaim, EditFacts, checked_edit, job_text
 from backend.store import applications
 from backend.store import materials as materials_store
 from backend.store import stages as stage_store
@@ -28,6 +27,9 @@ from backend.store.jobs import mark_prepare_anyway, read_job
 from backend.store.profile import read_profile
 from backend.temporal.contracts import prep_workflow_id
 from backend.temporal.dispatch import stages_from, start_preparation
+
+if TYPE_CHECKING:  # the gate and the writers load with the first edit, not at API start
+    from backend.pipeline.material_edits import EditClaim, EditFacts
 
 router = APIRouter(tags=["jobs"], dependencies=[Depends(require_token)])
 
@@ -264,6 +266,8 @@ class MaterialSaved(StageDispatch):
 
 
 async def _edit_facts(request: Request, job_key: str, stored_kind: str) -> EditFacts:
+    from backend.pipeline.material_edits import EditFacts, job_text
+
     async with request.app.state.context.db.read_snapshot() as conn:
         job = await read_job(conn, job_key)
         stored_profile = await read_profile(conn)
@@ -309,6 +313,8 @@ async def save_material(request: Request, kind: MaterialKind, body: dict[str, An
         raise ApiError(422, "validation_error", "; ".join(
             f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}"
             for e in error.errors()[:5])) from None
+    from backend.pipeline.material_edits import checked_edit
+
     stored_kind = kind.replace("-", "_")
     document, claims = checked_edit(document, await _edit_facts(request, job_key, stored_kind))
     if claims and not keep_unsupported:
