@@ -6,7 +6,6 @@ a settings file edited by hand cannot skip it. Loopback is exempt."""
 from __future__ import annotations
 
 import json
-import smtplib
 
 import pytest
 
@@ -16,6 +15,7 @@ from backend.domain.transport import api_key_in_clear, is_loopback_host, smtp_pa
 from backend.llm.base import InsecureTransportNotConfirmed
 from backend.llm.factory import provider_from_settings
 from tests.api_http import in_process_api
+from tests.fakes.smtp_server import FakeSmtpServer
 
 CODE = "insecure_transport_not_confirmed"
 SMTP_NONE = {"host": "mail.example.com", "port": 25, "security": "none", "username": "ada",
@@ -105,46 +105,29 @@ def _hand_written(tmp_path, **settings) -> AppPaths:
     return paths
 
 
-class _RecordingSmtp:
-    """Stands in for smtplib.SMTP: records that a connection was opened."""
-
-    opened: list[tuple] = []
-
-    def __init__(self, host, port, timeout=None):
-        self.opened.append((host, port))
-
-    def login(self, *_args):
-        pass
-
-    def send_message(self, _message):
-        pass
-
-    def quit(self):
-        pass
-
-    def close(self):
-        pass
-
-
 @pytest.fixture
-def recording_smtp(monkeypatch):
-    _RecordingSmtp.opened = []
-    monkeypatch.setattr(smtplib, "SMTP", _RecordingSmtp)
-    return _RecordingSmtp
+def mail_server():
+    """The loopback SMTP stand-in, addressed as ``0.0.0.0``: Linux connects that to this
+    machine, while the rule (rightly cautious) does not count it as loopback, so the
+    password would count as leaving the machine."""
+    server = FakeSmtpServer(username="ada", password="mail-pass").start()
+    yield server
+    server.stop()
 
 
-def test_the_sender_refuses_stored_settings_without_the_confirmation(tmp_path, recording_smtp):
-    smtp = load_settings(_hand_written(tmp_path, smtp=SMTP_NONE)).smtp
+def test_the_sender_refuses_stored_settings_without_the_confirmation(tmp_path, mail_server):
+    unconfirmed = {**mail_server.smtp_settings(), "host": "0.0.0.0", "passwordSecret": "smtp"}
+    smtp = load_settings(_hand_written(tmp_path, smtp=unconfirmed)).smtp
     app = Application(recipient="hr@acme.example", subject="s", body="b", attachments=[],
                       intent_key="k")
     with pytest.raises(SmtpSendError) as refused:
         send_application(smtp, "mail-pass", app)
     assert refused.value.code == CODE and not refused.value.maybe_delivered
-    assert recording_smtp.opened == []  # no connection, nothing sent
+    assert mail_server.count == 0  # nothing sent
 
-    confirmed = SmtpSettings.model_validate({**SMTP_NONE, "insecureTransportConfirmed": True})
+    confirmed = SmtpSettings.model_validate({**unconfirmed, "insecureTransportConfirmed": True})
     send_application(confirmed, "mail-pass", app)
-    assert recording_smtp.opened == [("mail.example.com", 25)]
+    assert mail_server.count == 1
 
 
 class _Secrets:
